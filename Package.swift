@@ -1,0 +1,73 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Sideline",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "sideline", targets: ["sideline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // FFmpeg's C libraries through pkg-config, plus a header-only shim for the macros Swift cannot import.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavdevice",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev", "libavdevice-dev"])]
+        ),
+        // Pure: playlist model, rendering, parsing. No I/O, no FFmpeg, no NIO, no clock reads.
+        .target(name: "HLSPlaylist"),
+        .target(
+            name: "SidelineConfig",
+            dependencies: [.product(name: "Yams", package: "Yams")]
+        ),
+        // The only module that holds FFmpeg pointers.
+        .target(
+            name: "MediaPipeline",
+            dependencies: ["CFFmpeg", "HLSPlaylist", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "SegmentStore",
+            dependencies: ["HLSPlaylist", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "HLSOrigin",
+            dependencies: [
+                "HLSPlaylist", "SegmentStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "sideline",
+            dependencies: [
+                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),
+        .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig"]),
+        .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
+        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "TestSupport"]),
+        .testTarget(
+            name: "HLSOriginTests",
+            dependencies: [
+                "HLSOrigin", "HLSPlaylist", "SegmentStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["sideline", "TestSupport"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+    ],
+    swiftLanguageModes: [.v6]
+)

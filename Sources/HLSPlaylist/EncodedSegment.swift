@@ -1,0 +1,30 @@
+import Foundation
+
+/// One finished MPEG-TS segment of one variant, as the pipeline hands it on: plain values
+/// only, so it can cross from the pipeline's threads into Swift concurrency.
+public struct EncodedSegment: Sendable {
+    /// Position on the output timeline: segment k covers [k x D, (k+1) x D).
+    public var index: Int
+    /// The real duration, from the first video PTS of this segment to that of the next.
+    public var duration: Double
+    /// Output-timeline PTS of the first video frame, in seconds.
+    public var startTime: Double
+    /// Wall-clock time at which the segment's first frame was captured.
+    public var programDateTime: Date
+    /// The TS bytes, starting with PAT/PMT and an IDR.
+    public var bytes: [UInt8]
+    /// Byte offsets of the IDR access units inside `bytes` (for I-frame playlists).
+    public var keyframeOffsets: [Int]
+    /// Set on the first segment after a break in the timeline.
+    public var discontinuity: Bool
+
+    public init(index: Int, duration: Double, startTime: Double, programDateTime: Date, bytes: [UInt8], keyframeOffsets: [Int] = [], discontinuity: Bool = false) {
+        self.index = index
+        self.duration = duration
+        self.startTime = startTime
+        self.programDateTime = programDateTime
+        self.bytes = bytes
+        self.keyframeOffsets = keyframeOffsets
+        self.discontinuity = discontinuity
+    }
+}

@@ -1,0 +1,35 @@
+/// A media playlist that only grows, rendered incrementally: appending a segment appends its
+/// lines to the cached text instead of re-rendering every segment, so publishing segment N of
+/// a forty-minute event costs the same as publishing segment 1.
+public struct LiveMediaPlaylist: Sendable {
+    public private(set) var playlist: MediaPlaylist
+    /// A counter that changes whenever the rendered text changes.
+    public private(set) var version: Int
+    private var header: String
+    private var body: String
+
+    public init(_ playlist: MediaPlaylist) {
+        self.playlist = playlist
+        self.version = 0
+        self.header = playlist.renderHeader()
+        self.body = playlist.segments.map(MediaPlaylist.renderLines(for:)).joined()
+    }
+
+    public mutating func append(_ segment: MediaSegment) {
+        precondition(!playlist.endList, "cannot append to a playlist that has EXT-X-ENDLIST")
+        playlist.segments.append(segment)
+        body += MediaPlaylist.renderLines(for: segment)
+        version += 1
+    }
+
+    public mutating func end() {
+        guard !playlist.endList else { return }
+        playlist.endList = true
+        version += 1
+    }
+
+    /// Identical to `playlist.render()`, without the per-segment work.
+    public var text: String {
+        header + body + (playlist.endList ? "#EXT-X-ENDLIST\n" : "")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Why a media playlist could not be read back. Each case names the line, so a person can
+/// open the file and see what is wrong.
+public enum PlaylistParseError: Error, Equatable, CustomStringConvertible {
+    case missingHeader
+    case invalidValue(tag: String, value: String, line: Int)
+    case missingTargetDuration
+    case uriWithoutExtinf(uri: String, line: Int)
+    case extinfWithoutURI(line: Int)
+
+    public var description: String {
+        switch self {
+        case .missingHeader: "the first line is not #EXTM3U"
+        case let .invalidValue(tag, value, line): "line \(line): \(tag) has an invalid value '\(value)'"
+        case .missingTargetDuration: "#EXT-X-TARGETDURATION is missing (RFC 8216 §4.3.3.1 requires it)"
+        case let .uriWithoutExtinf(uri, line): "line \(line): URI '\(uri)' has no #EXTINF before it"
+        case let .extinfWithoutURI(line): "line \(line): #EXTINF is not followed by a URI"
+        }
+    }
+}
+
+extension MediaPlaylist {
+    /// Reads a media playlist: the tags Sideline writes, in any order the RFC allows. Unknown
+    /// tags and comments are skipped, as §4.1 tells clients to do.
+    public static func parse(_ text: String) throws(PlaylistParseError) -> MediaPlaylist {
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map {
+            $0.hasSuffix("\r") ? $0.dropLast() : $0
+        }
+        guard let first = lines.first, first == "#EXTM3U" else { throw .missingHeader }
+        lines.removeFirst()
+
+        var playlist = MediaPlaylist(targetDuration: 0, playlistType: nil, independentSegments: false)
+        var sawTarget = false
+        var pending: MediaSegment?
+        var pendingLine = 0
+        var nextDate: Date?
+        var nextDiscontinuity = false
+        var nextGap = false
+
+        for (offset, raw) in lines.enumerated() {
+            let lineNumber = offset + 2
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { continue }
+            if !line.hasPrefix("#") {
+                guard var segment = pending else { throw .uriWithoutExtinf(uri: line, line: lineNumber) }
+                segment.uri = line
+                segment.programDateTime = nextDate
+                segment.discontinuity = nextDiscontinuity
+                segment.gap = nextGap
+                playlist.segments.append(segment)
+                pending = nil
+                nextDate = nil
+                nextDiscontinuity = false
+                nextGap = false
+                continue
+            }
+            let (tag, value) = split(line)
+            func integer() throws(PlaylistParseError) -> Int {
+                guard let v = value, let n = Int(v), n >= 0 else { throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber) }
+                return n
+            }
+            switch tag {
+            case "#EXT-X-VERSION": playlist.version = try integer()
+            case "#EXT-X-TARGETDURATION":
+                playlist.targetDuration = try integer()
+                sawTarget = true
+            case "#EXT-X-MEDIA-SEQUENCE": playlist.mediaSequence = try integer()
+            case "#EXT-X-DISCONTINUITY-SEQUENCE": playlist.discontinuitySequence = try integer()
+            case "#EXT-X-PLAYLIST-TYPE":
+                guard let v = value, let type = PlaylistType(rawValue: v) else {
+                    throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
+                }
+                playlist.playlistType = type
+            case "#EXT-X-INDEPENDENT-SEGMENTS": playlist.independentSegments = true
+            case "#EXT-X-ENDLIST": playlist.endList = true
+            case "#EXT-X-DISCONTINUITY": nextDiscontinuity = true
+            case "#EXT-X-GAP": nextGap = true
+            case "#EXT-X-PROGRAM-DATE-TIME":
+                guard let v = value, let date = ProgramDateTime.parse(Substring(v)) else {
+                    throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
+                }
+                nextDate = date
+            case "#EXTINF":
+                if pending != nil { throw .extinfWithoutURI(line: pendingLine) }
+                let durationText = value.map { String($0.prefix { $0 != "," }) } ?? ""
+                guard let duration = Double(durationText), duration >= 0, duration.isFinite else {
+                    throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
+                }
+                pending = MediaSegment(uri: "", duration: duration)
+                pendingLine = lineNumber
+            default:
+                continue
+            }
+        }
+        if pending != nil { throw .extinfWithoutURI(line: pendingLine) }
+        guard sawTarget else { throw .missingTargetDuration }
+        return playlist
+    }
+
+    private static func split(_ line: String) -> (String, String?) {
+        guard let colon = line.firstIndex(of: ":") else { return (line, nil) }
+        return (String(line[..<colon]), String(line[line.index(after: colon)...]))
+    }
+}

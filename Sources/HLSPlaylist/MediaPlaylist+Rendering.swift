@@ -1,0 +1,35 @@
+import Foundation
+
+extension MediaPlaylist {
+    /// The playlist as text, one tag a line, ending with a newline.
+    public func render() -> String {
+        var text = renderHeader()
+        for segment in segments {
+            text += Self.renderLines(for: segment)
+        }
+        if endList { text += "#EXT-X-ENDLIST\n" }
+        return text
+    }
+
+    /// Everything before the first segment.
+    public func renderHeader() -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(targetDuration)\n"
+        text += "#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)\n"
+        if discontinuitySequence != 0 { text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuitySequence)\n" }
+        if let playlistType { text += "#EXT-X-PLAYLIST-TYPE:\(playlistType.rawValue)\n" }
+        if independentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
+        return text
+    }
+
+    /// The lines of one segment. EXTINF carries microseconds: the real duration, not a rounded
+    /// one (§4.3.2.1 allows decimal-floating-point from version 3).
+    public static func renderLines(for segment: MediaSegment) -> String {
+        var text = ""
+        if segment.discontinuity { text += "#EXT-X-DISCONTINUITY\n" }
+        if let date = segment.programDateTime { text += "#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(date))\n" }
+        text += "#EXTINF:\(DecimalFormat.fixed(segment.duration, places: 6)),\n"
+        if segment.gap { text += "#EXT-X-GAP\n" }
+        text += segment.uri + "\n"
+        return text
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// One entry of a media playlist (RFC 8216 §4.3.2). Each field names the tag it renders.
+public struct MediaSegment: Sendable, Equatable {
+    /// The URI line, relative to the playlist. Required.
+    public var uri: String
+    /// `#EXTINF:<duration>,` in seconds: the segment's real duration (§4.3.2.1). Required.
+    public var duration: Double
+    /// `#EXT-X-PROGRAM-DATE-TIME` (§4.3.2.6): the wall-clock time of the segment's first sample. Optional.
+    public var programDateTime: Date?
+    /// `#EXT-X-DISCONTINUITY` (§4.3.2.3) before this segment. Optional.
+    public var discontinuity: Bool
+    /// `#EXT-X-GAP` (draft-pantos-hls-rfc8216bis §4.4.4.7): the segment is missing. Optional.
+    public var gap: Bool
+
+    public init(uri: String, duration: Double, programDateTime: Date? = nil, discontinuity: Bool = false, gap: Bool = false) {
+        self.uri = uri
+        self.duration = duration
+        self.programDateTime = programDateTime
+        self.discontinuity = discontinuity
+        self.gap = gap
+    }
+}

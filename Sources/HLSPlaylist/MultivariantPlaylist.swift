@@ -1,0 +1,64 @@
+/// A multivariant ("master") playlist (RFC 8216 §4.3.4).
+public struct MultivariantPlaylist: Sendable, Equatable {
+    /// `#EXT-X-VERSION`.
+    public var version: Int
+    /// `#EXT-X-INDEPENDENT-SEGMENTS` (§4.3.5.1).
+    public var independentSegments: Bool
+    public var variants: [VariantStream]
+
+    public init(version: Int = 3, independentSegments: Bool = true, variants: [VariantStream]) {
+        self.version = version
+        self.independentSegments = independentSegments
+        self.variants = variants
+    }
+}
+
+/// `#EXT-X-STREAM-INF` and its URI line (§4.3.4.2).
+public struct VariantStream: Sendable, Equatable {
+    public struct Resolution: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
+
+    /// The media playlist's URI, relative to the multivariant playlist. Required.
+    public var uri: String
+    /// `BANDWIDTH`: peak segment bit rate in bits per second. Required.
+    public var bandwidth: Int
+    /// `AVERAGE-BANDWIDTH`: average segment bit rate. Optional.
+    public var averageBandwidth: Int?
+    /// `CODECS`: RFC 6381 codec strings, e.g. `avc1.64001f,mp4a.40.2`. Should be present.
+    public var codecs: [String]
+    /// `RESOLUTION`. Should be present for video.
+    public var resolution: Resolution?
+    /// `FRAME-RATE`, rendered with three decimals. Should be present for video.
+    public var frameRate: Double?
+
+    public init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, codecs: [String], resolution: Resolution? = nil, frameRate: Double? = nil) {
+        self.uri = uri
+        self.bandwidth = bandwidth
+        self.averageBandwidth = averageBandwidth
+        self.codecs = codecs
+        self.resolution = resolution
+        self.frameRate = frameRate
+    }
+}
+
+extension MultivariantPlaylist {
+    public func render() -> String {
+        var text = "#EXTM3U\n#EXT-X-VERSION:\(version)\n"
+        if independentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
+        for variant in variants {
+            var attributes = ["BANDWIDTH=\(variant.bandwidth)"]
+            if let average = variant.averageBandwidth { attributes.append("AVERAGE-BANDWIDTH=\(average)") }
+            if !variant.codecs.isEmpty { attributes.append("CODECS=\"\(variant.codecs.joined(separator: ","))\"") }
+            if let r = variant.resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
+            if let fps = variant.frameRate { attributes.append("FRAME-RATE=\(DecimalFormat.fixed(fps, places: 3))") }
+            text += "#EXT-X-STREAM-INF:" + attributes.joined(separator: ",") + "\n" + variant.uri + "\n"
+        }
+        return text
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A blocking first-in-first-out queue between two threads the pipeline owns (never used from
+/// Swift concurrency). `put` waits while the queue is full, which is what paces a file input
+/// against a slow encoder.
+///
+/// `@unchecked Sendable`: every access to `items` and `closed` happens with `condition` locked.
+final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var head = 0
+    private var closed = false
+    let capacity: Int
+
+    init(capacity: Int) {
+        precondition(capacity > 0)
+        self.capacity = capacity
+    }
+
+    /// Adds `element`, waiting for room. Returns false if the queue was closed.
+    @discardableResult
+    func put(_ element: Element) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !closed && items.count - head >= capacity { condition.wait() }
+        guard !closed else { return false }
+        items.append(element)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next element, waiting for one; nil once the queue is closed and empty.
+    func take() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count - head == 0 && !closed { condition.wait() }
+        guard items.count - head > 0 else { return nil }
+        let element = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        return element
+    }
+
+    /// No more puts; takers drain what is left, then get nil.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return items.count - head
+    }
+}

@@ -1,0 +1,37 @@
+/// What an input string names, which decides how it is opened, paced and explained when it
+/// fails. Pure, so the rules are tested on their own.
+public enum InputKind: Sendable, Equatable {
+    /// A media file, paced at real time as if it were a camera.
+    case file(path: String)
+    /// A capture device opened through libavdevice with the named input format.
+    case device(format: String, path: String)
+    /// Anything libavformat opens by URL: rtsp://, srt://, udp://, rtmp://, http(s)://, ...
+    case url(String)
+
+    public init(classifying input: String) {
+        if input.contains("://") {
+            self = .url(input)
+        } else if input.hasPrefix("/dev/video") {
+            self = .device(format: "video4linux2", path: input)
+        } else if input.hasPrefix("/dev/") {
+            self = .device(format: "", path: input)
+        } else {
+            self = .file(path: input)
+        }
+    }
+
+    /// Live sources deliver frames at their own pace; files must be paced by Sideline.
+    public var needsPacing: Bool {
+        if case .file = self { return true }
+        return false
+    }
+
+    /// What to tell the operator when the input cannot be opened.
+    var openFailureHint: String {
+        switch self {
+        case .file: "Check that the file is a media file FFmpeg can read (try: ffprobe <file>)."
+        case .device: "Check that the device exists, is not in use by another program and that this user may open it (try: v4l2-ctl --list-devices)."
+        case .url: "Check that the address is right, the sender is running and reachable from this machine (try: ffprobe <url>)."
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import CFFmpeg
+import Foundation
+import Logging
+
+/// The input thread's work: demux, pace, decode, conform to the output frame rate, encode
+/// audio once, and fan frames and packets out to the variant workers.
+final class InputStage {
+    let configuration: PipelineConfiguration
+    let input: MediaInput
+    let audioEncoder: AudioEncoder?
+    let workers: [VariantWorker]
+    private let logger: Logger
+    private let statistics: @Sendable ((inout PipelineStatistics) -> Void) -> Void
+    private let isStopping: @Sendable () -> Bool
+
+    private var conformer: FrameRateConformer
+    /// Input time (seconds) of the first decoded video frame: output time 0.
+    private var origin: Double?
+    /// Output time at which the current pass over a looped file starts.
+    private var loopOffset = 0.0
+    /// End of the latest video frame in output time, where the next loop pass begins.
+    private var passEnd = 0.0
+    private var lastVideoTime: Double?
+    private var pacingStart: ContinuousClock.Instant?
+    private var pacingOrigin: Double?
+
+    init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, workers: [VariantWorker], logger: Logger,
+         statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool) {
+        self.configuration = configuration
+        self.input = input
+        self.audioEncoder = audioEncoder
+        self.workers = workers
+        self.logger = logger
+        self.statistics = statistics
+        self.isStopping = isStopping
+        self.conformer = FrameRateConformer(frameRate: configuration.frameRate)
+    }
+
+    /// Reads until the input ends (and does not loop), fails, or the pipeline stops; then sends
+    /// `.end` to every worker. Returns the read error, if any.
+    func run() -> PipelineError? {
+        var failure: PipelineError?
+        var packet = av_packet_alloc()
+        var frame = av_frame_alloc()
+        defer {
+            av_packet_free(&packet)
+            av_frame_free(&frame)
+        }
+        do {
+            try readLoop(packet: packet!, frame: frame!)
+        } catch let error as PipelineError {
+            failure = error
+        } catch {
+            failure = .internalFailure("\(error)")
+        }
+        do {
+            try audioEncoder?.drain { packet in fanOut(audio: packet) }
+        } catch {
+            logger.warning("audio encoder drain failed", metadata: ["error": "\(error)"])
+        }
+        for worker in workers { worker.queue.put(.end) }
+        return failure
+    }
+
+    private func readLoop(packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>) throws {
+        while !isStopping() {
+            guard try input.read(into: packet) else {
+                try drainDecoders(frame: frame)
+                guard configuration.loop, case .file = input.kind, !isStopping() else { return }
+                try input.rewind()
+                loopOffset = passEnd
+                pacingOrigin = nil
+                statistics { $0.loops += 1 }
+                continue
+            }
+            defer { av_packet_unref(packet) }
+            if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 {
+                statistics { $0.corruptPackets += 1 }
+                continue
+            }
+            if configuration.realtime && input.kind.needsPacing { pace(packet) }
+            if packet.pointee.stream_index == input.video.streamIndex {
+                let accepted = try input.video.decode(packet, frame: frame) { decoded in try handleVideo(decoded) }
+                if !accepted { statistics { $0.corruptPackets += 1 } }
+            } else if let audio = input.audio, packet.pointee.stream_index == audio.streamIndex {
+                let accepted = try audio.decode(packet, frame: frame) { decoded in try handleAudio(decoded) }
+                if !accepted { statistics { $0.corruptPackets += 1 } }
+            }
+        }
+    }
+
+    private func drainDecoders(frame: UnsafeMutablePointer<AVFrame>) throws {
+        try input.video.decode(nil, frame: frame) { decoded in try handleVideo(decoded) }
+        if let audio = input.audio { try audio.decode(nil, frame: frame) { decoded in try handleAudio(decoded) } }
+    }
+
+    /// Waits until the packet's time has come on the wall clock, like `ffmpeg -re`.
+    private func pace(_ packet: UnsafeMutablePointer<AVPacket>) {
+        let stamp = packet.pointee.dts != sideline_nopts_value() ? packet.pointee.dts : packet.pointee.pts
+        guard stamp != sideline_nopts_value(), let stream = input.streamTimeBase(of: packet.pointee.stream_index) else { return }
+        let time = Double(stamp) * av_q2d(stream)
+        if pacingOrigin == nil {
+            pacingOrigin = time - loopOffset
+            if pacingStart == nil { pacingStart = .now }
+        }
+        let due = pacingStart! + .milliseconds(Int64(((time - pacingOrigin!) * 1000).rounded()))
+        while !isStopping() && ContinuousClock.now < due {
+            Thread.sleep(forTimeInterval: min(0.05, max(0, (ContinuousClock.now.duration(to: due)).seconds)))
+        }
+    }
+
+    private func inputTime(of frame: UnsafeMutablePointer<AVFrame>, timeBase: AVRational) -> Double? {
+        let stamp = frame.pointee.best_effort_timestamp != sideline_nopts_value() ? frame.pointee.best_effort_timestamp : frame.pointee.pts
+        guard stamp != sideline_nopts_value() else { return nil }
+        return Double(stamp) * av_q2d(timeBase)
+    }
+
+    private func handleVideo(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+        var time: Double
+        if let stamp = inputTime(of: frame, timeBase: input.video.timeBase) {
+            if origin == nil { origin = stamp }
+            time = stamp - origin! + loopOffset
+        } else {
+            // No timestamp at all: assume the next frame slot.
+            if origin == nil { origin = 0 }
+            time = (lastVideoTime ?? -configuration.frameRate.frameDuration) + configuration.frameRate.frameDuration
+        }
+        lastVideoTime = time
+        passEnd = max(passEnd, time + configuration.frameRate.frameDuration)
+        let before = (conformer.dropped, conformer.repeated, conformer.jumps)
+        let indices = conformer.place(inputTime: time)
+        if (conformer.dropped, conformer.repeated, conformer.jumps) != before {
+            statistics {
+                $0.droppedFrames = conformer.dropped
+                $0.repeatedFrames = conformer.repeated
+                $0.timestampJumps = conformer.jumps
+            }
+        }
+        guard !indices.isEmpty else { return }
+        // Every frame of this output slot shares the capture time of the frame that filled it.
+        let captured = Date()
+        frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        for index in indices {
+            for worker in workers {
+                guard let owned = OwnedFrame(cloning: frame) else { throw PipelineError.internalFailure("av_frame_clone failed") }
+                worker.queue.put(.video(owned, index: index, captured: captured))
+            }
+        }
+    }
+
+    private func handleAudio(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+        guard let audioEncoder, let origin, let audio = input.audio, let stamp = inputTime(of: frame, timeBase: audio.timeBase) else { return }
+        let time = stamp - origin + loopOffset + conformer.offset
+        try audioEncoder.push(frame, outputTime: time) { packet in fanOut(audio: packet) }
+    }
+
+    private func fanOut(audio packet: UnsafeMutablePointer<AVPacket>) {
+        for worker in workers {
+            if let owned = OwnedPacket(cloning: packet) { worker.queue.put(.audio(owned)) }
+        }
+    }
+}
+
+extension MediaInput {
+    func streamTimeBase(of index: Int32) -> AVRational? {
+        if index == video.streamIndex { return video.timeBase }
+        if let audio, index == audio.streamIndex { return audio.timeBase }
+        return nil
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

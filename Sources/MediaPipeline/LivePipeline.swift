@@ -1,0 +1,138 @@
+import CFFmpeg
+import Foundation
+import Logging
+import Synchronization
+
+/// One input encoded into a ladder of variants, on threads the pipeline owns: one for demux
+/// and decode, one per variant for scale, encode and segmenting. Nothing here runs on Swift
+/// concurrency's pool; what leaves is plain values, through `onEvent`, called on those threads.
+public final class LivePipeline: Sendable {
+    public let configuration: PipelineConfiguration
+    private let deadline: InterruptDeadline
+    private let shared = SharedState()
+    private let stage: StageHandoff
+    private let done = DispatchSemaphore(value: 0)
+    private let onEvent: @Sendable (PipelineEvent) -> Void
+    private let logger: Logger
+
+    /// Opens the input and sets up every encoder, so that a bad input or setting fails here,
+    /// before anything is served. Call `start()` to begin.
+    public init(configuration: PipelineConfiguration, logger: Logger, onEvent: @escaping @Sendable (PipelineEvent) -> Void) throws(PipelineError) {
+        self.configuration = configuration
+        self.logger = logger
+        self.onEvent = onEvent
+        av_log_set_level(AV_LOG_ERROR)
+        let deadline = InterruptDeadline(timeout: .milliseconds(Int64(configuration.inputTimeout * 1000)))
+        self.deadline = deadline
+        let input = try MediaInput(input: configuration.input, timeout: configuration.inputTimeout, deadline: deadline)
+        let audio = input.audio == nil ? nil : try AudioEncoder(spec: configuration.audio)
+        let shared = self.shared
+        let clock = configuration.clock
+        let firstVariant = configuration.variants.first?.name
+        var workers: [VariantWorker] = []
+        for spec in configuration.variants {
+            let isFirst = spec.name == firstVariant
+            workers.append(try VariantWorker(spec: spec, clock: clock, audio: audio, logger: logger, onEvent: onEvent) { mediaTime, segmentBytes in
+                shared.stats.withLock { s in
+                    if isFirst { s.mediaTime = max(s.mediaTime, mediaTime) }
+                    if let segmentBytes {
+                        s.bytesWritten += Int64(segmentBytes)
+                        if isFirst { s.segments += 1 }
+                    }
+                }
+            })
+        }
+        self.stage = StageHandoff(InputStage(
+            configuration: configuration, input: input, audioEncoder: audio, workers: workers, logger: logger,
+            statistics: { update in shared.stats.withLock { update(&$0) } },
+            isStopping: { shared.stopping.load(ordering: .relaxed) }
+        ))
+    }
+
+    /// Whether the input carries audio that will be encoded.
+    public var hasAudio: Bool { stage.hasAudio }
+
+    /// Starts the threads. Call once.
+    public func start() {
+        guard let stage = stage.take() else { return }
+        let onEvent = self.onEvent
+        let shared = self.shared
+        let done = self.done
+        let logger = self.logger
+        let workerDone = DispatchGroup()
+        for worker in stage.workers {
+            let box = StageHandoff.Unchecked(worker)
+            workerDone.enter()
+            let thread = Thread {
+                box.value.run()
+                workerDone.leave()
+            }
+            thread.name = "sideline.variant.\(worker.spec.name)"
+            thread.start()
+        }
+        let inputBox = StageHandoff.Unchecked(stage)
+        let inputThread = Thread {
+            let failure = inputBox.value.run()
+            if let failure {
+                logger.error("input failed", metadata: ["error": "\(failure)"])
+                onEvent(.inputFailed(failure))
+            }
+            workerDone.wait()
+            onEvent(.finished(endOfStream: failure == nil || shared.stopping.load(ordering: .relaxed)))
+            done.signal()
+        }
+        inputThread.name = "sideline.input"
+        inputThread.start()
+    }
+
+    /// Asks the pipeline to finish: the input stops reading (a blocked network read is
+    /// interrupted), every variant writes its last segment, then `.finished` is reported.
+    public func stop() {
+        shared.stopping.store(true, ordering: .relaxed)
+        deadline.cancel()
+    }
+
+    /// Blocks the calling thread until `.finished` has been reported. Not for async contexts.
+    public func waitUntilFinished() {
+        done.wait()
+        done.signal()
+    }
+
+    public var statistics: PipelineStatistics { shared.stats.withLock { $0 } }
+}
+
+/// State the pipeline's threads share with its owner; a class so closures can capture it.
+private final class SharedState: Sendable {
+    let stopping = Atomic<Bool>(false)
+    let stats = Mutex(PipelineStatistics())
+}
+
+/// Hands the FFmpeg-owning stage from the thread that built it to the thread that runs it.
+///
+/// Why `@unchecked Sendable` is sound: the stage is created in `LivePipeline.init`, taken out
+/// exactly once under the lock in `start()`, and from then on touched only by the input thread
+/// (and each worker only by its own thread). No two threads ever use the same FFmpeg object.
+final class StageHandoff: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stage: InputStage?
+    let hasAudio: Bool
+
+    init(_ stage: InputStage) {
+        self.stage = stage
+        self.hasAudio = stage.audioEncoder != nil
+    }
+
+    func take() -> InputStage? {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = stage
+        stage = nil
+        return taken
+    }
+
+    /// Moves one value into the closure of the thread that becomes its only user.
+    struct Unchecked<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+}

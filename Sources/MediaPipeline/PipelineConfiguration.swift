@@ -1,0 +1,28 @@
+/// Everything one live pipeline needs: where the input is and how to encode it.
+public struct PipelineConfiguration: Sendable {
+    public var input: String
+    /// For file inputs: start again at the end instead of finishing.
+    public var loop: Bool
+    /// For file inputs: deliver frames at real time, as a camera would. Off for benchmarks
+    /// and tests that only need the output.
+    public var realtime: Bool
+    /// Seconds a network input may take to open or to deliver the next packet.
+    public var inputTimeout: Double
+    public var frameRate: FrameRate
+    public var segmentDuration: Double
+    public var variants: [VariantSpec]
+    public var audio: AudioSpec
+
+    public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [VariantSpec], audio: AudioSpec) {
+        self.input = input
+        self.loop = loop
+        self.realtime = realtime
+        self.inputTimeout = inputTimeout
+        self.frameRate = frameRate
+        self.segmentDuration = segmentDuration
+        self.variants = variants
+        self.audio = audio
+    }
+
+    public var clock: SegmentClock { SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration) }
+}

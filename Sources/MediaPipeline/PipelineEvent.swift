@@ -1,0 +1,47 @@
+import Foundation
+import HLSPlaylist
+
+/// What the pipeline reports, from its own threads, to whoever wired it up.
+public enum PipelineEvent: Sendable {
+    /// A variant's real format, known once its encoder produced the first SPS.
+    case variantFormat(variant: String, VariantFormat)
+    /// A finished segment of one variant.
+    case segment(variant: String, EncodedSegment)
+    /// One variant's encoder failed; the others go on.
+    case variantFailed(variant: String, reason: String)
+    /// The input failed while reading. The pipeline flushes what it has and finishes.
+    case inputFailed(PipelineError)
+    /// Every variant has written its last segment. `endOfStream` is true when the input ended
+    /// or the operator stopped the stream, so its playlists can be closed with EXT-X-ENDLIST.
+    case finished(endOfStream: Bool)
+}
+
+/// What the master playlist needs to know about a variant, taken from the encoder's output.
+public struct VariantFormat: Sendable, Equatable {
+    /// RFC 6381 codec strings, video first: `avc1.64001f`, and `mp4a.40.2` when there is audio.
+    public var codecs: [String]
+    public var width: Int
+    public var height: Int
+    public var frameRate: Double
+
+    public init(codecs: [String], width: Int, height: Int, frameRate: Double) {
+        self.codecs = codecs
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+    }
+}
+
+/// Counters for the console status line and the logs. A snapshot: plain values.
+public struct PipelineStatistics: Sendable, Equatable {
+    /// Output media time encoded so far (first variant), in seconds.
+    public var mediaTime: Double = 0
+    public var segments = 0
+    public var bytesWritten: Int64 = 0
+    public var corruptPackets = 0
+    public var droppedFrames = 0
+    public var repeatedFrames = 0
+    public var timestampJumps = 0
+    public var loops = 0
+    public init() {}
+}

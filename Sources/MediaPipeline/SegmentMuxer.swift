@@ -1,0 +1,155 @@
+import CFFmpeg
+import Foundation
+import HLSPlaylist
+
+/// Muxes one variant into MPEG-TS segments in memory. One libavformat muxer lives for the
+/// whole stream, so continuity counters and timestamps run on across segments; at each cut
+/// the muxer is flushed (`av_write_frame(ctx, NULL)`) into the outgoing segment's dynamic
+/// buffer and a new buffer starts with PAT/PMT before the IDR (the practice hlsenc.c follows).
+///
+/// Packets are interleaved here rather than by libavformat: audio waits in `pendingAudio`
+/// until the video reaches its time, so each segment holds the audio of its own media span
+/// even though the video encoder runs frames behind the audio.
+final class SegmentMuxer {
+    /// Added to every output timestamp, so B-frame DTS never goes negative: output time 0 is
+    /// TS PTS 1 s, plus the muxer's own 0.7 s PCR lead (`muxDelay`), as the ffmpeg CLI uses.
+    static let timestampOffset: Int64 = 90_000
+    static let muxDelayMicroseconds: Int32 = 700_000
+
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let videoStream: UnsafeMutablePointer<AVStream>
+    private let audioStream: UnsafeMutablePointer<AVStream>?
+    private let videoTimeBase: AVRational
+    private let audioTimeBase: AVRational
+    private var pendingAudio: [OwnedPacket] = []
+    private var open: (index: Int, startPTS: Int64, captured: Date, keyframeOffsets: [Int])?
+    private var lastVideoPTS: Int64 = 0
+    private let frameDuration90k: Int64
+    private let emit: (EncodedSegment) -> Void
+    private let clock: SegmentClock
+
+    init(video: VideoEncoder, audio: AudioEncoder?, clock: SegmentClock, emit: @escaping (EncodedSegment) -> Void) throws(FFmpegError) {
+        self.emit = emit
+        self.clock = clock
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&ctx, nil, "mpegts", nil), "avformat_alloc_output_context2(mpegts)")
+        context = ctx
+        guard let ctx, let vs = avformat_new_stream(ctx, nil) else { throw FFmpegError(call: "avformat_new_stream", code: sideline_averror(ENOMEM)) }
+        videoStream = vs
+        videoTimeBase = video.timeBase
+        try check(avcodec_parameters_from_context(vs.pointee.codecpar, video.context), "avcodec_parameters_from_context(video)")
+        vs.pointee.time_base = video.timeBase
+        if let audio, let s = avformat_new_stream(ctx, nil) {
+            audioStream = s
+            audioTimeBase = audio.timeBase
+            try check(avcodec_parameters_from_context(s.pointee.codecpar, audio.context), "avcodec_parameters_from_context(audio)")
+            s.pointee.time_base = audio.timeBase
+        } else {
+            audioStream = nil
+            audioTimeBase = AVRational(num: 1, den: 48000)
+        }
+        frameDuration90k = av_rescale_q(1, video.timeBase, AVRational(num: 1, den: 90000))
+        // PCR leads DTS by the mux delay (the T-STD buffer model wants a lead; 0.7 s is the ffmpeg
+        // CLI's default). Timestamps are already positive, so libavformat must not shift them.
+        ctx.pointee.max_delay = Self.muxDelayMicroseconds
+        ctx.pointee.avoid_negative_ts = 0 // AVFMT_AVOID_NEG_TS_DISABLED
+        try check(avio_open_dyn_buf(&ctx.pointee.pb), "avio_open_dyn_buf")
+        try check(avformat_write_header(ctx, nil), "avformat_write_header(mpegts)")
+    }
+
+    deinit {
+        if let ctx = context, ctx.pointee.pb != nil {
+            var buffer: UnsafeMutablePointer<UInt8>?
+            _ = avio_close_dyn_buf(ctx.pointee.pb, &buffer)
+            av_free(buffer)
+            ctx.pointee.pb = nil
+        }
+        avformat_free_context(context)
+    }
+
+    /// Queues an encoded audio packet (pts in the audio encoder's time base).
+    func addAudio(_ packet: OwnedPacket) {
+        guard audioStream != nil else { return }
+        pendingAudio.append(packet)
+    }
+
+    /// Writes one encoded video packet; if its frame starts a segment, the open segment is
+    /// closed first. `captured` is the wall-clock time its source frame was captured.
+    func addVideo(_ packet: UnsafeMutablePointer<AVPacket>, captured: Date?) throws(FFmpegError) {
+        let pts90k = rescale90k(packet.pointee.pts, videoTimeBase)
+        let startsSegment = clock.startsSegment(frame: packet.pointee.pts) && packet.pointee.flags & AV_PKT_FLAG_KEY != 0
+        if startsSegment {
+            try writeAudio(before: pts90k)
+            try closeSegment(endPTS: pts90k)
+            try startSegment(index: clock.segment(ofFrame: packet.pointee.pts), pts90k: pts90k, captured: captured ?? Date())
+        } else {
+            try writeAudio(before: rescale90k(packet.pointee.dts, videoTimeBase) + 1)
+        }
+        guard open != nil else { return } // video before the first IDR cannot start a segment
+        if startsSegment, let ctx = context {
+            open!.keyframeOffsets.append(Int(avio_tell(ctx.pointee.pb)))
+        }
+        lastVideoPTS = max(lastVideoPTS, pts90k)
+        try write(packet, stream: videoStream, from: videoTimeBase)
+    }
+
+    /// Writes what is left and emits the last (possibly shorter) segment.
+    func finish() throws(FFmpegError) {
+        try writeAudio(before: .max)
+        try closeSegment(endPTS: lastVideoPTS + frameDuration90k)
+        if let ctx = context { av_write_trailer(ctx) }
+    }
+
+    private func startSegment(index: Int, pts90k: Int64, captured: Date) throws(FFmpegError) {
+        guard let ctx = context else { return }
+        if ctx.pointee.pb == nil { try check(avio_open_dyn_buf(&ctx.pointee.pb), "avio_open_dyn_buf") }
+        // Every segment must begin with PAT and PMT so it decodes on its own.
+        av_opt_set(ctx.pointee.priv_data, "mpegts_flags", "+resend_headers", 0)
+        open = (index, pts90k, captured, [])
+    }
+
+    private func closeSegment(endPTS: Int64) throws(FFmpegError) {
+        guard let segment = open, let ctx = context else { return }
+        try check(av_write_frame(ctx, nil), "av_write_frame(flush)")
+        avio_flush(ctx.pointee.pb)
+        var buffer: UnsafeMutablePointer<UInt8>?
+        let size = avio_close_dyn_buf(ctx.pointee.pb, &buffer)
+        ctx.pointee.pb = nil
+        defer { av_free(buffer) }
+        let bytes = buffer.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? []
+        open = nil
+        emit(EncodedSegment(
+            index: segment.index,
+            duration: Double(endPTS - segment.startPTS) / 90_000,
+            startTime: Double(segment.startPTS) / 90_000,
+            programDateTime: segment.captured,
+            bytes: bytes,
+            keyframeOffsets: segment.keyframeOffsets
+        ))
+    }
+
+    private func writeAudio(before limit90k: Int64) throws(FFmpegError) {
+        var written = 0
+        for owned in pendingAudio {
+            guard let packet = owned.pointer else { written += 1; continue }
+            if rescale90k(packet.pointee.pts, audioTimeBase) >= limit90k { break }
+            written += 1
+            guard open != nil, let stream = audioStream else { continue } // audio before the first video frame is dropped
+            try write(packet, stream: stream, from: audioTimeBase)
+        }
+        pendingAudio.removeFirst(written)
+    }
+
+    private func write(_ packet: UnsafeMutablePointer<AVPacket>, stream: UnsafeMutablePointer<AVStream>, from timeBase: AVRational) throws(FFmpegError) {
+        av_packet_rescale_ts(packet, timeBase, stream.pointee.time_base)
+        let offset = av_rescale_q(Self.timestampOffset, AVRational(num: 1, den: 90000), stream.pointee.time_base)
+        if packet.pointee.pts != sideline_nopts_value() { packet.pointee.pts += offset }
+        if packet.pointee.dts != sideline_nopts_value() { packet.pointee.dts += offset }
+        packet.pointee.stream_index = stream.pointee.index
+        try check(av_write_frame(context, packet), "av_write_frame")
+    }
+
+    private func rescale90k(_ value: Int64, _ timeBase: AVRational) -> Int64 {
+        av_rescale_q(value, timeBase, AVRational(num: 1, den: 90000))
+    }
+}

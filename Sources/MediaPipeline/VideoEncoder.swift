@@ -1,0 +1,65 @@
+import CFFmpeg
+
+/// libx264 for one variant, set up so that IDRs fall exactly where the segment clock says:
+/// GOP as long as the longest segment, no scene-cut keyframes, closed GOPs, and a forced IDR
+/// on each frame whose `pict_type` is I.
+final class VideoEncoder {
+    let spec: VariantSpec
+    private(set) var context: UnsafeMutablePointer<AVCodecContext>?
+    private let packet: UnsafeMutablePointer<AVPacket>
+
+    init(spec: VariantSpec, clock: SegmentClock) throws(PipelineError) {
+        self.spec = spec
+        guard let codec = avcodec_find_encoder_by_name("libx264") else { throw .encoderUnavailable(name: "libx264") }
+        guard let context = avcodec_alloc_context3(codec), let packet = av_packet_alloc() else {
+            throw .internalFailure("cannot allocate the video encoder")
+        }
+        self.context = context
+        self.packet = packet
+        let rate = clock.frameRate
+        context.pointee.width = Int32(spec.width)
+        context.pointee.height = Int32(spec.height)
+        context.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        context.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
+        context.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
+        context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        context.pointee.bit_rate = Int64(spec.bitrate)
+        context.pointee.rc_max_rate = Int64(spec.maxrate)
+        context.pointee.rc_buffer_size = Int32(clamping: spec.bufsize)
+        context.pointee.gop_size = Int32(clock.maximumFramesPerSegment)
+        context.pointee.keyint_min = Int32(clock.maximumFramesPerSegment)
+        // No AV_CODEC_FLAG_GLOBAL_HEADER: MPEG-TS needs SPS/PPS in band, before every IDR.
+        av_opt_set(context.pointee.priv_data, "preset", spec.preset, 0)
+        av_opt_set(context.pointee.priv_data, "profile", spec.profile, 0)
+        av_opt_set(context.pointee.priv_data, "forced-idr", "1", 0)
+        av_opt_set(context.pointee.priv_data, "x264-params", "scenecut=0:open-gop=0", 0)
+        let opened = avcodec_open2(context, codec, nil)
+        if opened < 0 {
+            avcodec_free_context(&self.context)
+            var p: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&p)
+            throw .encoderSetupFailed(variant: spec.name, reason: "libx264 rejected the settings (\(FFmpegError.text(for: opened)))")
+        }
+    }
+
+    deinit {
+        avcodec_free_context(&context)
+        var p: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&p)
+    }
+
+    var timeBase: AVRational { context!.pointee.time_base }
+
+    /// Encodes `frame` (nil drains) and hands every packet that comes out to `body`; the packet
+    /// is only valid inside `body`.
+    func encode(_ frame: UnsafeMutablePointer<AVFrame>?, _ body: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {
+        try check(avcodec_send_frame(context, frame), "avcodec_send_frame(libx264)")
+        while true {
+            let received = avcodec_receive_packet(context, packet)
+            if received == sideline_averror_eagain() || received == sideline_averror_eof() { return }
+            try check(received, "avcodec_receive_packet(libx264)")
+            defer { av_packet_unref(packet) }
+            try body(packet)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// A bit rate written the way ffmpeg users write it: `3000k`, `3M`, `128000`.
+public struct BitRate: Sendable, Equatable, Comparable, CustomStringConvertible {
+    public var bitsPerSecond: Int
+
+    public init(bitsPerSecond: Int) { self.bitsPerSecond = bitsPerSecond }
+    public static func kbps(_ value: Int) -> BitRate { BitRate(bitsPerSecond: value * 1000) }
+
+    /// Parses `<digits>[k|K|m|M]`. Nil for anything else, including zero or negatives.
+    public init?(parsing text: String) {
+        var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+        var multiplier = 1
+        switch digits.last {
+        case "k", "K": multiplier = 1000; digits = digits.dropLast()
+        case "m", "M": multiplier = 1_000_000; digits = digits.dropLast()
+        default: break
+        }
+        guard let value = Int(digits), value > 0, value <= Int.max / multiplier else { return nil }
+        bitsPerSecond = value * multiplier
+    }
+
+    public var description: String {
+        if bitsPerSecond % 1_000_000 == 0 { return "\(bitsPerSecond / 1_000_000)M" }
+        if bitsPerSecond % 1000 == 0 { return "\(bitsPerSecond / 1000)k" }
+        return String(bitsPerSecond)
+    }
+
+    public static func < (a: BitRate, b: BitRate) -> Bool { a.bitsPerSecond < b.bitsPerSecond }
+}
+
+extension String {
+    func trimmingCharacters(in set: Set<Character>) -> String {
+        String(drop(while: set.contains).reversed().drop(while: set.contains).reversed())
+    }
+}
+
+extension Set where Element == Character {
+    static let whitespaces: Set<Character> = [" ", "\t"]
+}

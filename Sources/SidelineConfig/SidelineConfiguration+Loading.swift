@@ -1,0 +1,109 @@
+import Foundation
+import Yams
+
+extension SidelineConfiguration {
+    /// x264's presets, fastest first.
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    public static let profiles = ["baseline", "main", "high"]
+
+    /// A name that can stand in a URL path segment and a directory name as it is.
+    public static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && !name.hasPrefix(".") && !name.hasPrefix("-")
+            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }
+    }
+
+    /// Reads a config file; keys it leaves out keep their defaults.
+    public static func load(contentsOf path: String) throws(ConfigError) -> SidelineConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable UTF-8 text" : "no such file"
+            throw .unreadable(file: path, reason: reason)
+        }
+        return try parse(yaml: text, file: path)
+    }
+
+    public static func parse(yaml: String, file: String = "(config)") throws(ConfigError) -> SidelineConfiguration {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: yaml) else { return defaults }
+            root = node
+        } catch {
+            throw .syntax(file: file, reason: "\(error)")
+        }
+        var top = try ConfigSection(file: file, path: "", node: root)
+        var config = defaults
+
+        if var server = try top.section("server") {
+            config.server.host = try server.string("host", matching: { !$0.isEmpty }, expected: "an IP address or host name") ?? config.server.host
+            config.server.port = try server.int("port", in: 0...65535) ?? config.server.port
+            try server.rejectUnknownKeys()
+        }
+        config.dataDirectory = try top.string("data_dir", matching: { !$0.isEmpty }, expected: "a directory path") ?? config.dataDirectory
+        config.segmentDuration = try top.double("segment_duration", in: 0.5...30) ?? config.segmentDuration
+        if var stream = try top.section("stream") {
+            config.stream.name = try stream.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-')") ?? config.stream.name
+            config.stream.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? config.stream.input
+            config.stream.loop = try stream.bool("loop") ?? config.stream.loop
+            config.stream.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? config.stream.inputTimeout
+            try stream.rejectUnknownKeys()
+        }
+        if var video = try top.section("video") {
+            config.video.frameRate = try video.double("frame_rate", in: 1...120) ?? config.video.frameRate
+            if let items = try video.sequence("ladder") {
+                config.video.ladder = try items.enumerated().map { (offset, node) throws(ConfigError) in
+                    try variant(from: node, file: file, path: "video.ladder[\(offset)]")
+                }
+            }
+            try video.rejectUnknownKeys()
+        }
+        if var audio = try top.section("audio") {
+            config.audio.bitrate = try audio.bitRate("bitrate") ?? config.audio.bitrate
+            config.audio.sampleRate = try audio.int("sample_rate", in: 8000...96000) ?? config.audio.sampleRate
+            config.audio.channels = try audio.int("channels", in: 1...2) ?? config.audio.channels
+            try audio.rejectUnknownKeys()
+        }
+        try top.rejectUnknownKeys()
+        try config.validate(file: file)
+        return config
+    }
+
+    private static func variant(from node: Node, file: String, path: String) throws(ConfigError) -> VariantSettings {
+        var section = try ConfigSection(file: file, path: path, node: node)
+        func required<T>(_ value: T?, _ key: String, _ expected: String) throws(ConfigError) -> T {
+            guard let value else { throw .invalidValue(file: file, key: "\(path).\(key)", value: "(missing)", expected: expected) }
+            return value
+        }
+        let name = try required(section.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.'"), "name", "a variant name such as 720p")
+        let width = try required(section.int("width", in: 16...7680), "width", "a width in pixels")
+        let height = try required(section.int("height", in: 16...4320), "height", "a height in pixels")
+        let bitrate = try required(section.bitRate("bitrate"), "bitrate", "a bit rate such as 3000k")
+        let maxrate = try section.bitRate("maxrate") ?? BitRate(bitsPerSecond: bitrate.bitsPerSecond * 11 / 10)
+        let bufsize = try section.bitRate("bufsize") ?? BitRate(bitsPerSecond: bitrate.bitsPerSecond * 2)
+        let preset = try section.string("preset", matching: presets.contains, expected: "one of \(presets.joined(separator: ", "))") ?? "veryfast"
+        let profile = try section.string("profile", matching: profiles.contains, expected: "one of \(profiles.joined(separator: ", "))") ?? "high"
+        try section.rejectUnknownKeys()
+        return VariantSettings(name: name, width: width, height: height, bitrate: bitrate, maxrate: maxrate, bufsize: bufsize, preset: preset, profile: profile)
+    }
+
+    /// Rules that involve more than one key.
+    public func validate(file: String = "(config)") throws(ConfigError) {
+        guard !video.ladder.isEmpty else {
+            throw .invalidValue(file: file, key: "video.ladder", value: "an empty list", expected: "at least one variant")
+        }
+        var seen: Set<String> = []
+        for (index, variant) in video.ladder.enumerated() {
+            let path = "video.ladder[\(index)]"
+            guard seen.insert(variant.name).inserted else {
+                throw .invalidValue(file: file, key: "\(path).name", value: variant.name, expected: "a name no other variant has")
+            }
+            guard variant.width % 2 == 0, variant.height % 2 == 0 else {
+                throw .invalidValue(file: file, key: "\(path).width/height", value: "\(variant.width)x\(variant.height)", expected: "even dimensions (4:2:0 video)")
+            }
+            guard variant.maxrate >= variant.bitrate else {
+                throw .invalidValue(file: file, key: "\(path).maxrate", value: "\(variant.maxrate)", expected: "at least bitrate (\(variant.bitrate))")
+            }
+        }
+    }
+}

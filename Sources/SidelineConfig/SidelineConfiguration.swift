@@ -1,0 +1,116 @@
+/// Everything `sideline serve` needs to know. `Config/sideline.yaml` documents every key and
+/// holds exactly these defaults (a test decodes it and compares).
+public struct SidelineConfiguration: Sendable, Equatable {
+    public var server: ServerSettings
+    /// `data_dir`: where streams are recorded; relative paths are resolved against the working directory.
+    public var dataDirectory: String
+    /// `segment_duration`: D in seconds; segment k covers [k x D, (k+1) x D) of output time.
+    public var segmentDuration: Double
+    public var stream: StreamSettings
+    public var video: VideoSettings
+    public var audio: AudioSettings
+
+    public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, stream: StreamSettings, video: VideoSettings, audio: AudioSettings) {
+        self.server = server
+        self.dataDirectory = dataDirectory
+        self.segmentDuration = segmentDuration
+        self.stream = stream
+        self.video = video
+        self.audio = audio
+    }
+
+    public static let defaults = SidelineConfiguration(
+        server: ServerSettings(host: "0.0.0.0", port: 8080),
+        dataDirectory: "data",
+        segmentDuration: 2,
+        stream: StreamSettings(name: "main", input: "Samples/sample.mp4", loop: true, inputTimeout: 10),
+        video: VideoSettings(
+            frameRate: 30,
+            ladder: [
+                VariantSettings(
+                    name: "720p", width: 1280, height: 720,
+                    bitrate: .kbps(3000), maxrate: .kbps(3300), bufsize: .kbps(6000),
+                    preset: "veryfast", profile: "high"
+                ),
+            ]
+        ),
+        audio: AudioSettings(bitrate: .kbps(128), sampleRate: 48000, channels: 2)
+    )
+}
+
+public struct ServerSettings: Sendable, Equatable {
+    /// `server.host`: the address to listen on; 0.0.0.0 serves the whole LAN.
+    public var host: String
+    /// `server.port`: 0 picks a free port (printed at start).
+    public var port: Int
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+}
+
+public struct StreamSettings: Sendable, Equatable {
+    /// `stream.name`: the `{stream}` of every URL.
+    public var name: String
+    /// `stream.input`: a file path, or any URL or device libavformat opens.
+    public var input: String
+    /// `stream.loop`: start a file input again at its end, so it plays like a camera that never stops.
+    public var loop: Bool
+    /// `stream.input_timeout`: seconds to wait when opening or reading a network input.
+    public var inputTimeout: Double
+    public init(name: String, input: String, loop: Bool, inputTimeout: Double) {
+        self.name = name
+        self.input = input
+        self.loop = loop
+        self.inputTimeout = inputTimeout
+    }
+}
+
+public struct VideoSettings: Sendable, Equatable {
+    /// `video.frame_rate`: the constant output frame rate of every variant.
+    public var frameRate: Double
+    /// `video.ladder`: the variants, best first.
+    public var ladder: [VariantSettings]
+    public init(frameRate: Double, ladder: [VariantSettings]) {
+        self.frameRate = frameRate
+        self.ladder = ladder
+    }
+}
+
+public struct VariantSettings: Sendable, Equatable {
+    /// `name`: the `{variant}` of its URLs.
+    public var name: String
+    public var width: Int
+    public var height: Int
+    /// `bitrate`: the average video bit rate.
+    public var bitrate: BitRate
+    /// `maxrate` and `bufsize`: the VBV model that bounds the peak (and so BANDWIDTH).
+    public var maxrate: BitRate
+    public var bufsize: BitRate
+    /// `preset`: an x264 preset, ultrafast ... placebo.
+    public var preset: String
+    /// `profile`: baseline, main or high.
+    public var profile: String
+    public init(name: String, width: Int, height: Int, bitrate: BitRate, maxrate: BitRate, bufsize: BitRate, preset: String, profile: String) {
+        self.name = name
+        self.width = width
+        self.height = height
+        self.bitrate = bitrate
+        self.maxrate = maxrate
+        self.bufsize = bufsize
+        self.preset = preset
+        self.profile = profile
+    }
+}
+
+public struct AudioSettings: Sendable, Equatable {
+    /// `audio.bitrate`: AAC-LC bit rate.
+    public var bitrate: BitRate
+    public var sampleRate: Int
+    public var channels: Int
+    public init(bitrate: BitRate, sampleRate: Int, channels: Int) {
+        self.bitrate = bitrate
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+}
