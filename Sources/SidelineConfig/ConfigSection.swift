@@ -29,8 +29,9 @@ struct ConfigSection {
 
     mutating func node(_ key: String) -> Node? {
         consumed.insert(key)
-        guard let node = mapping[key], node != Node.null else { return nil }
-        if case let .scalar(scalar) = node, scalar.string == "~" || scalar.string == "null" { return nil }
+        guard let node = mapping[key] else { return nil }
+        // An explicit null (`key:`, `key: ~`) means "use the default".
+        if case let .scalar(scalar) = node, ["", "~", "null", "Null", "NULL"].contains(scalar.string), scalar.style == .plain { return nil }
         return node
     }
 

@@ -1,0 +1,81 @@
+/// The resources under `/live/`, parsed from the raw request path. Every component is
+/// percent-decoded once and must then be a plain name (letters, digits, '-', '_', '.', not
+/// starting with '.'), so no request can name a file outside the stream's directory: `..`,
+/// `%2e%2e`, encoded slashes, absolute paths and NUL bytes are all refused here, before any
+/// file is looked up.
+public enum OriginPath: Equatable, Sendable {
+    case master(stream: String)
+    case mediaPlaylist(stream: String, variant: String)
+    case segment(stream: String, variant: String, name: String)
+
+    public enum Rejection: Error, Equatable, Sendable {
+        /// Well formed, but no resource can have this path (404).
+        case notFound
+        /// Not a valid path at all: bad percent-encoding, control characters (400).
+        case malformed(String)
+    }
+
+    public static func parse(_ rawPath: String) -> Result<OriginPath, Rejection> {
+        let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        guard path.hasPrefix("/live/") else { return .failure(.notFound) }
+        var names: [String] = []
+        for component in path.dropFirst("/live/".count).split(separator: "/", omittingEmptySubsequences: false) {
+            switch decode(component) {
+            case let .failure(rejection): return .failure(rejection)
+            case let .success(name):
+                guard isPlainName(name) else { return .failure(.notFound) }
+                names.append(name)
+            }
+        }
+        switch names.count {
+        case 2 where names[1] == "master.m3u8":
+            return .success(.master(stream: names[0]))
+        case 3 where names[2] == "index.m3u8":
+            return .success(.mediaPlaylist(stream: names[0], variant: names[1]))
+        case 3 where names[2].hasSuffix(".ts"):
+            return .success(.segment(stream: names[0], variant: names[1], name: names[2]))
+        default:
+            return .failure(.notFound)
+        }
+    }
+
+    static func isPlainName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 128, name.first != "." else { return false }
+        return name.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
+        }
+    }
+
+    /// Percent-decodes one path component. Control characters (NUL included) decoded or raw,
+    /// and broken escapes, make the request malformed.
+    static func decode(_ component: Substring) -> Result<String, Rejection> {
+        var bytes: [UInt8] = []
+        var iterator = component.utf8.makeIterator()
+        while let c = iterator.next() {
+            if c == UInt8(ascii: "%") {
+                guard let h = iterator.next(), let l = iterator.next(), let hi = hexValue(h), let lo = hexValue(l) else {
+                    return .failure(.malformed("bad percent-encoding in '\(component)'"))
+                }
+                bytes.append(hi << 4 | lo)
+            } else {
+                bytes.append(c)
+            }
+        }
+        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            return .failure(.malformed("control character in the path"))
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .failure(.malformed("path is not UTF-8"))
+        }
+        return .success(text)
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x41...0x46: c - 0x41 + 10
+        case 0x61...0x66: c - 0x61 + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Writes whole files so that a reader, or a restart after a crash, sees either the old file
+/// or the new one, never a torn one: the bytes go to a temporary file in the same directory,
+/// are flushed to the disk, and the temporary file is renamed over the target (rename(2) is
+/// atomic within a filesystem).
+public enum AtomicFile {
+    /// Temporary files start with this; a restart may delete any it finds.
+    public static let temporaryPrefix = ".tmp-"
+
+    public static func write(_ bytes: some Collection<UInt8>, to path: String) throws(StoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        let temporary = "\(directory)/\(temporaryPrefix)\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .writeFailed(path: path, reason: StoreError.errnoText()) }
+        var failure: StoreError?
+        let written: Bool = bytes.withContiguousStorageIfAvailable { buffer in
+            writeAll(fd, UnsafeRawBufferPointer(buffer))
+        } ?? Array(bytes).withUnsafeBytes { writeAll(fd, $0) }
+        if !written {
+            failure = .writeFailed(path: path, reason: StoreError.errnoText())
+        } else if fsync(fd) != 0 {
+            failure = .writeFailed(path: path, reason: "fsync: \(StoreError.errnoText())")
+        }
+        close(fd)
+        if failure == nil, rename(temporary, path) != 0 {
+            failure = .writeFailed(path: path, reason: "rename: \(StoreError.errnoText())")
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    public static func write(_ text: String, to path: String) throws(StoreError) {
+        try write(Array(text.utf8), to: path)
+    }
+
+    private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += n
+        }
+        return true
+    }
+}

@@ -1,0 +1,29 @@
+/// Where a stream lives on disk:
+///
+///     <data dir>/<stream>/master.m3u8
+///     <data dir>/<stream>/<variant>/index.m3u8
+///     <data dir>/<stream>/<variant>/000042.ts
+public struct StreamLayout: Sendable, Equatable {
+    public let dataDirectory: String
+    public let stream: String
+
+    public init(dataDirectory: String, stream: String) {
+        self.dataDirectory = dataDirectory
+        self.stream = stream
+    }
+
+    public static let masterPlaylistName = "master.m3u8"
+    public static let mediaPlaylistName = "index.m3u8"
+
+    public var streamDirectory: String { "\(dataDirectory)/\(stream)" }
+    public var masterPlaylistPath: String { "\(streamDirectory)/\(Self.masterPlaylistName)" }
+    public func variantDirectory(_ variant: String) -> String { "\(streamDirectory)/\(variant)" }
+    public func mediaPlaylistPath(_ variant: String) -> String { "\(variantDirectory(variant))/\(Self.mediaPlaylistName)" }
+    public func segmentPath(_ variant: String, _ name: String) -> String { "\(variantDirectory(variant))/\(name)" }
+
+    /// The file (and URL) name of the segment with media sequence number `sequence`.
+    public static func segmentName(sequence: Int) -> String {
+        let digits = String(sequence)
+        return String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".ts"
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HLSPlaylist
+import Logging
+
+/// Records one stream under the data directory: checks that it can write there before
+/// anything is served, continues an earlier recording of the same stream, and writes the
+/// master playlist.
+public final class StreamRecorder: Sendable {
+    public let layout: StreamLayout
+    public let variants: [String: VariantRecorder]
+    /// Where an earlier recording was moved because it could not be continued, if it was.
+    public let archivedPreviousRecording: String?
+
+    public init(layout: StreamLayout, variantNames: [String], targetDuration: Int, logger: Logger) throws(StoreError) {
+        self.layout = layout
+        try Self.checkWritable(layout.dataDirectory)
+
+        var recovered: [String: MediaPlaylist] = [:]
+        var archived: String?
+        var incompatible: String?
+        for name in variantNames {
+            let path = layout.mediaPlaylistPath(name)
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            do {
+                let playlist = try MediaPlaylist.parse(text)
+                if playlist.targetDuration != targetDuration {
+                    incompatible = "\(path) has EXT-X-TARGETDURATION \(playlist.targetDuration), this configuration needs \(targetDuration)"
+                    break
+                }
+                recovered[name] = playlist
+            } catch {
+                incompatible = "\(path) cannot be read back: \(error)"
+                break
+            }
+        }
+        if let incompatible {
+            // RFC 8216 §6.2.1 forbids changing the target duration of a playlist, so this
+            // recording cannot be continued. Keep it, out of the way, rather than lose it.
+            let destination = "\(layout.streamDirectory).previous-\(Self.timestamp())"
+            if rename(layout.streamDirectory, destination) != 0 {
+                throw .writeFailed(path: layout.streamDirectory, reason: "cannot move the earlier recording aside (\(incompatible)): \(StoreError.errnoText())")
+            }
+            logger.warning("earlier recording cannot be continued; moved aside", metadata: ["reason": "\(incompatible)", "moved-to": "\(destination)"])
+            archived = destination
+            recovered = [:]
+        }
+        archivedPreviousRecording = archived
+        var recorders: [String: VariantRecorder] = [:]
+        for name in variantNames {
+            recorders[name] = try VariantRecorder(layout: layout, variant: name, recovered: recovered[name], targetDuration: targetDuration)
+            if let playlist = recovered[name] {
+                logger.info("continuing earlier recording", metadata: ["variant": "\(name)", "segments": "\(playlist.segments.count)"])
+            }
+        }
+        variants = recorders
+    }
+
+    public func writeMasterPlaylist(_ text: String) throws(StoreError) {
+        try AtomicFile.write(text, to: layout.masterPlaylistPath)
+    }
+
+    /// Creates the data directory if needed and proves a file can be written in it.
+    static func checkWritable(_ directory: String) throws(StoreError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+            let reason = underlying.map { String(cString: strerror(Int32($0.code))) } ?? error.localizedDescription
+            throw .notWritable(directory: directory, reason: reason)
+        }
+        let probe = "\(directory)/.write-probe"
+        do {
+            try AtomicFile.write("probe\n", to: probe)
+            unlink(probe)
+        } catch {
+            if case let .writeFailed(_, reason) = error { throw .notWritable(directory: directory, reason: reason) }
+            throw error
+        }
+    }
+
+    private static func timestamp() -> String {
+        ProgramDateTime.format(Date()).replacingOccurrences(of: ":", with: "").replacingOccurrences(of: ".", with: "")
+    }
+}

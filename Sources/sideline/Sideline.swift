@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct Sideline: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sideline",
+        abstract: "A segmenting encoder and HLS origin server for live video on a venue LAN.",
+        subcommands: [ServeCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}

@@ -1,0 +1,156 @@
+import Foundation
+import HLSOrigin
+import HLSPlaylist
+import Logging
+import MediaPipeline
+import SegmentStore
+import SidelineConfig
+import Synchronization
+
+/// Takes the pipeline's events, on the pipeline's threads, and makes them visible: each
+/// segment is recorded on disk (segment first, then the playlist) and only then published to
+/// the registry the HTTP side reads. Builds the master playlist once every variant's real
+/// format is known.
+final class StreamPublisher: Sendable {
+    let registry: StreamRegistry
+    private let recorder: StreamRecorder
+    private let configuration: SidelineConfiguration
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var formats: [String: VariantFormat] = [:]
+        var masterWritten = false
+        var hasAudio = true
+        var peakBitRate: [String: Double] = [:]
+        /// Set when the operator stops the server: whether that also ends the stream.
+        var stopEndsStream: Bool?
+    }
+
+    init(configuration: SidelineConfiguration, recorder: StreamRecorder, registry: StreamRegistry, logger: Logger) {
+        self.configuration = configuration
+        self.recorder = recorder
+        self.registry = registry
+        self.logger = logger
+    }
+
+    var hasAudio: Bool {
+        get { state.withLock { $0.hasAudio } }
+        set { state.withLock { $0.hasAudio = newValue } }
+    }
+
+    var streamName: String { configuration.stream.name }
+
+    /// Call before stopping the pipeline.
+    func prepareStop(endStream: Bool) {
+        state.withLock { $0.stopEndsStream = endStream }
+    }
+
+    func handle(_ event: PipelineEvent) {
+        switch event {
+        case let .variantFormat(variant, format):
+            let ready: [String: VariantFormat]? = state.withLock { s in
+                s.formats[variant] = format
+                guard !s.masterWritten, s.formats.count == configuration.video.ladder.count else { return nil }
+                s.masterWritten = true
+                return s.formats
+            }
+            if let ready { writeMaster(ready) }
+        case let .segment(variant, segment):
+            publish(segment, of: variant)
+        case let .variantFailed(variant, reason):
+            logger.error("variant stopped", metadata: ["variant": "\(variant)", "reason": "\(reason)"])
+        case let .inputFailed(error):
+            logger.error("input failed; serving what was recorded", metadata: ["error": "\(error)"])
+            registry.setPhase(stream: streamName, .failed)
+        case let .finished(endOfStream):
+            // The input ended by itself, or the operator ended the stream: close the playlists.
+            // A plain server stop leaves them open, so a restart continues the recording.
+            let stopEndsStream = state.withLock { $0.stopEndsStream }
+            if endOfStream && (stopEndsStream ?? true) { end() }
+        }
+    }
+
+    private func publish(_ segment: EncodedSegment, of variant: String) {
+        guard let recorder = recorder.variants[variant] else { return }
+        do {
+            let recorded = try recorder.record(segment)
+            registry.publish(
+                stream: streamName, variant: variant, segmentName: recorded.name,
+                file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size),
+                playlistText: recorded.playlistText
+            )
+            checkBitRate(segment, of: variant)
+        } catch {
+            // The stream keeps serving what it has; the next segment tries again.
+            logger.error("segment not recorded", metadata: ["variant": "\(variant)", "error": "\(error)"])
+        }
+    }
+
+    /// BANDWIDTH must bound every segment's bit rate (RFC 8216 §4.3.4.2); say so when one does not.
+    private func checkBitRate(_ segment: EncodedSegment, of variant: String) {
+        guard segment.duration > 0, let spec = configuration.video.ladder.first(where: { $0.name == variant }) else { return }
+        let rate = Double(segment.bytes.count * 8) / segment.duration
+        let advertised = Double(Bandwidth.peak(of: spec, audio: configuration.audio, hasAudio: hasAudio))
+        let isNewPeak = state.withLock { s in
+            let previous = s.peakBitRate[variant] ?? 0
+            s.peakBitRate[variant] = max(previous, rate)
+            return rate > previous
+        }
+        if isNewPeak && rate > advertised {
+            logger.warning("segment bit rate exceeds the advertised BANDWIDTH", metadata: [
+                "variant": "\(variant)", "segment": "\(segment.index)", "bits-per-second": "\(Int(rate))", "bandwidth": "\(Int(advertised))",
+            ])
+        }
+    }
+
+    private func writeMaster(_ formats: [String: VariantFormat]) {
+        let audio = hasAudio
+        let variants = configuration.video.ladder.compactMap { spec -> VariantStream? in
+            guard let format = formats[spec.name] else { return nil }
+            return VariantStream(
+                uri: "\(spec.name)/\(StreamLayout.mediaPlaylistName)",
+                bandwidth: Bandwidth.peak(of: spec, audio: configuration.audio, hasAudio: audio),
+                averageBandwidth: Bandwidth.average(of: spec, audio: configuration.audio, hasAudio: audio),
+                codecs: format.codecs,
+                resolution: .init(width: format.width, height: format.height),
+                frameRate: format.frameRate
+            )
+        }
+        let text = MultivariantPlaylist(variants: variants).render()
+        do {
+            try recorder.writeMasterPlaylist(text)
+            registry.setMaster(stream: streamName, text: text)
+        } catch {
+            logger.error("master playlist not written", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func end() {
+        for (name, variant) in recorder.variants {
+            do {
+                let text = try variant.end()
+                registry.updatePlaylist(stream: streamName, variant: name, text: text)
+            } catch {
+                logger.error("cannot write EXT-X-ENDLIST", metadata: ["variant": "\(name)", "error": "\(error)"])
+            }
+        }
+        registry.setPhase(stream: streamName, .ended)
+        logger.notice("stream ended: EXT-X-ENDLIST written", metadata: ["stream": "\(streamName)"])
+    }
+}
+
+/// The bit rates advertised in the master playlist, from the encoder's VBV settings.
+enum Bandwidth {
+    /// MPEG-TS adds 4 bytes of header to every 184 of payload, plus PES headers, PAT/PMT and
+    /// PCR; 10% covers that at these rates.
+    static let transportOverhead = 1.10
+
+    static func peak(of variant: VariantSettings, audio: AudioSettings, hasAudio: Bool) -> Int {
+        Int((Double(variant.maxrate.bitsPerSecond + (hasAudio ? audio.bitrate.bitsPerSecond : 0)) * transportOverhead).rounded(.up))
+    }
+
+    static func average(of variant: VariantSettings, audio: AudioSettings, hasAudio: Bool) -> Int {
+        Int((Double(variant.bitrate.bitsPerSecond + (hasAudio ? audio.bitrate.bitsPerSecond : 0)) * transportOverhead).rounded(.up))
+    }
+}
