@@ -5,7 +5,7 @@ public struct BitRate: Sendable, Equatable, Comparable, CustomStringConvertible 
     public init(bitsPerSecond: Int) { self.bitsPerSecond = bitsPerSecond }
     public static func kbps(_ value: Int) -> BitRate { BitRate(bitsPerSecond: value * 1000) }
 
-    /// Parses `<digits>[k|K|m|M]`. Nil for anything else, including zero or negatives.
+    /// Parses `<number>[k|K|m|M]` (`1.5M` too). Nil for anything else, including zero or negatives.
     public init?(parsing text: String) {
         var digits = Substring(text.trimmingCharacters(in: .whitespaces))
         var multiplier = 1
@@ -14,8 +14,9 @@ public struct BitRate: Sendable, Equatable, Comparable, CustomStringConvertible 
         case "m", "M": multiplier = 1_000_000; digits = digits.dropLast()
         default: break
         }
-        guard let value = Int(digits), value > 0, value <= Int.max / multiplier else { return nil }
-        bitsPerSecond = value * multiplier
+        guard let value = Double(digits), value.isFinite, value > 0, value * Double(multiplier) < 1e12,
+              digits.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
+        bitsPerSecond = Int((value * Double(multiplier)).rounded())
     }
 
     public var description: String {

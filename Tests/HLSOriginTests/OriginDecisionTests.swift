@@ -1,0 +1,64 @@
+import HLSOrigin
+import NIOCore
+import Testing
+
+@Suite struct OriginDecisionTests {
+    func registry(phase: StreamRegistry.Phase? = nil) -> StreamRegistry {
+        let registry = StreamRegistry()
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        if phase != .starting {
+            registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",
+                             file: .init(path: "/data/main/720p/000000.ts", size: 1880), playlistText: "#EXTM3U\n")
+            registry.setMaster(stream: "main", text: "#EXTM3U\nmaster\n")
+        }
+        if let phase, phase != .starting { registry.setPhase(stream: "main", phase) }
+        return registry
+    }
+
+    func decide(_ path: String, _ registry: StreamRegistry) -> OriginDecision {
+        OriginDecision.decide(OriginPath.parse(path), registry: registry)
+    }
+
+    @Test func liveStreamServesPlaylistsAndListedSegments() {
+        let live = registry()
+        #expect(decide("/live/main/master.m3u8", live) == .playlist(ByteBuffer(string: "#EXTM3U\nmaster\n"), .livePlaylist(maxAge: 1)))
+        #expect(decide("/live/main/720p/index.m3u8", live) == .playlist(ByteBuffer(string: "#EXTM3U\n"), .livePlaylist(maxAge: 1)))
+        #expect(decide("/live/main/720p/000000.ts", live) == .segment(.init(path: "/data/main/720p/000000.ts", size: 1880)))
+    }
+
+    @Test(arguments: [
+        ("/live/other/master.m3u8", 404),            // unknown stream
+        ("/live/main/1080p/index.m3u8", 404),        // unknown variant
+        ("/live/main/720p/000001.ts", 404),          // not produced yet
+        ("/live/main/1080p/000000.ts", 404),         // segment of an unknown variant
+        ("/live/main/../../etc/passwd", 404),        // escape attempt
+        ("/nothing/here", 404),
+        ("/live/main/720p/%00.ts", 400),             // malformed
+    ])
+    func refusals(path: String, status: Int) {
+        guard case let .refuse(found, _, retryAfter) = decide(path, registry()) else {
+            Issue.record("\(path) should be refused")
+            return
+        }
+        #expect(found == status)
+        #expect(retryAfter == nil)
+    }
+
+    @Test func startingStreamAnswers503WithRetryAfter() {
+        let starting = registry(phase: .starting)
+        for path in ["/live/main/master.m3u8", "/live/main/720p/index.m3u8"] {
+            #expect(decide(path, starting) == .refuse(status: 503, reason: "stream is starting; no segment yet", retryAfter: 2))
+        }
+        #expect(decide("/live/main/720p/000000.ts", starting) == .refuse(status: 404, reason: "segment not available", retryAfter: nil))
+    }
+
+    @Test func endedPlaylistsAreLongCacheable() {
+        #expect(decide("/live/main/720p/index.m3u8", registry(phase: .ended)) == .playlist(ByteBuffer(string: "#EXTM3U\n"), .endedPlaylist))
+    }
+
+    @Test func cacheHeaders() {
+        #expect(CachePolicy.livePlaylist(maxAge: 1).headerValue == "public, max-age=1")
+        #expect(CachePolicy.segment.headerValue == "public, max-age=31536000, immutable")
+        #expect(CachePolicy.transientError.headerValue == "no-cache")
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HLSOrigin
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+
+/// Real requests to a real server on 127.0.0.1 and an ephemeral port.
+@Suite struct OriginHTTPTests {
+    let segmentBytes = [UInt8](repeating: 0x47, count: 188 * 10)
+
+    func makeApplication() throws -> (some ApplicationProtocol, String) {
+        let directory = NSTemporaryDirectory() + "sideline-origin-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/main/720p", withIntermediateDirectories: true)
+        let segmentPath = directory + "/main/720p/000000.ts"
+        _ = FileManager.default.createFile(atPath: segmentPath, contents: Data(segmentBytes))
+        // A file next to the data directory that no request may reach.
+        _ = FileManager.default.createFile(atPath: directory + "/secret.txt", contents: Data("secret".utf8))
+        let registry = StreamRegistry()
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",
+                         file: .init(path: segmentPath, size: segmentBytes.count), playlistText: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n")
+        registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return (OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger), directory)
+    }
+
+    @Test func playlistsAndSegmentsHaveTheirTypesAndLengths() async throws {
+        let (app, _) = try makeApplication()
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/live/main/master.m3u8", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/vnd.apple.mpegurl")
+                #expect(response.headers[.contentLength] == String(response.body.readableBytes))
+                #expect(response.headers[.cacheControl] == "public, max-age=1")
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+            }
+            try await client.execute(uri: "/live/main/720p/index.m3u8", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == "#EXTM3U\n#EXT-X-TARGETDURATION:2\n")
+            }
+            try await client.execute(uri: "/live/main/720p/000000.ts", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "video/mp2t")
+                #expect(response.headers[.contentLength] == String(segmentBytes.count))
+                #expect(Array(buffer: response.body) == segmentBytes)
+                #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            }
+        }
+    }
+
+    @Test func headAnswersLikeGetWithoutABody() async throws {
+        let (app, _) = try makeApplication()
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/live/main/720p/000000.ts", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "video/mp2t")
+                #expect(response.headers[.contentLength] == String(segmentBytes.count))
+                #expect(response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: "/live/main/master.m3u8", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/vnd.apple.mpegurl")
+                #expect(response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: "/live/main/720p/000009.ts", method: .head) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ("/live/nope/master.m3u8", 404),
+        ("/live/main/720p/000001.ts", 404),
+        ("/live/main/480p/index.m3u8", 404),
+        ("/live/main/../secret.txt", 404),
+        ("/live/%2e%2e/secret.txt", 404),
+        ("/live/main/720p/..%2f..%2f..%2fsecret.txt", 404),
+        ("/live/main/720p/%2e%2e%2f%2e%2e%2fsecret.ts", 404),
+        ("/live/main/720p/000000.ts%00", 400),
+        ("/secret.txt", 404),
+        ("/live/main/720p/%zz.ts", 400),
+    ])
+    func refusedRequests(path: String, status: Int) async throws {
+        let (app, _) = try makeApplication()
+        try await app.test(.live) { client in
+            try await client.execute(uri: path, method: .get) { response in
+                #expect(response.status.code == status, "\(path)")
+                #expect(!String(buffer: response.body).contains("secret"))
+                #expect(response.headers[.cacheControl] == "no-cache")
+            }
+        }
+    }
+
+    @Test func startingStreamAnswers503WithRetryAfter() async throws {
+        let registry = StreamRegistry()
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/live/main/master.m3u8", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "2")
+            }
+        }
+    }
+}

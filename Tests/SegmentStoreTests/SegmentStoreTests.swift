@@ -1,0 +1,118 @@
+import Foundation
+import HLSPlaylist
+import Logging
+import SegmentStore
+import Testing
+
+func temporaryDirectory(_ label: String = #function) throws -> String {
+    let path = NSTemporaryDirectory() + "sideline-tests-\(label.filter(\.isLetter))-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> EncodedSegment {
+    EncodedSegment(index: index, duration: 2.0, startTime: Double(index) * 2, programDateTime: Date(timeIntervalSince1970: 1_795_215_600 + Double(index) * 2),
+                   bytes: [UInt8](repeating: UInt8(index & 0xFF), count: bytes), discontinuity: discontinuity)
+}
+
+@Suite struct AtomicFileTests {
+    @Test func writesWholeFilesAndLeavesNoTemporaries() throws {
+        let directory = try temporaryDirectory()
+        let path = directory + "/index.m3u8"
+        try AtomicFile.write("first\n", to: path)
+        try AtomicFile.write("second version\n", to: path)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "second version\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["index.m3u8"])
+    }
+
+    @Test func failureNamesThePathAndKeepsTheOldFile() throws {
+        let directory = try temporaryDirectory()
+        let path = directory + "/missing-dir/index.m3u8"
+        #expect {
+            try AtomicFile.write("x", to: path)
+        } throws: { error in
+            "\(error)".contains(path) && "\(error)".contains("No such file")
+        }
+    }
+}
+
+@Suite struct StreamRecorderTests {
+    let logger = Logger(label: "test")
+
+    @Test func segmentsAreOnDiskBeforeThePlaylistListsThem() throws {
+        let data = try temporaryDirectory()
+        let layout = StreamLayout(dataDirectory: data, stream: "main")
+        let recorder = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+        let variant = try #require(recorder.variants["720p"])
+        for index in 0..<3 {
+            let recorded = try variant.record(segment(index))
+            #expect(recorded.sequence == index)
+            let onDisk = try MediaPlaylist.parse(try String(contentsOfFile: layout.mediaPlaylistPath("720p"), encoding: .utf8))
+            for listed in onDisk.segments {
+                #expect(FileManager.default.fileExists(atPath: layout.segmentPath("720p", listed.uri)), "\(listed.uri) is listed, so it must exist")
+            }
+            #expect(onDisk.segments.count == index + 1)
+        }
+        let playlist = try MediaPlaylist.parse(try String(contentsOfFile: layout.mediaPlaylistPath("720p"), encoding: .utf8))
+        #expect(playlist.segments.map(\.uri) == ["000000.ts", "000001.ts", "000002.ts"])
+        #expect(playlist.playlistType == .event)
+        #expect(!playlist.endList)
+        try variant.end()
+        let ended = try MediaPlaylist.parse(try String(contentsOfFile: layout.mediaPlaylistPath("720p"), encoding: .utf8))
+        #expect(ended.endList)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: layout.segmentPath("720p", "000002.ts"))) == Data(segment(2).bytes))
+    }
+
+    @Test func aRestartContinuesTheRecordingAfterADiscontinuity() throws {
+        let data = try temporaryDirectory()
+        let layout = StreamLayout(dataDirectory: data, stream: "main")
+        do {
+            let first = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+            _ = try first.variants["720p"]!.record(segment(0))
+            _ = try first.variants["720p"]!.record(segment(1))
+            try first.variants["720p"]!.end()
+        }
+        // A crash leaves a temporary file behind; the restart removes it.
+        _ = FileManager.default.createFile(atPath: layout.variantDirectory("720p") + "/\(AtomicFile.temporaryPrefix)000002.ts.123", contents: Data([1, 2]))
+        let second = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+        let recorded = try second.variants["720p"]!.record(segment(0))
+        #expect(recorded.name == "000002.ts", "numbering continues; nothing is overwritten")
+        let playlist = try MediaPlaylist.parse(recorded.playlistText)
+        #expect(playlist.segments.map(\.uri) == ["000000.ts", "000001.ts", "000002.ts"])
+        #expect(playlist.segments.map(\.discontinuity) == [false, false, true])
+        #expect(!playlist.endList, "a continued recording is live again")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: layout.variantDirectory("720p")).filter { $0.hasPrefix(AtomicFile.temporaryPrefix) }
+        #expect(leftovers.isEmpty)
+        #expect(second.archivedPreviousRecording == nil)
+    }
+
+    @Test func aRecordingWithAnotherTargetDurationIsMovedAsideNotLost() throws {
+        let data = try temporaryDirectory()
+        let layout = StreamLayout(dataDirectory: data, stream: "main")
+        do {
+            let first = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+            _ = try first.variants["720p"]!.record(segment(0))
+        }
+        let second = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 6, logger: logger)
+        let archived = try #require(second.archivedPreviousRecording)
+        #expect(FileManager.default.fileExists(atPath: archived + "/720p/000000.ts"))
+        #expect(second.variants["720p"]!.playlist.segments.isEmpty)
+    }
+
+    @Test func anUnwritableDataDirectoryIsRefusedUpFront() throws {
+        let parent = try temporaryDirectory()
+        _ = FileManager.default.createFile(atPath: parent + "/a-file", contents: Data())
+        let layout = StreamLayout(dataDirectory: parent + "/a-file/data", stream: "main")
+        #expect {
+            try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+        } throws: { error in
+            "\(error)".contains(parent + "/a-file/data") && "\(error)".contains("not writable")
+        }
+    }
+
+    @Test func segmentNamesSortInSequenceOrder() {
+        #expect(StreamLayout.segmentName(sequence: 0) == "000000.ts")
+        #expect(StreamLayout.segmentName(sequence: 42) == "000042.ts")
+        #expect(StreamLayout.segmentName(sequence: 1_234_567) == "1234567.ts")
+    }
+}

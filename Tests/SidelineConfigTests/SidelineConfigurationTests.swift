@@ -1,0 +1,114 @@
+import Foundation
+import SidelineConfig
+import Testing
+
+/// The repository root, found from this file's path, so tests can read Config/ and Samples/.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite struct SidelineConfigurationTests {
+    @Test func shippedConfigFileHoldsExactlyTheDefaults() throws {
+        let path = repositoryRoot.appendingPathComponent("Config/sideline.yaml").path
+        let loaded = try SidelineConfiguration.load(contentsOf: path)
+        #expect(loaded == SidelineConfiguration.defaults)
+    }
+
+    @Test func emptyFileMeansDefaults() throws {
+        #expect(try SidelineConfiguration.parse(yaml: "") == .defaults)
+        #expect(try SidelineConfiguration.parse(yaml: "# only a comment\n") == .defaults)
+    }
+
+    @Test func keysOverrideDefaultsAndTheRestStay() throws {
+        let config = try SidelineConfiguration.parse(yaml: """
+        server:
+          port: 9000
+        segment_duration: 4
+        stream:
+          input: rtsp://camera.local/stream1
+          loop: false
+        video:
+          frame_rate: 29.97
+          ladder:
+            - name: 540p
+              width: 960
+              height: 540
+              bitrate: 1800k
+        audio:
+          bitrate: 96k
+        """)
+        #expect(config.server.port == 9000)
+        #expect(config.server.host == "0.0.0.0")
+        #expect(config.segmentDuration == 4)
+        #expect(config.stream.input == "rtsp://camera.local/stream1")
+        #expect(config.stream.loop == false)
+        #expect(config.stream.name == "main")
+        #expect(config.video.frameRate == 29.97)
+        let variant = try #require(config.video.ladder.first)
+        #expect(variant.bitrate == .kbps(1800))
+        #expect(variant.maxrate == .kbps(1980), "maxrate defaults to 1.1 x bitrate")
+        #expect(variant.bufsize == .kbps(3600), "bufsize defaults to 2 x bitrate")
+        #expect(variant.preset == "veryfast")
+        #expect(config.audio.bitrate == .kbps(96))
+    }
+
+    @Test(arguments: [
+        ("segment_duraton: 2\n", "segment_duraton"),
+        ("server:\n  prot: 80\n", "server.prot"),
+        ("video:\n  ladder:\n    - name: a\n      width: 640\n      height: 360\n      bitrate: 1M\n      presett: fast\n", "video.ladder[0].presett"),
+    ])
+    func unknownKeysAreNamed(yaml: String, key: String) {
+        #expect {
+            try SidelineConfiguration.parse(yaml: yaml, file: "test.yaml")
+        } throws: { error in
+            guard case let .unknownKey(file, found, _) = error as? ConfigError else { return false }
+            return file == "test.yaml" && found == key && "\(error)".contains("unknown key '\(key)'")
+        }
+    }
+
+    @Test(arguments: [
+        ("server:\n  port: 70000\n", "server.port"),
+        ("server:\n  port: eighty\n", "server.port"),
+        ("segment_duration: 0\n", "segment_duration"),
+        ("stream:\n  name: ../etc\n", "stream.name"),
+        ("stream:\n  loop: sometimes\n", "stream.loop"),
+        ("video:\n  frame_rate: 0\n", "video.frame_rate"),
+        ("video:\n  ladder: []\n", "video.ladder"),
+        ("video:\n  ladder:\n    - name: a\n      width: 641\n      height: 360\n      bitrate: 1M\n", "video.ladder[0].width/height"),
+        ("video:\n  ladder:\n    - name: a\n      width: 640\n      height: 360\n      bitrate: fast\n", "video.ladder[0].bitrate"),
+        ("video:\n  ladder:\n    - name: a\n      width: 640\n      height: 360\n      bitrate: 1M\n      preset: quick\n", "video.ladder[0].preset"),
+        ("video:\n  ladder:\n    - name: a\n      width: 640\n      height: 360\n      bitrate: 2M\n      maxrate: 1M\n", "video.ladder[0].maxrate"),
+        ("video:\n  ladder:\n    - name: a\n      width: 640\n      height: 360\n", "video.ladder[0].bitrate"),
+        ("video:\n  ladder:\n    - {name: a, width: 640, height: 360, bitrate: 1M}\n    - {name: a, width: 320, height: 180, bitrate: 500k}\n", "video.ladder[1].name"),
+        ("audio:\n  channels: 6\n", "audio.channels"),
+        ("server: 8080\n", "server"),
+    ])
+    func badValuesNameTheKeyAndWhatIsExpected(yaml: String, key: String) {
+        #expect {
+            try SidelineConfiguration.parse(yaml: yaml, file: "test.yaml")
+        } throws: { error in
+            guard case let .invalidValue(_, found, _, expected) = error as? ConfigError else { return false }
+            return found == key && !expected.isEmpty
+        }
+    }
+
+    @Test func yamlSyntaxErrorsAreReported() {
+        #expect(throws: ConfigError.self) { try SidelineConfiguration.parse(yaml: "server:\n  port: [80\n") }
+    }
+
+    @Test func missingFileSaysSo() {
+        #expect {
+            try SidelineConfiguration.load(contentsOf: "/nonexistent/sideline.yaml")
+        } throws: { error in
+            "\(error)".contains("/nonexistent/sideline.yaml") && "\(error)".contains("no such file")
+        }
+    }
+
+    @Test(arguments: [("3000k", 3_000_000), ("3M", 3_000_000), ("128000", 128_000), (" 96K ", 96_000), ("1.5M", 1_500_000)])
+    func bitRatesParse(text: String, bits: Int) {
+        #expect(BitRate(parsing: text)?.bitsPerSecond == bits)
+    }
+
+    @Test(arguments: ["", "0", "-5k", "3G", "k", "1e3k"])
+    func badBitRatesDoNotParse(text: String) {
+        #expect(BitRate(parsing: text) == nil)
+    }
+}

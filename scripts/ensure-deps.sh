@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what Sideline needs to build, run and test, and only what is missing, so running
+# it again costs a few dpkg queries. Debian/Ubuntu; run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavdevice-dev
+  ffmpeg   # ffprobe and the ffmpeg CLI: the test suite's HLS client and segment checker
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing missing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+    [ -x "$candidate/swift" ] && { echo "swift is in $candidate: add it to PATH"; break; }
+  done
+  echo "sideline: the Swift 6 toolchain is not on PATH. Install it from swift.org (Linux, Swift 6.0 or later) and try again." >&2
+  exit 1
+fi
