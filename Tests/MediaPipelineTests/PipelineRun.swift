@@ -1,0 +1,75 @@
+import Foundation
+import HLSPlaylist
+import Logging
+@testable import MediaPipeline
+import Synchronization
+import TestSupport
+
+/// Runs a real pipeline and keeps everything it reported.
+final class PipelineRun: Sendable {
+    struct Outcome: Sendable {
+        var segments: [String: [EncodedSegment]] = [:]
+        var formats: [String: VariantFormat] = [:]
+        var failures: [String] = []
+        var endOfStream: Bool?
+        var statistics = PipelineStatistics()
+    }
+
+    static func configuration(input: String, loop: Bool = false, variants: [VariantSpec] = [.test720p]) -> PipelineConfiguration {
+        PipelineConfiguration(
+            input: input, loop: loop, realtime: false, inputTimeout: 3,
+            frameRate: FrameRate(30), segmentDuration: 2, variants: variants,
+            audio: AudioSpec(bitrate: 128_000, sampleRate: 48000, channels: 2)
+        )
+    }
+
+    /// Encodes until the input ends, or until `stopAfterSegments` segments of the first variant exist.
+    static func run(_ configuration: PipelineConfiguration, stopAfterSegments: Int? = nil) async throws -> Outcome {
+        let outcome = Mutex(Outcome())
+        let holder = Mutex<LivePipeline?>(nil)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let pipeline = try LivePipeline(configuration: configuration, logger: logger) { event in
+            var stop = false
+            outcome.withLock { o in
+                switch event {
+                case let .segment(variant, segment):
+                    o.segments[variant, default: []].append(segment)
+                    if let limit = stopAfterSegments, variant == configuration.variants[0].name, o.segments[variant]!.count >= limit { stop = true }
+                case let .variantFormat(variant, format): o.formats[variant] = format
+                case let .variantFailed(variant, reason): o.failures.append("\(variant): \(reason)")
+                case let .inputFailed(error): o.failures.append("input: \(error)")
+                case let .finished(endOfStream): o.endOfStream = endOfStream
+                }
+            }
+            if stop { holder.withLock { $0?.stop() } }
+        }
+        holder.withLock { $0 = pipeline }
+        pipeline.start()
+        // Wait on a thread of our own: waitUntilFinished blocks.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                pipeline.waitUntilFinished()
+                done.resume()
+            }.start()
+        }
+        var result = outcome.withLock { $0 }
+        result.statistics = pipeline.statistics
+        holder.withLock { $0 = nil }
+        return result
+    }
+
+    /// Writes segments to files so ffprobe can judge them.
+    static func write(_ segments: [EncodedSegment], to directory: String) throws -> [String] {
+        try segments.enumerated().map { offset, segment in
+            let path = "\(directory)/\(String(format: "%06d", offset)).ts"
+            try Data(segment.bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+    }
+}
+
+extension VariantSpec {
+    static let test720p = VariantSpec(name: "720p", width: 1280, height: 720, bitrate: 3_000_000, maxrate: 3_300_000, bufsize: 6_000_000, preset: "veryfast", profile: "high")
+    static let test360p = VariantSpec(name: "360p", width: 640, height: 360, bitrate: 800_000, maxrate: 880_000, bufsize: 1_600_000, preset: "veryfast", profile: "main")
+}
