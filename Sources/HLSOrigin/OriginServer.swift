@@ -10,7 +10,8 @@ public enum OriginServer {
         logger: Logger,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
-        let router = Router()
+        // HEAD answers like GET (same status and headers, no body): players probe segments with it.
+        let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: LogRequestsMiddleware(.info))
         OriginRoutes(registry: registry).add(to: router)
         return Application(

@@ -6,6 +6,7 @@ import MediaPipeline
 import SegmentStore
 import ServiceLifecycle
 import SidelineConfig
+import Synchronization
 import UnixSignals
 
 struct ServeCommand: AsyncParsableCommand {
@@ -57,14 +58,18 @@ struct ServeCommand: AsyncParsableCommand {
     private func serve(logger: Logger) async throws {
         let settings = try resolvedConfiguration()
         let plan = ServePlan(configuration: settings, realtime: !noRealtime)
-        let publisher = try plan.makePublisher(logger: logger)
+        // Open the input and set up the encoders first: a bad input fails before anything is
+        // written to the data directory.
+        let events = EventForwarder()
         let pipeline: LivePipeline
         do {
-            pipeline = try LivePipeline(configuration: plan.pipelineConfiguration, logger: logger) { event in publisher.handle(event) }
+            pipeline = try LivePipeline(configuration: plan.pipelineConfiguration, logger: logger) { event in events.forward(event) }
         } catch {
             throw SidelineStartupError(message: error.description)
         }
+        let publisher = try plan.makePublisher(logger: logger)
         publisher.hasAudio = pipeline.hasAudio
+        events.connect(publisher)
 
         let console = ConsoleStatus(pipeline: pipeline, registry: publisher.registry, stream: settings.stream.name)
         let application = OriginServer.makeApplication(
@@ -128,4 +133,12 @@ struct SidelineStartupError: Error {
 enum LogLevel: String, ExpressibleByArgument, CaseIterable {
     case trace, debug, info, notice, warning, error, critical
     var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
+
+/// Lets the pipeline be built before the publisher it reports to. Events only flow after
+/// `LivePipeline.start()`, which comes after `connect`.
+final class EventForwarder: Sendable {
+    private let target = Mutex<StreamPublisher?>(nil)
+    func connect(_ publisher: StreamPublisher) { target.withLock { $0 = publisher } }
+    func forward(_ event: PipelineEvent) { target.withLock { $0 }?.handle(event) }
 }

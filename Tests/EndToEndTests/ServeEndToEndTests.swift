@@ -1,0 +1,90 @@
+import Foundation
+import HLSPlaylist
+import Testing
+import TestSupport
+
+/// The built `sideline serve`, started by the test on 127.0.0.1 and an ephemeral port, played
+/// by the ffmpeg CLI as an HLS client.
+@Suite(.serialized) struct ServeEndToEndTests {
+    @Test func theSampleIsServedLiveAndPlaysInFFmpeg() async throws {
+        let data = try makeTemporaryDirectory("e2e-data")
+        let server = try SidelineProcess(arguments: ["--host", "127.0.0.1", "--port", "0", "--data-dir", data])
+        let master = try await server.waitForURL()
+        #expect(master.path == "/live/main/master.m3u8")
+
+        // Playlists exist once the first segment is in place.
+        let masterResponse = try await waitForOK(master)
+        #expect(masterResponse.headers["content-type"] == "application/vnd.apple.mpegurl")
+        let masterText = String(decoding: masterResponse.body, as: UTF8.self)
+        #expect(masterText.contains("CODECS=\"avc1.64"))
+        #expect(masterText.contains("RESOLUTION=1280x720"))
+        #expect(masterText.contains("FRAME-RATE=30.000"))
+        let media = master.deletingLastPathComponent().appendingPathComponent("720p/index.m3u8")
+        let mediaResponse = try await waitForOK(media)
+        let playlist = try MediaPlaylist.parse(String(decoding: mediaResponse.body, as: UTF8.self))
+        #expect(playlist.playlistType == .event)
+        #expect(playlist.targetDuration == 2)
+        #expect(!playlist.endList)
+        let first = try #require(playlist.segments.first)
+        #expect(first.programDateTime != nil)
+
+        let segmentURL = media.deletingLastPathComponent().appendingPathComponent(first.uri)
+        let segment = try await http(segmentURL)
+        #expect(segment.status == 200)
+        #expect(segment.headers["content-type"] == "video/mp2t")
+        #expect(segment.headers["content-length"] == String(segment.body.count))
+        let head = try await http(segmentURL, method: "HEAD")
+        #expect(head.status == 200 && head.body.isEmpty && head.headers["content-length"] == String(segment.body.count))
+        #expect(try await http(media.deletingLastPathComponent().appendingPathComponent("999999.ts")).status == 404)
+        #expect(try await http(master.deletingLastPathComponent().appendingPathComponent("nope/index.m3u8")).status == 404)
+
+        // ffmpeg plays the master playlist, live, for 8 s of media (four segments).
+        let played = try await Command.run("ffmpeg", ["-hide_banner", "-v", "error", "-i", master.absoluteString, "-t", "8", "-f", "null", "-"], timeout: 60)
+        #expect(played.status == 0, "ffmpeg failed: \(played.stderr)")
+        #expect(played.stderr.isEmpty, "ffmpeg reported: \(played.stderr)")
+
+        // Ctrl-C ends the stream: the last segment is written and EXT-X-ENDLIST closes the playlist.
+        let status = try await server.stop(signal: SIGINT)
+        #expect(status == 0, "\(server.log)")
+        let onDisk = try MediaPlaylist.parse(try String(contentsOfFile: data + "/main/720p/index.m3u8", encoding: .utf8))
+        #expect(onDisk.endList)
+        #expect(onDisk.segments.count >= 4)
+        for listed in onDisk.segments {
+            #expect(FileManager.default.fileExists(atPath: data + "/main/720p/" + listed.uri))
+        }
+        #expect(server.log.contains("media="), "the console status line was printed")
+    }
+
+    /// SIGTERM stops the server but not the stream; the next start serves the old recording at
+    /// once and continues it after a discontinuity.
+    @Test func aRestartContinuesTheRecording() async throws {
+        let data = try makeTemporaryDirectory("e2e-restart")
+        let first = try SidelineProcess(arguments: ["--host", "127.0.0.1", "--port", "0", "--data-dir", data])
+        let media = try await first.waitForURL().deletingLastPathComponent().appendingPathComponent("720p/index.m3u8")
+        _ = try await waitForOK(media)
+        #expect(try await first.stop(signal: SIGTERM) == 0, "\(first.log)")
+        let before = try MediaPlaylist.parse(try String(contentsOfFile: data + "/main/720p/index.m3u8", encoding: .utf8))
+        #expect(!before.endList, "SIGTERM leaves the stream open")
+        #expect(!before.segments.isEmpty)
+
+        let second = try SidelineProcess(arguments: ["--host", "127.0.0.1", "--port", "0", "--data-dir", data])
+        let url = try await second.waitForURL().deletingLastPathComponent().appendingPathComponent("720p/index.m3u8")
+        let early = try await http(url)
+        #expect(early.status == 200, "the earlier recording is served before anything new is encoded")
+        let deadline = Date().addingTimeInterval(20)
+        var after = before
+        while Date() < deadline, after.segments.count <= before.segments.count {
+            try await Task.sleep(for: .milliseconds(300))
+            after = try MediaPlaylist.parse(String(decoding: try await http(url).body, as: UTF8.self))
+        }
+        try await second.stop(signal: SIGTERM)
+        #expect(Array(after.segments.prefix(before.segments.count)) == before.segments, "nothing recorded before is lost or changed")
+        #expect(after.segments.count > before.segments.count)
+        #expect(after.segments[before.segments.count].discontinuity)
+        #expect(after.segments[before.segments.count].uri == StreamLayoutName.segment(before.segments.count))
+    }
+}
+
+enum StreamLayoutName {
+    static func segment(_ sequence: Int) -> String { String(format: "%06d.ts", sequence) }
+}

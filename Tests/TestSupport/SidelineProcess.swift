@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `sideline serve` started by a test: its stderr goes to a file the test can read, and the
+/// test stops it by PID with the signal it wants.
+public final class SidelineProcess: @unchecked Sendable {
+    public let process = Process()
+    public let logPath: String
+
+    /// Starts `sideline serve` with `arguments` (port 0 and 127.0.0.1 unless given).
+    public init(arguments: [String]) throws {
+        let directory = try makeTemporaryDirectory("serve-log")
+        logPath = directory + "/stderr.log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Repository.sidelineExecutable)
+        process.arguments = ["serve"] + arguments
+        process.currentDirectoryURL = Repository.root
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = process.standardError
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// The master playlist URL the server printed, once it is listening.
+    public func waitForURL(timeout: Double = 60) async throws -> URL {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = log.split(separator: "\n").first(where: { $0.contains("Open: ") }),
+               let url = URL(string: String(line[line.range(of: "Open: ")!.upperBound...]).trimmingCharacters(in: .whitespaces)) {
+                return url
+            }
+            guard process.isRunning else { throw Failure(message: "sideline exited with \(process.terminationStatus): \(log)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw Failure(message: "sideline printed no URL within \(timeout) s: \(log)")
+    }
+
+    /// Sends `signal` and waits for the process to exit; returns its exit status.
+    @discardableResult
+    public func stop(signal: Int32 = SIGINT, timeout: Double = 30) async throws -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw Failure(message: "sideline did not exit within \(timeout) s of signal \(signal): \(log)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+}
+
+/// A plain HTTP GET or HEAD, for status codes and headers.
+public struct HTTPResult: Sendable {
+    public let status: Int
+    public let headers: [String: String]
+    public let body: Data
+}
+
+public func http(_ url: URL, method: String = "GET") async throws -> HTTPResult {
+    var request = URLRequest(url: url)
+    request.httpMethod = method
+    request.cachePolicy = .reloadIgnoringLocalCacheData
+    let (data, response) = try await URLSession.shared.data(for: request)
+    let http = response as! HTTPURLResponse
+    var headers: [String: String] = [:]
+    for (key, value) in http.allHeaderFields { headers["\(key)".lowercased()] = "\(value)" }
+    return HTTPResult(status: http.statusCode, headers: headers, body: data)
+}
+
+/// Polls `url` until it answers 200, or gives up after `timeout` seconds.
+public func waitForOK(_ url: URL, timeout: Double = 30) async throws -> HTTPResult {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last: HTTPResult?
+    while Date() < deadline {
+        last = try? await http(url)
+        if let last, last.status == 200 { return last }
+        try await Task.sleep(for: .milliseconds(200))
+    }
+    throw SidelineProcess.Failure(message: "\(url) did not answer 200 within \(timeout) s (last: \(last?.status ?? 0))")
+}
