@@ -88,3 +88,29 @@ import TestSupport
 enum StreamLayoutName {
     static func segment(_ sequence: Int) -> String { String(format: "%06d.ts", sequence) }
 }
+
+/// A file played once (`--no-loop`) ends the stream by itself; the server goes on serving it.
+@Suite struct EndOfInputTests {
+    @Test func theEndOfAFileClosesThePlaylistAndServingContinues() async throws {
+        let data = try makeTemporaryDirectory("e2e-end")
+        let server = try SidelineProcess(arguments: ["--host", "127.0.0.1", "--port", "0", "--data-dir", data, "--no-loop", "--no-realtime"])
+        let media = try await server.waitForURL().deletingLastPathComponent().appendingPathComponent("720p/index.m3u8")
+        let deadline = Date().addingTimeInterval(90)
+        var playlist: MediaPlaylist?
+        while Date() < deadline {
+            if let response = try? await http(media), response.status == 200,
+               let parsed = try? MediaPlaylist.parse(String(decoding: response.body, as: UTF8.self)), parsed.endList {
+                playlist = parsed
+                break
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        let ended = try #require(playlist, "EXT-X-ENDLIST within 90 s: \(server.log)")
+        #expect(ended.segments.count == 12, "the 24 s sample makes twelve 2 s segments")
+        #expect(abs(ended.duration - 24) < 0.05)
+        #expect(server.process.isRunning, "the recording is still served after the input ended")
+        let response = try await http(media)
+        #expect(response.headers["cache-control"] == "public, max-age=86400")
+        try await server.stop(signal: SIGTERM)
+    }
+}
