@@ -38,9 +38,20 @@ public struct OriginRoutes: Sendable {
         case let .segment(file):
             headers[.contentType] = Self.segmentContentType
             headers[.cacheControl] = CachePolicy.segment.headerValue
-            headers[.acceptRanges] = "none"
-            let body = try await fileIO.loadFile(path: file.path, context: context)
-            return Response(status: .ok, headers: headers, body: body)
+            headers[.acceptRanges] = "bytes"
+            switch ByteRangeRequest(header: request.headers[.range], size: file.size) {
+            case .whole:
+                let body = try await fileIO.loadFile(path: file.path, context: context)
+                return Response(status: .ok, headers: headers, body: body)
+            case let .partial(range):
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(file.size)"
+                let body = try await fileIO.loadFile(path: file.path, range: range, context: context)
+                return Response(status: .partialContent, headers: headers, body: body)
+            case .unsatisfiable:
+                headers[.contentRange] = "bytes */\(file.size)"
+                headers[.contentType] = "text/plain; charset=utf-8"
+                return Response(status: .rangeNotSatisfiable, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "range not satisfiable\n")))
+            }
         case let .refuse(status, reason, retryAfter):
             headers[.contentType] = "text/plain; charset=utf-8"
             headers[.cacheControl] = CachePolicy.transientError.headerValue

@@ -71,6 +71,27 @@ import Testing
         }
     }
 
+    @Test func segmentsAnswerRangeRequests() async throws {
+        let (app, _) = try makeApplication()
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/live/main/720p/000000.ts", method: .get, headers: [.range: "bytes=188-375"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 188-375/\(segmentBytes.count)")
+                #expect(response.headers[.contentLength] == "188")
+                #expect(response.headers[.acceptRanges] == "bytes")
+                #expect(Array(buffer: response.body) == Array(segmentBytes[188...375]))
+            }
+            try await client.execute(uri: "/live/main/720p/000000.ts", method: .get, headers: [.range: "bytes=\(segmentBytes.count)-"]) { response in
+                #expect(response.status == .rangeNotSatisfiable)
+                #expect(response.headers[.contentRange] == "bytes */\(segmentBytes.count)")
+            }
+            try await client.execute(uri: "/live/main/720p/000000.ts", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.acceptRanges] == "bytes")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("/live/nope/master.m3u8", 404),
         ("/live/main/720p/000001.ts", 404),

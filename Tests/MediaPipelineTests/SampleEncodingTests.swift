@@ -9,14 +9,21 @@ import TestSupport
 @Suite(.serialized) struct SampleEncodingTests {
     struct Encoded: Sendable {
         let outcome: PipelineRun.Outcome
+        /// The 720p segments as files.
         let files: [String]
+        /// The 360p segments as files.
+        let lowFiles: [String]
     }
 
+    /// A two-rung ladder, so the same run also proves the variants stay aligned.
     static let encoded = Task<Encoded, any Error> {
-        let outcome = try await PipelineRun.run(PipelineRun.configuration(input: Repository.sample))
+        let outcome = try await PipelineRun.run(PipelineRun.configuration(input: Repository.sample, variants: [.test720p, .test360p]))
         let directory = try makeTemporaryDirectory("sample-encoding")
-        let files = try PipelineRun.write(outcome.segments["720p"] ?? [], to: directory)
-        return Encoded(outcome: outcome, files: files)
+        try FileManager.default.createDirectory(atPath: directory + "/720p", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory + "/360p", withIntermediateDirectories: true)
+        let files = try PipelineRun.write(outcome.segments["720p"] ?? [], to: directory + "/720p")
+        let lowFiles = try PipelineRun.write(outcome.segments["360p"] ?? [], to: directory + "/360p")
+        return Encoded(outcome: outcome, files: files, lowFiles: lowFiles)
     }
 
     let frame = 1.0 / 30
@@ -86,6 +93,23 @@ import TestSupport
             // (one AAC frame, 21 ms, of slack at the edges).
             #expect(audio.allSatisfy { $0.pts >= start - 0.022 && $0.pts < end + 0.022 }, "\(file)")
         }
+    }
+
+    /// Segment k of every variant covers the same media, so a player can switch at any segment.
+    @Test func variantsOfTheLadderStayAligned() async throws {
+        let encoded = try await Self.encoded.value
+        let high = try #require(encoded.outcome.segments["720p"])
+        let low = try #require(encoded.outcome.segments["360p"])
+        #expect(high.count == low.count)
+        #expect(zip(high, low).allSatisfy { $0.index == $1.index && abs($0.startTime - $1.startTime) < 1e-9 && abs($0.duration - $1.duration) < 1e-9 })
+        for (highFile, lowFile) in zip(encoded.files, encoded.lowFiles) {
+            let highKeys = try await FFprobe.packets(highFile, stream: "v").filter(\.isKeyframe).map(\.pts)
+            let lowKeys = try await FFprobe.packets(lowFile, stream: "v").filter(\.isKeyframe).map(\.pts)
+            #expect(highKeys == lowKeys, "keyframes at the same PTS in \(highFile) and \(lowFile)")
+            let lowVideo = try #require(try await FFprobe.streams(lowFile).first { $0.codecType == "video" })
+            #expect(lowVideo.width == 640 && lowVideo.height == 360 && lowVideo.profile == "Main")
+        }
+        #expect(encoded.outcome.formats["360p"]?.codecs.first?.hasPrefix("avc1.4d") == true, "Main profile is profile_idc 77 = 0x4d")
     }
 
     @Test func formatReportComesFromTheRealSPS() async throws {
