@@ -1,0 +1,33 @@
+import Foundation
+@testable import MediaPipeline
+import Testing
+import TestSupport
+
+/// A live MPEG-TS feed over UDP, sent by the ffmpeg CLI on loopback, as an IP camera or an
+/// encoder in the venue would send it.
+@Suite struct NetworkInputTests {
+    @Test func aUDPFeedIsSegmentedAndItsEndIsInputLossNotEndOfStream() async throws {
+        let port = Int.random(in: 20000...40000)
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: try Command.which("ffmpeg"))
+        sender.arguments = ["-v", "error", "-re", "-i", Repository.sample, "-t", "7", "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"]
+        sender.standardInput = FileHandle.nullDevice
+        try sender.run()
+        defer { if sender.isRunning { sender.terminate() } }
+
+        var configuration = PipelineRun.configuration(input: "udp://127.0.0.1:\(port)")
+        configuration.inputTimeout = 3
+        let outcome = try await PipelineRun.run(configuration)
+        let segments = try #require(outcome.segments["720p"])
+        // About 7 s were sent; the receiver joins a moment late and needs a keyframe to start.
+        #expect(segments.count >= 2)
+        for segment in segments.dropLast() { #expect(abs(segment.duration - 2) < 1e-6) }
+        // The feed stopping is reported as a lost input, and the stream is not ended.
+        #expect(outcome.failures.contains { $0.contains("udp://127.0.0.1:\(port)") && $0.contains("no data for the read timeout") }, "\(outcome.failures)")
+        #expect(outcome.endOfStream == false)
+        let directory = try makeTemporaryDirectory("udp")
+        for file in try PipelineRun.write(segments, to: directory) {
+            #expect(try await FFprobe.packets(file, stream: "v").first?.isKeyframe == true)
+        }
+    }
+}
