@@ -5,6 +5,7 @@ import Logging
 import MediaPipeline
 import SegmentStore
 import SidelineConfig
+import Synchronization
 
 /// The configuration turned into what each module needs: pipeline settings, the target
 /// duration, the recorder and the registry.
@@ -32,7 +33,23 @@ struct ServePlan {
         TargetDuration.forSegments(ofDuration: configuration.segmentDuration, frameRate: FrameRate(configuration.video.frameRate).value)
     }
 
-    func makePublisher(logger: Logger) throws -> StreamPublisher {
+    /// Opens the input and sets up the encoders first, so that a bad input fails before
+    /// anything is written to the data directory; then the recorder and the registry.
+    func makePipeline(logger: Logger) throws -> (LivePipeline, StreamPublisher) {
+        let events = EventForwarder()
+        let pipeline: LivePipeline
+        do {
+            pipeline = try LivePipeline(configuration: pipelineConfiguration, logger: logger) { event in events.forward(event) }
+        } catch {
+            throw SidelineStartupError(message: error.description)
+        }
+        let publisher = try makePublisher(logger: logger)
+        publisher.hasAudio = pipeline.hasAudio
+        events.connect(publisher)
+        return (pipeline, publisher)
+    }
+
+    private func makePublisher(logger: Logger) throws -> StreamPublisher {
         let layout = StreamLayout(dataDirectory: configuration.dataDirectory, stream: configuration.stream.name)
         let recorder: StreamRecorder
         do {
@@ -56,4 +73,12 @@ struct ServePlan {
         }
         return StreamPublisher(configuration: configuration, recorder: recorder, registry: registry, logger: logger)
     }
+}
+
+/// Lets the pipeline be built before the publisher it reports to. Events only flow after
+/// `LivePipeline.start()`, which comes after `connect`.
+final class EventForwarder: Sendable {
+    private let target = Mutex<StreamPublisher?>(nil)
+    func connect(_ publisher: StreamPublisher) { target.withLock { $0 = publisher } }
+    func forward(_ event: PipelineEvent) { target.withLock { $0 }?.handle(event) }
 }

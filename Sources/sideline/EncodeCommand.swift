@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MediaPipeline
+
+/// Records an input to the data directory as fast as the machine allows, then exits: the same
+/// pipeline, recorder and playlists as `serve`, without HTTP or pacing. For preparing replays
+/// offline, and for benchmarks (see Docs/benchmarks.md).
+struct EncodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "encode",
+        abstract: "Encode an input into HLS segments and playlists as fast as possible, then exit.",
+        discussion: "Prints one summary line: media seconds, wall seconds, realtime factor, CPU seconds and CPU seconds per media second."
+    )
+
+    @OptionGroup var options: StreamOptions
+
+    func run() async throws {
+        options.bootstrapLogging()
+        try await reportingStartupErrors {
+            var settings = try options.resolve()
+            settings.stream.loop = options.loop ?? false
+            let plan = ServePlan(configuration: settings, realtime: false)
+            let started = ContinuousClock.now
+            let cpuBefore = CPUTime.process()
+            let (pipeline, publisher) = try plan.makePipeline(logger: Logger(label: "sideline"))
+            pipeline.start()
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                Thread {
+                    pipeline.waitUntilFinished()
+                    done.resume()
+                }.start()
+            }
+            let wall = started.duration(to: .now)
+            let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+            let cpu = CPUTime.process() - cpuBefore
+            let stats = pipeline.statistics
+            let phase = publisher.registry.stream(named: settings.stream.name)?.phase
+            print(String(format: "encoded media=%.2fs wall=%.2fs realtime=%.2fx cpu=%.2fs cpu_per_media_s=%.3f segments=%d variants=%d",
+                         stats.mediaTime, wallSeconds, stats.mediaTime / max(wallSeconds, 1e-9), cpu, cpu / max(stats.mediaTime, 1e-9),
+                         stats.segments, settings.video.ladder.count))
+            if phase != .ended { throw ExitCode(1) }
+        }
+    }
+}
+
+/// CPU time (user + system) this process has used, all threads.
+enum CPUTime {
+    static func process() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+}
