@@ -98,6 +98,17 @@ public final class LivePipeline: Sendable {
         done.signal()
     }
 
+    /// Suspends until `.finished` has been reported. The blocking wait happens on a thread of
+    /// its own, so no thread of Swift concurrency's pool is held.
+    public func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                self.waitUntilFinished()
+                continuation.resume()
+            }.start()
+        }
+    }
+
     public var statistics: PipelineStatistics { shared.stats.withLock { $0 } }
 }
 

@@ -25,12 +25,7 @@ struct EncodeCommand: AsyncParsableCommand {
             let cpuBefore = CPUTime.process()
             let (pipeline, publisher) = try plan.makePipeline(logger: Logger(label: "sideline"))
             pipeline.start()
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                Thread {
-                    pipeline.waitUntilFinished()
-                    done.resume()
-                }.start()
-            }
+            await pipeline.finished()
             let wall = started.duration(to: .now)
             let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
             let cpu = CPUTime.process() - cpuBefore

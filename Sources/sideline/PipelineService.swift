@@ -29,14 +29,7 @@ final class PipelineService: Service, Sendable {
         try? await gracefulShutdown()
         publisher.prepareStop(endStream: endStreamOnStop)
         pipeline.stop()
-        // waitUntilFinished blocks: wait for it on a thread of its own, not on the cooperative pool.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let pipeline = self.pipeline
-            Thread {
-                pipeline.waitUntilFinished()
-                continuation.resume()
-            }.start()
-        }
+        await pipeline.finished()
         consoleTask.cancel()
         console.finish()
     }

@@ -46,13 +46,7 @@ final class PipelineRun: Sendable {
         }
         holder.withLock { $0 = pipeline }
         pipeline.start()
-        // Wait on a thread of our own: waitUntilFinished blocks.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                pipeline.waitUntilFinished()
-                done.resume()
-            }.start()
-        }
+        await pipeline.finished()
         var result = outcome.withLock { $0 }
         result.statistics = pipeline.statistics
         holder.withLock { $0 = nil }
