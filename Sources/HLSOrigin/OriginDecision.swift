@@ -16,7 +16,7 @@ public enum OriginDecision: Equatable, Sendable {
         }
         let streamName: String
         switch resource {
-        case let .master(s), let .mediaPlaylist(s, _), let .segment(s, _, _): streamName = s
+        case let .master(s), let .mediaPlaylist(s, _), let .iFramePlaylist(s, _), let .segment(s, _, _): streamName = s
         }
         guard let stream = registry.stream(named: streamName) else {
             return .refuse(status: 404, reason: "no stream named '\(streamName)'", retryAfter: nil)
@@ -31,6 +31,12 @@ public enum OriginDecision: Equatable, Sendable {
                 return .refuse(status: 404, reason: "stream '\(streamName)' has no variant '\(variantName)'", retryAfter: nil)
             }
             guard let playlist = variant.playlist else { return notYet(stream) }
+            return .playlist(playlist, playlistCache)
+        case let .iFramePlaylist(_, variantName):
+            guard let variant = stream.variants[variantName] else {
+                return .refuse(status: 404, reason: "stream '\(streamName)' has no variant '\(variantName)'", retryAfter: nil)
+            }
+            guard let playlist = variant.iFramePlaylist else { return notYet(stream) }
             return .playlist(playlist, playlistCache)
         case let .segment(_, variantName, name):
             guard let file = stream.variants[variantName]?.segments[name] else {

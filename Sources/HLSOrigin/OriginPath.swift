@@ -6,6 +6,7 @@
 public enum OriginPath: Equatable, Sendable {
     case master(stream: String)
     case mediaPlaylist(stream: String, variant: String)
+    case iFramePlaylist(stream: String, variant: String)
     case segment(stream: String, variant: String, name: String)
 
     public enum Rejection: Error, Equatable, Sendable {
@@ -32,6 +33,8 @@ public enum OriginPath: Equatable, Sendable {
             return .success(.master(stream: names[0]))
         case 3 where names[2] == "index.m3u8":
             return .success(.mediaPlaylist(stream: names[0], variant: names[1]))
+        case 3 where names[2] == "iframes.m3u8":
+            return .success(.iFramePlaylist(stream: names[0], variant: names[1]))
         case 3 where names[2].hasSuffix(".ts"):
             return .success(.segment(stream: names[0], variant: names[1], name: names[2]))
         default:

@@ -27,6 +27,7 @@ public final class StreamRegistry: Sendable {
 
     public struct Variant: Sendable {
         public var playlist: ByteBuffer?
+        public var iFramePlaylist: ByteBuffer?
         public var segments: [String: SegmentFile] = [:]
     }
 
@@ -49,18 +50,20 @@ public final class StreamRegistry: Sendable {
     }
 
     /// Loads what an earlier run recorded, so it is served before anything new exists.
-    public func restore(stream: String, variant: String, playlistText: String, segments: [String: SegmentFile]) {
+    public func restore(stream: String, variant: String, playlistText: String, iFramePlaylistText: String?, segments: [String: SegmentFile]) {
         streams.withLock {
-            $0[stream]?.variants[variant] = Variant(playlist: ByteBuffer(string: playlistText), segments: segments)
+            $0[stream]?.variants[variant] = Variant(playlist: ByteBuffer(string: playlistText), iFramePlaylist: iFramePlaylistText.map { ByteBuffer(string: $0) }, segments: segments)
         }
     }
 
     /// Call after the segment file and the playlist listing it are on disk.
-    public func publish(stream: String, variant: String, segmentName: String, file: SegmentFile, playlistText: String) {
+    public func publish(stream: String, variant: String, segmentName: String, file: SegmentFile, playlistText: String, iFramePlaylistText: String? = nil) {
         let bytes = ByteBuffer(string: playlistText)
+        let iFrameBytes = iFramePlaylistText.map { ByteBuffer(string: $0) }
         streams.withLock {
             $0[stream]?.variants[variant]?.segments[segmentName] = file
             $0[stream]?.variants[variant]?.playlist = bytes
+            if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
             if $0[stream]?.phase == .starting { $0[stream]?.phase = .live }
         }
     }
@@ -70,9 +73,13 @@ public final class StreamRegistry: Sendable {
         streams.withLock { $0[stream]?.master = bytes }
     }
 
-    public func updatePlaylist(stream: String, variant: String, text: String) {
+    public func updatePlaylists(stream: String, variant: String, text: String, iFramesText: String?) {
         let bytes = ByteBuffer(string: text)
-        streams.withLock { $0[stream]?.variants[variant]?.playlist = bytes }
+        let iFrameBytes = iFramesText.map { ByteBuffer(string: $0) }
+        streams.withLock {
+            $0[stream]?.variants[variant]?.playlist = bytes
+            if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
+        }
     }
 
     public func setPhase(stream: String, _ phase: Phase) {

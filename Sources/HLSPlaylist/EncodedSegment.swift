@@ -13,18 +13,19 @@ public struct EncodedSegment: Sendable {
     public var programDateTime: Date
     /// The TS bytes, starting with PAT/PMT and an IDR.
     public var bytes: [UInt8]
-    /// Byte offsets of the IDR access units inside `bytes` (for I-frame playlists).
-    public var keyframeOffsets: [Int]
+    /// Where each IDR sits in `bytes`: from the PAT/PMT written before it to the end of its
+    /// last TS packet, so the range decodes on its own (for I-frame playlists).
+    public var keyframeRanges: [Range<Int>]
     /// Set on the first segment after a break in the timeline.
     public var discontinuity: Bool
 
-    public init(index: Int, duration: Double, startTime: Double, programDateTime: Date, bytes: [UInt8], keyframeOffsets: [Int] = [], discontinuity: Bool = false) {
+    public init(index: Int, duration: Double, startTime: Double, programDateTime: Date, bytes: [UInt8], keyframeRanges: [Range<Int>] = [], discontinuity: Bool = false) {
         self.index = index
         self.duration = duration
         self.startTime = startTime
         self.programDateTime = programDateTime
         self.bytes = bytes
-        self.keyframeOffsets = keyframeOffsets
+        self.keyframeRanges = keyframeRanges
         self.discontinuity = discontinuity
     }
 }

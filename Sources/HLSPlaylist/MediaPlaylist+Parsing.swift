@@ -37,6 +37,8 @@ extension MediaPlaylist {
         var nextDate: Date?
         var nextDiscontinuity = false
         var nextGap = false
+        var nextRange: MediaSegment.ByteRange?
+        var previousRangeEnd: [String: Int] = [:]
 
         for (offset, raw) in lines.enumerated() {
             let lineNumber = offset + 2
@@ -48,11 +50,17 @@ extension MediaPlaylist {
                 segment.programDateTime = nextDate
                 segment.discontinuity = nextDiscontinuity
                 segment.gap = nextGap
+                if var range = nextRange {
+                    if range.offset < 0 { range.offset = previousRangeEnd[line] ?? 0 }
+                    previousRangeEnd[line] = range.offset + range.length
+                    segment.byteRange = range
+                }
                 playlist.segments.append(segment)
                 pending = nil
                 nextDate = nil
                 nextDiscontinuity = false
                 nextGap = false
+                nextRange = nil
                 continue
             }
             let (tag, value) = split(line)
@@ -76,6 +84,16 @@ extension MediaPlaylist {
             case "#EXT-X-ENDLIST": playlist.endList = true
             case "#EXT-X-DISCONTINUITY": nextDiscontinuity = true
             case "#EXT-X-GAP": nextGap = true
+            case "#EXT-X-I-FRAMES-ONLY": playlist.iFramesOnly = true
+            case "#EXT-X-BYTERANGE":
+                // <length>[@<offset>]; without an offset the range follows the previous one of the
+                // same URI (§4.3.2.2). Sideline always writes the offset.
+                let parts = (value ?? "").split(separator: "@", omittingEmptySubsequences: false)
+                guard parts.count <= 2, let length = Int(parts[0]), length >= 0,
+                      parts.count == 1 || Int(parts[1]).map({ $0 >= 0 }) == true else {
+                    throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
+                }
+                nextRange = MediaSegment.ByteRange(length: length, offset: parts.count == 2 ? Int(parts[1])! : -1)
             case "#EXT-X-PROGRAM-DATE-TIME":
                 guard let v = value, let date = ProgramDateTime.parse(Substring(v)) else {
                     throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)

@@ -18,6 +18,7 @@ extension MediaPlaylist {
         if discontinuitySequence != 0 { text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuitySequence)\n" }
         if let playlistType { text += "#EXT-X-PLAYLIST-TYPE:\(playlistType.rawValue)\n" }
         if independentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
+        if iFramesOnly { text += "#EXT-X-I-FRAMES-ONLY\n" }
         return text
     }
 
@@ -28,6 +29,7 @@ extension MediaPlaylist {
         if segment.discontinuity { text += "#EXT-X-DISCONTINUITY\n" }
         if let date = segment.programDateTime { text += "#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(date))\n" }
         text += "#EXTINF:\(DecimalFormat.fixed(segment.duration, places: 6)),\n"
+        if let range = segment.byteRange { text += "#EXT-X-BYTERANGE:\(range.length)@\(range.offset)\n" }
         if segment.gap { text += "#EXT-X-GAP\n" }
         text += segment.uri + "\n"
         return text

@@ -21,6 +21,9 @@ public struct MediaPlaylist: Sendable, Equatable {
     public var playlistType: PlaylistType?
     /// `#EXT-X-INDEPENDENT-SEGMENTS` (§4.3.5.1): every segment starts with an IDR.
     public var independentSegments: Bool
+    /// `#EXT-X-I-FRAMES-ONLY` (§4.3.3.6): each entry is one I-frame, its EXTINF the time until
+    /// the next. Needs EXT-X-VERSION 4.
+    public var iFramesOnly: Bool
     public var segments: [MediaSegment]
     /// `#EXT-X-ENDLIST` (§4.3.3.4): no segment will be added.
     public var endList: Bool
@@ -32,6 +35,7 @@ public struct MediaPlaylist: Sendable, Equatable {
         discontinuitySequence: Int = 0,
         playlistType: PlaylistType? = .event,
         independentSegments: Bool = true,
+        iFramesOnly: Bool = false,
         segments: [MediaSegment] = [],
         endList: Bool = false
     ) {
@@ -41,6 +45,7 @@ public struct MediaPlaylist: Sendable, Equatable {
         self.discontinuitySequence = discontinuitySequence
         self.playlistType = playlistType
         self.independentSegments = independentSegments
+        self.iFramesOnly = iFramesOnly
         self.segments = segments
         self.endList = endList
     }

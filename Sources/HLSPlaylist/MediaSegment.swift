@@ -12,12 +12,25 @@ public struct MediaSegment: Sendable, Equatable {
     public var discontinuity: Bool
     /// `#EXT-X-GAP` (draft-pantos-hls-rfc8216bis §4.4.4.7): the segment is missing. Optional.
     public var gap: Bool
+    /// `#EXT-X-BYTERANGE:<length>@<offset>` (§4.3.2.2): only these bytes of the URI. Optional;
+    /// needs EXT-X-VERSION 4.
+    public var byteRange: ByteRange?
 
-    public init(uri: String, duration: Double, programDateTime: Date? = nil, discontinuity: Bool = false, gap: Bool = false) {
+    public struct ByteRange: Sendable, Equatable {
+        public var length: Int
+        public var offset: Int
+        public init(length: Int, offset: Int) {
+            self.length = length
+            self.offset = offset
+        }
+    }
+
+    public init(uri: String, duration: Double, programDateTime: Date? = nil, discontinuity: Bool = false, gap: Bool = false, byteRange: ByteRange? = nil) {
         self.uri = uri
         self.duration = duration
         self.programDateTime = programDateTime
         self.discontinuity = discontinuity
         self.gap = gap
+        self.byteRange = byteRange
     }
 }

@@ -5,11 +5,32 @@ public struct MultivariantPlaylist: Sendable, Equatable {
     /// `#EXT-X-INDEPENDENT-SEGMENTS` (§4.3.5.1).
     public var independentSegments: Bool
     public var variants: [VariantStream]
+    /// `#EXT-X-I-FRAME-STREAM-INF` entries (§4.3.4.3), for trick play and fast scrubbing.
+    public var iFrameStreams: [IFrameStream]
 
-    public init(version: Int = 3, independentSegments: Bool = true, variants: [VariantStream]) {
+    public init(version: Int = 3, independentSegments: Bool = true, variants: [VariantStream], iFrameStreams: [IFrameStream] = []) {
         self.version = version
         self.independentSegments = independentSegments
         self.variants = variants
+        self.iFrameStreams = iFrameStreams
+    }
+}
+
+/// `#EXT-X-I-FRAME-STREAM-INF` (§4.3.4.3): an I-frame playlist, with its attributes.
+public struct IFrameStream: Sendable, Equatable {
+    /// `URI`: the I-frame playlist, relative to the multivariant playlist. Required.
+    public var uri: String
+    /// `BANDWIDTH`: peak bit rate of the I-frames. Required.
+    public var bandwidth: Int
+    /// `CODECS`: the video codec only.
+    public var codecs: [String]
+    public var resolution: VariantStream.Resolution?
+
+    public init(uri: String, bandwidth: Int, codecs: [String], resolution: VariantStream.Resolution?) {
+        self.uri = uri
+        self.bandwidth = bandwidth
+        self.codecs = codecs
+        self.resolution = resolution
     }
 }
 
@@ -49,7 +70,10 @@ public struct VariantStream: Sendable, Equatable {
 
 extension MultivariantPlaylist {
     public func render() -> String {
-        var text = "#EXTM3U\n#EXT-X-VERSION:\(version)\n"
+        // I-frame playlists use EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY, which need version 4
+        // (RFC 8216 §7); a client too old for those should not be offered them.
+        let effectiveVersion = iFrameStreams.isEmpty ? version : max(version, 4)
+        var text = "#EXTM3U\n#EXT-X-VERSION:\(effectiveVersion)\n"
         if independentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
         for variant in variants {
             var attributes = ["BANDWIDTH=\(variant.bandwidth)"]
@@ -58,6 +82,13 @@ extension MultivariantPlaylist {
             if let r = variant.resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
             if let fps = variant.frameRate { attributes.append("FRAME-RATE=\(DecimalFormat.fixed(fps, places: 3))") }
             text += "#EXT-X-STREAM-INF:" + attributes.joined(separator: ",") + "\n" + variant.uri + "\n"
+        }
+        for stream in iFrameStreams {
+            var attributes = ["BANDWIDTH=\(stream.bandwidth)"]
+            if !stream.codecs.isEmpty { attributes.append("CODECS=\"\(stream.codecs.joined(separator: ","))\"") }
+            if let r = stream.resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
+            attributes.append("URI=\"\(stream.uri)\"")
+            text += "#EXT-X-I-FRAME-STREAM-INF:" + attributes.joined(separator: ",") + "\n"
         }
         return text
     }

@@ -11,8 +11,9 @@ import HLSPlaylist
 /// until the video reaches its time, so each segment holds the audio of its own media span
 /// even though the video encoder runs frames behind the audio.
 final class SegmentMuxer {
-    /// Added to every output timestamp, so B-frame DTS never goes negative: output time 0 is
-    /// TS PTS 1 s, plus the muxer's own 0.7 s PCR lead (`muxDelay`), as the ffmpeg CLI uses.
+    /// Added to every output timestamp, so B-frame DTS never goes negative. The muxer adds its
+    /// own PCR lead on top (`muxDelayMicroseconds`, the ffmpeg CLI's default): output time 0
+    /// shows as PTS 2.4 s in the segments (measured with ffprobe).
     static let timestampOffset: Int64 = 90_000
     static let muxDelayMicroseconds: Int32 = 700_000
 
@@ -22,7 +23,7 @@ final class SegmentMuxer {
     private let videoTimeBase: AVRational
     private let audioTimeBase: AVRational
     private var pendingAudio: [OwnedPacket] = []
-    private var open: (index: Int, startPTS: Int64, captured: Date, keyframeOffsets: [Int])?
+    private var open: (index: Int, startPTS: Int64, captured: Date, keyframeRanges: [Range<Int>])?
     private var lastVideoPTS: Int64 = 0
     private let frameDuration90k: Int64
     private let emit: (EncodedSegment) -> Void
@@ -85,12 +86,14 @@ final class SegmentMuxer {
         } else {
             try writeAudio(before: rescale90k(packet.pointee.dts, videoTimeBase) + 1)
         }
-        guard open != nil else { return } // video before the first IDR cannot start a segment
-        if startsSegment, let ctx = context {
-            open!.keyframeOffsets.append(Int(avio_tell(ctx.pointee.pb)))
-        }
+        guard open != nil, let ctx = context else { return } // video before the first IDR cannot start a segment
+        let before = Int(avio_tell(ctx.pointee.pb))
         lastVideoPTS = max(lastVideoPTS, pts90k)
+        let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
         try write(packet, stream: videoStream, from: videoTimeBase)
+        // The TS muxer writes video PES packets at once (only audio is buffered), so the
+        // position after the write is the end of this frame's TS packets.
+        if isKeyframe { open!.keyframeRanges.append(before..<Int(avio_tell(ctx.pointee.pb))) }
     }
 
     /// Writes what is left and emits the last (possibly shorter) segment.
@@ -124,7 +127,7 @@ final class SegmentMuxer {
             startTime: Double(segment.startPTS) / 90_000,
             programDateTime: segment.captured,
             bytes: bytes,
-            keyframeOffsets: segment.keyframeOffsets
+            keyframeRanges: segment.keyframeRanges
         ))
     }
 

@@ -2,6 +2,7 @@
 ///
 ///     <data dir>/<stream>/master.m3u8
 ///     <data dir>/<stream>/<variant>/index.m3u8
+///     <data dir>/<stream>/<variant>/iframes.m3u8
 ///     <data dir>/<stream>/<variant>/000042.ts
 public struct StreamLayout: Sendable, Equatable {
     public let dataDirectory: String
@@ -14,11 +15,13 @@ public struct StreamLayout: Sendable, Equatable {
 
     public static let masterPlaylistName = "master.m3u8"
     public static let mediaPlaylistName = "index.m3u8"
+    public static let iFramePlaylistName = "iframes.m3u8"
 
     public var streamDirectory: String { "\(dataDirectory)/\(stream)" }
     public var masterPlaylistPath: String { "\(streamDirectory)/\(Self.masterPlaylistName)" }
     public func variantDirectory(_ variant: String) -> String { "\(streamDirectory)/\(variant)" }
     public func mediaPlaylistPath(_ variant: String) -> String { "\(variantDirectory(variant))/\(Self.mediaPlaylistName)" }
+    public func iFramePlaylistPath(_ variant: String) -> String { "\(variantDirectory(variant))/\(Self.iFramePlaylistName)" }
     public func segmentPath(_ variant: String, _ name: String) -> String { "\(variantDirectory(variant))/\(name)" }
 
     /// The file (and URL) name of the segment with media sequence number `sequence`.

@@ -16,6 +16,7 @@ public final class StreamRecorder: Sendable {
         try Self.checkWritable(layout.dataDirectory)
 
         var recovered: [String: MediaPlaylist] = [:]
+        var recoveredIFrames: [String: MediaPlaylist] = [:]
         var archived: String?
         var incompatible: String?
         for name in variantNames {
@@ -28,6 +29,10 @@ public final class StreamRecorder: Sendable {
                     break
                 }
                 recovered[name] = playlist
+                if let text = try? String(contentsOfFile: layout.iFramePlaylistPath(name), encoding: .utf8),
+                   let iFrames = try? MediaPlaylist.parse(text), iFrames.iFramesOnly, iFrames.targetDuration == targetDuration {
+                    recoveredIFrames[name] = iFrames
+                }
             } catch {
                 incompatible = "\(path) cannot be read back: \(error)"
                 break
@@ -43,11 +48,12 @@ public final class StreamRecorder: Sendable {
             logger.warning("earlier recording cannot be continued; moved aside", metadata: ["reason": "\(incompatible)", "moved-to": "\(destination)"])
             archived = destination
             recovered = [:]
+            recoveredIFrames = [:]
         }
         archivedPreviousRecording = archived
         var recorders: [String: VariantRecorder] = [:]
         for name in variantNames {
-            recorders[name] = try VariantRecorder(layout: layout, variant: name, recovered: recovered[name], targetDuration: targetDuration)
+            recorders[name] = try VariantRecorder(layout: layout, variant: name, recovered: recovered[name], recoveredIFrames: recoveredIFrames[name], targetDuration: targetDuration)
             if let playlist = recovered[name] {
                 logger.info("continuing earlier recording", metadata: ["variant": "\(name)", "segments": "\(playlist.segments.count)"])
             }

@@ -15,6 +15,8 @@ public final class VariantRecorder: Sendable {
 
     private struct State {
         var playlist: LiveMediaPlaylist
+        /// One entry per segment: its IDR, by byte range (the segment's only keyframe).
+        var iFrames: LiveMediaPlaylist
         var nextNeedsDiscontinuity: Bool
     }
 
@@ -24,10 +26,11 @@ public final class VariantRecorder: Sendable {
         public let sequence: Int
         public let size: Int
         public let playlistText: String
+        public let iFramePlaylistText: String
         public let segment: MediaSegment
     }
 
-    init(layout: StreamLayout, variant: String, recovered: MediaPlaylist?, targetDuration: Int) throws(StoreError) {
+    init(layout: StreamLayout, variant: String, recovered: MediaPlaylist?, recoveredIFrames: MediaPlaylist?, targetDuration: Int) throws(StoreError) {
         self.layout = layout
         self.variant = variant
         let directory = layout.variantDirectory(variant)
@@ -39,11 +42,19 @@ public final class VariantRecorder: Sendable {
         Self.removeTemporaryFiles(in: directory)
         var playlist = recovered ?? MediaPlaylist(targetDuration: targetDuration)
         playlist.endList = false
-        state = Mutex(State(playlist: LiveMediaPlaylist(playlist), nextNeedsDiscontinuity: !playlist.segments.isEmpty))
+        var iFrames = recoveredIFrames ?? Self.emptyIFramePlaylist(targetDuration: targetDuration)
+        iFrames.endList = false
+        state = Mutex(State(playlist: LiveMediaPlaylist(playlist), iFrames: LiveMediaPlaylist(iFrames), nextNeedsDiscontinuity: !playlist.segments.isEmpty))
     }
 
     public var playlist: MediaPlaylist { state.withLock { $0.playlist.playlist } }
     public var playlistText: String { state.withLock { $0.playlist.text } }
+    public var iFramePlaylistText: String { state.withLock { $0.iFrames.text } }
+
+    /// EXT-X-VERSION 4: the lowest with EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY (RFC 8216 §7).
+    static func emptyIFramePlaylist(targetDuration: Int) -> MediaPlaylist {
+        MediaPlaylist(version: 4, targetDuration: targetDuration, iFramesOnly: true)
+    }
 
     public func record(_ segment: EncodedSegment) throws(StoreError) -> Recorded {
         try state.withLock { (state: inout State) throws(StoreError) -> Recorded in
@@ -60,7 +71,16 @@ public final class VariantRecorder: Sendable {
             try AtomicFile.write(text, to: layout.mediaPlaylistPath(variant))
             state.playlist = next
             state.nextNeedsDiscontinuity = false
-            return Recorded(name: name, sequence: sequence, size: segment.bytes.count, playlistText: text, segment: entry)
+            if let idr = segment.keyframeRanges.first {
+                var iFrame = entry
+                iFrame.programDateTime = nil
+                iFrame.byteRange = .init(length: idr.count, offset: idr.lowerBound)
+                var nextIFrames = state.iFrames
+                nextIFrames.append(iFrame)
+                try AtomicFile.write(nextIFrames.text, to: layout.iFramePlaylistPath(variant))
+                state.iFrames = nextIFrames
+            }
+            return Recorded(name: name, sequence: sequence, size: segment.bytes.count, playlistText: text, iFramePlaylistText: state.iFrames.text, segment: entry)
         }
     }
 
@@ -73,6 +93,10 @@ public final class VariantRecorder: Sendable {
             let text = next.text
             try AtomicFile.write(text, to: layout.mediaPlaylistPath(variant))
             state.playlist = next
+            var iFrames = state.iFrames
+            iFrames.end()
+            try AtomicFile.write(iFrames.text, to: layout.iFramePlaylistPath(variant))
+            state.iFrames = iFrames
             return text
         }
     }

@@ -65,7 +65,8 @@ struct ServePlan {
                 guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) else { return nil }
                 return (segment.uri, StreamRegistry.SegmentFile(path: path, size: size))
             })
-            registry.restore(stream: layout.stream, variant: name, playlistText: variant.playlistText, segments: segments)
+            registry.restore(stream: layout.stream, variant: name, playlistText: variant.playlistText,
+                             iFramePlaylistText: variant.iFramePlaylistText, segments: segments)
         }
         if let master = try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8), recorder.archivedPreviousRecording == nil {
             registry.setMaster(stream: layout.stream, text: master)

@@ -78,7 +78,7 @@ final class StreamPublisher: Sendable {
             registry.publish(
                 stream: streamName, variant: variant, segmentName: recorded.name,
                 file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size),
-                playlistText: recorded.playlistText
+                playlistText: recorded.playlistText, iFramePlaylistText: recorded.iFramePlaylistText
             )
             checkBitRate(segment, of: variant)
         } catch {
@@ -117,7 +117,15 @@ final class StreamPublisher: Sendable {
                 frameRate: format.frameRate
             )
         }
-        let text = MultivariantPlaylist(variants: variants).render()
+        let iFrameStreams = configuration.video.ladder.compactMap { spec -> IFrameStream? in
+            guard let format = formats[spec.name], let video = format.codecs.first else { return nil }
+            return IFrameStream(
+                uri: "\(spec.name)/\(StreamLayout.iFramePlaylistName)",
+                bandwidth: Bandwidth.iFramePeak(of: spec, segmentDuration: configuration.segmentDuration, frameRate: configuration.video.frameRate),
+                codecs: [video], resolution: .init(width: format.width, height: format.height)
+            )
+        }
+        let text = MultivariantPlaylist(variants: variants, iFrameStreams: iFrameStreams).render()
         do {
             try recorder.writeMasterPlaylist(text)
             registry.setMaster(stream: streamName, text: text)
@@ -130,7 +138,7 @@ final class StreamPublisher: Sendable {
         for (name, variant) in recorder.variants {
             do {
                 let text = try variant.end()
-                registry.updatePlaylist(stream: streamName, variant: name, text: text)
+                registry.updatePlaylists(stream: streamName, variant: name, text: text, iFramesText: variant.iFramePlaylistText)
             } catch {
                 logger.error("cannot write EXT-X-ENDLIST", metadata: ["variant": "\(name)", "error": "\(error)"])
             }
@@ -148,6 +156,15 @@ enum Bandwidth {
 
     static func peak(of variant: VariantSettings, audio: AudioSettings, hasAudio: Bool) -> Int {
         Int((Double(variant.maxrate.bitsPerSecond + (hasAudio ? audio.bitrate.bitsPerSecond : 0)) * transportOverhead).rounded(.up))
+    }
+
+    /// An I-frame entry is one IDR shown for a segment's duration. The VBV model bounds any one
+    /// frame by `bufsize`, so bufsize over the shortest interval between IDRs (D minus one
+    /// frame) bounds the I-frame playlist's peak. An honest upper bound, well above the
+    /// typical IDR rate.
+    static func iFramePeak(of variant: VariantSettings, segmentDuration: Double, frameRate: Double) -> Int {
+        let shortestInterval = max(segmentDuration - 1 / frameRate, 1 / frameRate)
+        return Int((Double(variant.bufsize.bitsPerSecond) / shortestInterval * transportOverhead).rounded(.up))
     }
 
     static func average(of variant: VariantSettings, audio: AudioSettings, hasAudio: Bool) -> Int {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HLSPlaylist
 import Testing
 import TestSupport
@@ -37,6 +40,25 @@ import TestSupport
         #expect(head.status == 200 && head.body.isEmpty && head.headers["content-length"] == String(segment.body.count))
         #expect(try await http(media.deletingLastPathComponent().appendingPathComponent("999999.ts")).status == 404)
         #expect(try await http(master.deletingLastPathComponent().appendingPathComponent("nope/index.m3u8")).status == 404)
+
+        // The I-frame playlist's byte ranges, fetched with Range requests, are keyframes.
+        #expect(masterText.contains("#EXT-X-I-FRAME-STREAM-INF:") && masterText.contains("URI=\"720p/iframes.m3u8\""))
+        let iFramesURL = media.deletingLastPathComponent().appendingPathComponent("iframes.m3u8")
+        let iFrames = try MediaPlaylist.parse(String(decoding: try await waitForOK(iFramesURL).body, as: UTF8.self))
+        #expect(iFrames.iFramesOnly && iFrames.version >= 4)
+        let scratch = try makeTemporaryDirectory("e2e-iframes")
+        for (n, entry) in iFrames.segments.prefix(2).enumerated() {
+            let range = try #require(entry.byteRange)
+            var request = URLRequest(url: media.deletingLastPathComponent().appendingPathComponent(entry.uri))
+            request.setValue("bytes=\(range.offset)-\(range.offset + range.length - 1)", forHTTPHeaderField: "Range")
+            let (body, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 206)
+            #expect(body.count == range.length)
+            let path = scratch + "/iframe-\(n).ts"
+            try body.write(to: URL(fileURLWithPath: path))
+            let video = try await FFprobe.packets(path, stream: "v")
+            #expect(video.count == 1 && video.first?.isKeyframe == true, "I-frame \(n) decodes to a keyframe")
+        }
 
         // ffmpeg plays the master playlist, live, for 8 s of media (four segments).
         let played = try await Command.run("ffmpeg", ["-hide_banner", "-v", "error", "-i", master.absoluteString, "-t", "8", "-f", "null", "-"], timeout: 60)

@@ -5,6 +5,7 @@ import Testing
     @Test(arguments: [
         ("/live/main/master.m3u8", OriginPath.master(stream: "main")),
         ("/live/main/720p/index.m3u8", .mediaPlaylist(stream: "main", variant: "720p")),
+        ("/live/main/720p/iframes.m3u8", .iFramePlaylist(stream: "main", variant: "720p")),
         ("/live/main/720p/000042.ts", .segment(stream: "main", variant: "720p", name: "000042.ts")),
         ("/live/main/720p/000042.ts?_HLS_msn=3", .segment(stream: "main", variant: "720p", name: "000042.ts")),
         ("/live/cam-2_north/720p/index.m3u8", .mediaPlaylist(stream: "cam-2_north", variant: "720p")),

@@ -95,6 +95,25 @@ import TestSupport
         }
     }
 
+    /// Each segment's one IDR is located by byte range, and that range alone decodes to a
+    /// keyframe: what an I-frame playlist entry points at.
+    @Test func keyframeRangesDecodeOnTheirOwn() async throws {
+        let encoded = try await Self.encoded.value
+        let segments = try #require(encoded.outcome.segments["720p"])
+        let directory = try makeTemporaryDirectory("iframes")
+        for segment in segments.prefix(4) {
+            #expect(segment.keyframeRanges.count == 1)
+            let range = try #require(segment.keyframeRanges.first)
+            #expect(range.lowerBound == 0, "the range starts with the segment's PAT/PMT")
+            #expect(range.count % 188 == 0 && range.count < segment.bytes.count)
+            let path = directory + "/iframe-\(segment.index).ts"
+            try Data(segment.bytes[range]).write(to: URL(fileURLWithPath: path))
+            let video = try await FFprobe.packets(path, stream: "v")
+            #expect(video.count == 1 && video[0].isKeyframe, "segment \(segment.index): \(video)")
+            #expect(try await FFprobe.decodeErrors(path) == "")
+        }
+    }
+
     /// Segment k of every variant covers the same media, so a player can switch at any segment.
     @Test func variantsOfTheLadderStayAligned() async throws {
         let encoded = try await Self.encoded.value
