@@ -7,9 +7,17 @@ public enum InputKind: Sendable, Equatable {
     case device(format: String, path: String)
     /// Anything libavformat opens by URL: rtsp://, srt://, udp://, rtmp://, http(s)://, ...
     case url(String)
+    /// `testpattern`: a built-in source (libavfilter through libavdevice's lavfi input) with a
+    /// moving picture, a burned-in wall clock and frame counter, and a 1 kHz tone, so a server
+    /// can be set up and checked with no camera or file.
+    case testPattern
+
+    public static let testPatternName = "testpattern"
 
     public init(classifying input: String) {
-        if input.contains("://") {
+        if input.lowercased() == Self.testPatternName {
+            self = .testPattern
+        } else if input.contains("://") {
             self = .url(input)
         } else if input.hasPrefix("/dev/video") {
             self = .device(format: "video4linux2", path: input)
@@ -22,8 +30,10 @@ public enum InputKind: Sendable, Equatable {
 
     /// Live sources deliver frames at their own pace; files must be paced by Sideline.
     public var needsPacing: Bool {
-        if case .file = self { return true }
-        return false
+        switch self {
+        case .file, .testPattern: true
+        case .device, .url: false
+        }
     }
 
     /// What to tell the operator when the input cannot be opened.
@@ -32,6 +42,7 @@ public enum InputKind: Sendable, Equatable {
         case .file: "Check that the file is a media file FFmpeg can read (try: ffprobe <file>)."
         case .device: "Check that the device exists, is not in use by another program and that this user may open it (try: v4l2-ctl --list-devices)."
         case .url: "Check that the address is right, the sender is running and reachable from this machine (try: ffprobe <url>)."
+        case .testPattern: "The test pattern needs libavfilter with the testsrc2, drawtext and sine filters (Debian's libavfilter8 has them) and a font (fonts-dejavu-core)."
         }
     }
 }

@@ -66,13 +66,13 @@ final class InputStage {
         while !isStopping() {
             guard try input.read(into: packet) else {
                 try drainDecoders(frame: frame)
-                guard case .file = input.kind else {
+                guard input.kind.needsPacing else {
                     // A camera or feed that closes has not finished the event: the stream is
                     // not ended (no EXT-X-ENDLIST), its input is lost.
                     if isStopping() { return }
                     throw PipelineError.readFailed(input: input.input, reason: "the feed ended (end of stream from the sender)")
                 }
-                guard configuration.loop, !isStopping() else { return }
+                guard configuration.loop, case .file = input.kind, !isStopping() else { return }
                 try input.rewind()
                 loopOffset = passEnd
                 pacingOrigin = nil

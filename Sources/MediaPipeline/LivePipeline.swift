@@ -24,7 +24,7 @@ public final class LivePipeline: Sendable {
         av_log_set_level(AV_LOG_ERROR)
         let deadline = InterruptDeadline(timeout: .milliseconds(Int64(configuration.inputTimeout * 1000)))
         self.deadline = deadline
-        let input = try MediaInput(input: configuration.input, timeout: configuration.inputTimeout, deadline: deadline)
+        let input = try MediaInput(input: configuration.input, timeout: configuration.inputTimeout, deadline: deadline, frameRate: configuration.frameRate)
         let audio = input.audio == nil ? nil : try AudioEncoder(spec: configuration.audio)
         let shared = self.shared
         let clock = configuration.clock

@@ -12,7 +12,7 @@ final class MediaInput {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let deadline: InterruptDeadline
 
-    init(input: String, timeout: Double, deadline: InterruptDeadline) throws(PipelineError) {
+    init(input: String, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate = FrameRate(30)) throws(PipelineError) {
         self.input = input
         self.kind = InputKind(classifying: input)
         self.deadline = deadline
@@ -31,6 +31,9 @@ final class MediaInput {
             guard FileManager.default.fileExists(atPath: devicePath) else {
                 throw .inputUnopenable(input: input, reason: "no such device", hint: kind.openFailureHint)
             }
+        case .testPattern:
+            path = TestPattern.filterGraph(frameRate: frameRate)
+            format = av_find_input_format("lavfi")
         case .url:
             // Socket-level timeouts where the protocol has them; the interrupt callback covers the rest.
             let micros = String(Int64(timeout * 1_000_000))

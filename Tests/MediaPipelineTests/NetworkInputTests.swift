@@ -3,6 +3,22 @@ import Foundation
 import Testing
 import TestSupport
 
+/// `--input testpattern`: no camera or file needed.
+@Suite struct TestPatternTests {
+    @Test func theTestPatternIsAStreamWithVideoAndAudio() async throws {
+        let outcome = try await PipelineRun.run(PipelineRun.configuration(input: "testpattern"), stopAfterSegments: 3)
+        #expect(outcome.failures.isEmpty)
+        let segments = try #require(outcome.segments["720p"])
+        #expect(segments.count >= 3)
+        #expect(outcome.formats["720p"]?.codecs.count == 2, "video and the tone")
+        let directory = try makeTemporaryDirectory("testpattern")
+        for file in try PipelineRun.write(Array(segments.prefix(3)), to: directory) {
+            #expect(try await FFprobe.packets(file, stream: "v").first?.isKeyframe == true)
+            #expect(!(try await FFprobe.packets(file, stream: "a")).isEmpty)
+        }
+    }
+}
+
 /// A live MPEG-TS feed over UDP, sent by the ffmpeg CLI on loopback, as an IP camera or an
 /// encoder in the venue would send it.
 @Suite struct NetworkInputTests {

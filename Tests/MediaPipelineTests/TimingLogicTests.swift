@@ -91,10 +91,12 @@ import Testing
         ("rtsp://10.0.0.5/stream1", .url("rtsp://10.0.0.5/stream1")),
         ("udp://@:5000", .url("udp://@:5000")),
         ("srt://camera:9000?mode=caller", .url("srt://camera:9000?mode=caller")),
+        ("testpattern", .testPattern),
+        ("TestPattern", .testPattern),
     ])
     func inputsAreClassified(input: String, kind: InputKind) {
         #expect(InputKind(classifying: input) == kind)
-        #expect(kind.needsPacing == (input.hasPrefix("Samples") || input.hasPrefix("/srv")))
+        #expect(kind.needsPacing == (input.hasPrefix("Samples") || input.hasPrefix("/srv") || input.lowercased() == "testpattern"))
     }
 }
 
