@@ -7,12 +7,36 @@ public struct MultivariantPlaylist: Sendable, Equatable {
     public var variants: [VariantStream]
     /// `#EXT-X-I-FRAME-STREAM-INF` entries (§4.3.4.3), for trick play and fast scrubbing.
     public var iFrameStreams: [IFrameStream]
+    /// `#EXT-X-SESSION-DATA` entries (§4.3.4.4): metadata such as the stream's title.
+    public var sessionData: [SessionData]
+    /// `#EXT-X-START:TIME-OFFSET=` (§4.3.5.2): where players should start; negative counts
+    /// back from the live edge.
+    public var startOffset: Double?
 
-    public init(version: Int = 3, independentSegments: Bool = true, variants: [VariantStream], iFrameStreams: [IFrameStream] = []) {
+    public init(version: Int = 3, independentSegments: Bool = true, variants: [VariantStream], iFrameStreams: [IFrameStream] = [],
+                sessionData: [SessionData] = [], startOffset: Double? = nil) {
         self.version = version
         self.independentSegments = independentSegments
         self.variants = variants
         self.iFrameStreams = iFrameStreams
+        self.sessionData = sessionData
+        self.startOffset = startOffset
+    }
+}
+
+/// `#EXT-X-SESSION-DATA:DATA-ID="...",VALUE="..."` (§4.3.4.4).
+public struct SessionData: Sendable, Equatable {
+    /// Reverse-DNS name, e.g. `com.sideline.title`.
+    public var dataID: String
+    public var value: String
+    public init(dataID: String, value: String) {
+        self.dataID = dataID
+        self.value = value
+    }
+
+    /// A quoted-string may not hold a double quote, CR or LF (§4.2).
+    public static func isQuotable(_ text: String) -> Bool {
+        !text.contains { $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
     }
 }
 
@@ -57,14 +81,21 @@ public struct VariantStream: Sendable, Equatable {
     public var resolution: Resolution?
     /// `FRAME-RATE`, rendered with three decimals. Should be present for video.
     public var frameRate: Double?
+    /// `VIDEO-RANGE` (draft-pantos-hls-rfc8216bis §4.4.6.2): SDR, PQ or HLG.
+    public var videoRange: String?
+    /// `CLOSED-CAPTIONS=NONE` (§4.3.4.2): say so explicitly, so players do not look for them.
+    public var noClosedCaptions: Bool
 
-    public init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, codecs: [String], resolution: Resolution? = nil, frameRate: Double? = nil) {
+    public init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, codecs: [String], resolution: Resolution? = nil, frameRate: Double? = nil,
+                videoRange: String? = nil, noClosedCaptions: Bool = false) {
         self.uri = uri
         self.bandwidth = bandwidth
         self.averageBandwidth = averageBandwidth
         self.codecs = codecs
         self.resolution = resolution
         self.frameRate = frameRate
+        self.videoRange = videoRange
+        self.noClosedCaptions = noClosedCaptions
     }
 }
 
@@ -75,12 +106,18 @@ extension MultivariantPlaylist {
         let effectiveVersion = iFrameStreams.isEmpty ? version : max(version, 4)
         var text = "#EXTM3U\n#EXT-X-VERSION:\(effectiveVersion)\n"
         if independentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
+        if let startOffset { text += "#EXT-X-START:TIME-OFFSET=\(DecimalFormat.fixed(startOffset, places: 3))\n" }
+        for data in sessionData where SessionData.isQuotable(data.value) && SessionData.isQuotable(data.dataID) {
+            text += "#EXT-X-SESSION-DATA:DATA-ID=\"\(data.dataID)\",VALUE=\"\(data.value)\"\n"
+        }
         for variant in variants {
             var attributes = ["BANDWIDTH=\(variant.bandwidth)"]
             if let average = variant.averageBandwidth { attributes.append("AVERAGE-BANDWIDTH=\(average)") }
             if !variant.codecs.isEmpty { attributes.append("CODECS=\"\(variant.codecs.joined(separator: ","))\"") }
             if let r = variant.resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
             if let fps = variant.frameRate { attributes.append("FRAME-RATE=\(DecimalFormat.fixed(fps, places: 3))") }
+            if let range = variant.videoRange { attributes.append("VIDEO-RANGE=\(range)") }
+            if variant.noClosedCaptions { attributes.append("CLOSED-CAPTIONS=NONE") }
             text += "#EXT-X-STREAM-INF:" + attributes.joined(separator: ",") + "\n" + variant.uri + "\n"
         }
         for stream in iFrameStreams {

@@ -47,6 +47,12 @@ extension SidelineConfiguration {
             config.stream.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? config.stream.input
             config.stream.loop = try stream.bool("loop") ?? config.stream.loop
             config.stream.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? config.stream.inputTimeout
+            let quotable = "text without double quotes or line breaks (it goes in a quoted playlist attribute)"
+            let isQuotable: (String) -> Bool = { !$0.contains { c in c == "\"" || c == "\n" || c == "\r" || c == "\r\n" } }
+            config.stream.title = try stream.string("title", matching: isQuotable, expected: quotable) ?? config.stream.title
+            config.stream.description = try stream.string("description", matching: isQuotable, expected: quotable) ?? config.stream.description
+            config.stream.keywords = try stream.string("keywords", matching: isQuotable, expected: quotable) ?? config.stream.keywords
+            config.stream.startOffset = try stream.double("start_offset", in: -86_400...86_400) ?? config.stream.startOffset
             try stream.rejectUnknownKeys()
         }
         if var video = try top.section("video") {

@@ -23,7 +23,8 @@ public struct SidelineConfiguration: Sendable, Equatable {
         server: ServerSettings(host: "0.0.0.0", port: 8080),
         dataDirectory: "data",
         segmentDuration: 2,
-        stream: StreamSettings(name: "main", input: "Samples/sample.mp4", loop: true, inputTimeout: 10),
+        stream: StreamSettings(name: "main", input: "Samples/sample.mp4", loop: true, inputTimeout: 10,
+                               title: "", description: "", keywords: "", startOffset: nil),
         video: VideoSettings(
             frameRate: 30,
             ladder: [
@@ -58,11 +59,23 @@ public struct StreamSettings: Sendable, Equatable {
     public var loop: Bool
     /// `stream.input_timeout`: seconds to wait when opening or reading a network input.
     public var inputTimeout: Double
-    public init(name: String, input: String, loop: Bool, inputTimeout: Double) {
+    /// `stream.title`, `stream.description`, `stream.keywords`: EXT-X-SESSION-DATA of the
+    /// master playlist (empty: left out).
+    public var title: String
+    public var description: String
+    public var keywords: String
+    /// `stream.start_offset`: EXT-X-START TIME-OFFSET in seconds; negative counts back from
+    /// the live edge. nil: left out (players choose).
+    public var startOffset: Double?
+    public init(name: String, input: String, loop: Bool, inputTimeout: Double, title: String = "", description: String = "", keywords: String = "", startOffset: Double? = nil) {
         self.name = name
         self.input = input
         self.loop = loop
         self.inputTimeout = inputTimeout
+        self.title = title
+        self.description = description
+        self.keywords = keywords
+        self.startOffset = startOffset
     }
 }
 

@@ -114,7 +114,9 @@ final class StreamPublisher: Sendable {
                 averageBandwidth: Bandwidth.average(of: spec, audio: configuration.audio, hasAudio: audio),
                 codecs: format.codecs,
                 resolution: .init(width: format.width, height: format.height),
-                frameRate: format.frameRate
+                frameRate: format.frameRate,
+                videoRange: "SDR",
+                noClosedCaptions: true
             )
         }
         let iFrameStreams = configuration.video.ladder.compactMap { spec -> IFrameStream? in
@@ -125,7 +127,11 @@ final class StreamPublisher: Sendable {
                 codecs: [video], resolution: .init(width: format.width, height: format.height)
             )
         }
-        let text = MultivariantPlaylist(variants: variants, iFrameStreams: iFrameStreams).render()
+        let stream = configuration.stream
+        let sessionData = [("title", stream.title), ("description", stream.description), ("keywords", stream.keywords)]
+            .filter { !$0.1.isEmpty }
+            .map { SessionData(dataID: "com.sideline.\($0.0)", value: $0.1) }
+        let text = MultivariantPlaylist(variants: variants, iFrameStreams: iFrameStreams, sessionData: sessionData, startOffset: stream.startOffset).render()
         do {
             try recorder.writeMasterPlaylist(text)
             registry.setMaster(stream: streamName, text: text)

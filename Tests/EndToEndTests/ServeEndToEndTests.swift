@@ -21,7 +21,7 @@ import TestSupport
         let masterText = String(decoding: masterResponse.body, as: UTF8.self)
         #expect(masterText.contains("CODECS=\"avc1.64"))
         #expect(masterText.contains("RESOLUTION=1280x720"))
-        #expect(masterText.contains("FRAME-RATE=30.000"))
+        #expect(masterText.contains("FRAME-RATE=30.000,VIDEO-RANGE=SDR,CLOSED-CAPTIONS=NONE"))
         let media = master.deletingLastPathComponent().appendingPathComponent("720p/index.m3u8")
         let mediaResponse = try await waitForOK(media)
         let playlist = try MediaPlaylist.parse(String(decoding: mediaResponse.body, as: UTF8.self))

@@ -37,6 +37,29 @@ import Testing
         }
     }
 
+    @Test func fullMasterMatchesGolden() throws {
+        let r720 = VariantStream.Resolution(width: 1280, height: 720), r360 = VariantStream.Resolution(width: 640, height: 360)
+        let playlist = MultivariantPlaylist(
+            variants: [
+                VariantStream(uri: "720p/index.m3u8", bandwidth: 3_770_801, averageBandwidth: 3_440_801, codecs: ["avc1.64001f", "mp4a.40.2"],
+                              resolution: r720, frameRate: 30, videoRange: "SDR", noClosedCaptions: true),
+                VariantStream(uri: "360p/index.m3u8", bandwidth: 1_100_000, averageBandwidth: 1_000_000, codecs: ["avc1.4d401e", "mp4a.40.2"],
+                              resolution: r360, frameRate: 30, videoRange: "SDR", noClosedCaptions: true),
+            ],
+            iFrameStreams: [
+                IFrameStream(uri: "720p/iframes.m3u8", bandwidth: 3_355_933, codecs: ["avc1.64001f"], resolution: r720),
+                IFrameStream(uri: "360p/iframes.m3u8", bandwidth: 901, codecs: ["avc1.4d401e"], resolution: r360),
+            ],
+            sessionData: [
+                SessionData(dataID: "com.sideline.title", value: "Final: North v South"),
+                SessionData(dataID: "com.sideline.keywords", value: "football, final"),
+                SessionData(dataID: "com.sideline.description", value: "a \"quoted\" value cannot be rendered"),
+            ],
+            startOffset: -6
+        )
+        #expect(playlist.render() == (try golden("master-full.m3u8")))
+    }
+
     @Test func masterListsIFrameStreams() throws {
         let playlist = MultivariantPlaylist(
             variants: [VariantStream(uri: "720p/index.m3u8", bandwidth: 3_770_801, averageBandwidth: 3_440_801,

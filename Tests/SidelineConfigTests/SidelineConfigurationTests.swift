@@ -50,6 +50,14 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(config.audio.bitrate == .kbps(96))
     }
 
+    @Test func sessionMetadataAndStartOffset() throws {
+        let config = try SidelineConfiguration.parse(yaml: "stream:\n  title: North v South\n  keywords: football, final\n  start_offset: -6\n")
+        #expect(config.stream.title == "North v South")
+        #expect(config.stream.keywords == "football, final")
+        #expect(config.stream.description == "")
+        #expect(config.stream.startOffset == -6)
+    }
+
     @Test(arguments: [
         ("segment_duraton: 2\n", "segment_duraton"),
         ("server:\n  prot: 80\n", "server.prot"),
@@ -79,6 +87,8 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("video:\n  ladder:\n    - name: a\n      width: 640\n      height: 360\n", "video.ladder[0].bitrate"),
         ("video:\n  ladder:\n    - {name: a, width: 640, height: 360, bitrate: 1M}\n    - {name: a, width: 320, height: 180, bitrate: 500k}\n", "video.ladder[1].name"),
         ("audio:\n  channels: 6\n", "audio.channels"),
+        ("stream:\n  title: 'The \"final\"'\n", "stream.title"),
+        ("stream:\n  start_offset: soon\n", "stream.start_offset"),
         ("server: 8080\n", "server"),
     ])
     func badValuesNameTheKeyAndWhatIsExpected(yaml: String, key: String) {
