@@ -24,7 +24,10 @@ public final class LivePipeline: Sendable {
         av_log_set_level(AV_LOG_ERROR)
         let deadline = InterruptDeadline(timeout: .milliseconds(Int64(configuration.inputTimeout * 1000)))
         self.deadline = deadline
-        let input = try MediaInput(input: configuration.input, timeout: configuration.inputTimeout, deadline: deadline, frameRate: configuration.frameRate)
+        let input = try MediaInput(input: configuration.input, timeout: configuration.inputTimeout, deadline: deadline, frameRate: configuration.frameRate, options: configuration.inputOptions)
+        if !input.unusedOptions.isEmpty {
+            logger.warning("input options not recognised by libavformat for this input; check their spelling", metadata: ["options": "\(input.unusedOptions.joined(separator: ", "))"])
+        }
         let audio = input.audio == nil ? nil : try AudioEncoder(spec: configuration.audio)
         let shared = self.shared
         let clock = configuration.clock

@@ -12,7 +12,10 @@ final class MediaInput {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let deadline: InterruptDeadline
 
-    init(input: String, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate = FrameRate(30)) throws(PipelineError) {
+    /// Options given for the input that libavformat did not use (probably misspelt).
+    private(set) var unusedOptions: [String] = []
+
+    init(input: String, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate = FrameRate(30), options given: [String: String] = [:]) throws(PipelineError) {
         self.input = input
         self.kind = InputKind(classifying: input)
         self.deadline = deadline
@@ -41,6 +44,8 @@ final class MediaInput {
             if input.hasPrefix("rtsp") { av_dict_set(&options, "timeout", micros, 0) }
         }
 
+        for (key, value) in given.sorted(by: { $0.key < $1.key }) { av_dict_set(&options, key, value, 0) }
+
         guard let allocated = avformat_alloc_context() else { throw .internalFailure("avformat_alloc_context returned NULL") }
         deadline.install(on: allocated)
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
@@ -53,6 +58,12 @@ final class MediaInput {
             throw .inputUnopenable(input: input, reason: reason, hint: kind.openFailureHint)
         }
         self.context = opened
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(options, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            let key = String(cString: next.pointee.key)
+            if given[key] != nil { unusedOptions.append(key) }
+            entry = next
+        }
 
         deadline.arm()
         let infoResult = avformat_find_stream_info(opened, nil)

@@ -8,12 +8,16 @@ public struct PipelineConfiguration: Sendable {
     public var realtime: Bool
     /// Seconds a network input may take to open or to deliver the next packet.
     public var inputTimeout: Double
+    /// libavformat options for opening the input (`rtsp_transport: tcp`, `video_size: 1920x1080`,
+    /// `rtsp_flags: listen`, ...). They override Sideline's own defaults.
+    public var inputOptions: [String: String]
     public var frameRate: FrameRate
     public var segmentDuration: Double
     public var variants: [VariantSpec]
     public var audio: AudioSpec
 
-    public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [VariantSpec], audio: AudioSpec) {
+    public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [VariantSpec], audio: AudioSpec, inputOptions: [String: String] = [:]) {
+        self.inputOptions = inputOptions
         self.input = input
         self.loop = loop
         self.realtime = realtime

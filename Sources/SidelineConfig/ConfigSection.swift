@@ -80,6 +80,22 @@ struct ConfigSection {
         return rate
     }
 
+    /// A mapping of names to scalar values, kept as text.
+    mutating func stringMap(_ key: String) throws(ConfigError) -> [String: String]? {
+        guard let node = node(key) else { return nil }
+        guard let mapping = node.mapping else {
+            throw .invalidValue(file: file, key: keyPath(key), value: Self.show(node), expected: "a mapping of option names to values")
+        }
+        var result: [String: String] = [:]
+        for (name, value) in mapping {
+            guard let name = name.string, !name.isEmpty, let text = value.scalar?.string else {
+                throw .invalidValue(file: file, key: keyPath(key), value: Self.show(value), expected: "option: value pairs")
+            }
+            result[name] = text
+        }
+        return result
+    }
+
     mutating func sequence(_ key: String) throws(ConfigError) -> [Node]? {
         guard let node = node(key) else { return nil }
         guard let items = node.sequence else {

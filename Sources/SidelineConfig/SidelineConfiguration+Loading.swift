@@ -53,6 +53,7 @@ extension SidelineConfiguration {
             config.stream.description = try stream.string("description", matching: isQuotable, expected: quotable) ?? config.stream.description
             config.stream.keywords = try stream.string("keywords", matching: isQuotable, expected: quotable) ?? config.stream.keywords
             config.stream.startOffset = try stream.double("start_offset", in: -86_400...86_400) ?? config.stream.startOffset
+            config.stream.inputOptions = try stream.stringMap("input_options") ?? config.stream.inputOptions
             try stream.rejectUnknownKeys()
         }
         if var video = try top.section("video") {

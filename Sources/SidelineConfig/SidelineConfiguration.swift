@@ -67,7 +67,12 @@ public struct StreamSettings: Sendable, Equatable {
     /// `stream.start_offset`: EXT-X-START TIME-OFFSET in seconds; negative counts back from
     /// the live edge. nil: left out (players choose).
     public var startOffset: Double?
-    public init(name: String, input: String, loop: Bool, inputTimeout: Double, title: String = "", description: String = "", keywords: String = "", startOffset: Double? = nil) {
+    /// `stream.input_options`: libavformat/libavdevice options for opening the input, e.g.
+    /// `rtsp_transport: tcp`, or `video_size`, `framerate`, `input_format` for a V4L2 device.
+    public var inputOptions: [String: String]
+    public init(name: String, input: String, loop: Bool, inputTimeout: Double, title: String = "", description: String = "", keywords: String = "", startOffset: Double? = nil,
+                inputOptions: [String: String] = [:]) {
+        self.inputOptions = inputOptions
         self.name = name
         self.input = input
         self.loop = loop

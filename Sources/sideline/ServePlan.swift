@@ -25,7 +25,8 @@ struct ServePlan {
                 VariantSpec(name: $0.name, width: $0.width, height: $0.height, bitrate: $0.bitrate.bitsPerSecond,
                             maxrate: $0.maxrate.bitsPerSecond, bufsize: $0.bufsize.bitsPerSecond, preset: $0.preset, profile: $0.profile)
             },
-            audio: AudioSpec(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate, channels: configuration.audio.channels)
+            audio: AudioSpec(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate, channels: configuration.audio.channels),
+            inputOptions: configuration.stream.inputOptions
         )
     }
 

@@ -47,3 +47,33 @@ import TestSupport
         }
     }
 }
+
+/// RTSP pushed by the ffmpeg CLI (as an encoder in the venue would push it), received by
+/// Sideline in listen mode through `input_options`, interleaved over TCP.
+@Suite struct RTSPInputTests {
+    @Test func anRTSPFeedIsSegmented() async throws {
+        let port = Int.random(in: 40001...50000)
+        var configuration = PipelineRun.configuration(input: "rtsp://127.0.0.1:\(port)/live")
+        configuration.inputOptions = ["rtsp_flags": "listen"]
+        configuration.inputTimeout = 8
+
+        // Opening blocks until the sender connects, so open on a thread of its own.
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: try Command.which("ffmpeg"))
+        sender.arguments = ["-v", "error", "-re", "-i", Repository.sample, "-t", "7", "-c", "copy", "-f", "rtsp", "-rtsp_transport", "tcp", "rtsp://127.0.0.1:\(port)/live"]
+        sender.standardInput = FileHandle.nullDevice
+        sender.standardError = FileHandle.nullDevice
+        Thread {
+            Thread.sleep(forTimeInterval: 1)
+            try? sender.run()
+        }.start()
+        defer { if sender.isRunning { sender.terminate() } }
+
+        let outcome = try await PipelineRun.run(configuration)
+        let segments = try #require(outcome.segments["720p"])
+        #expect(segments.count >= 2, "\(outcome.failures)")
+        for segment in segments.dropLast() { #expect(abs(segment.duration - 2) < 1e-6) }
+        #expect(outcome.formats["720p"]?.codecs.count == 2, "video and audio came through RTSP")
+        #expect(outcome.endOfStream == false, "a feed that stops is input loss, not the end of the event")
+    }
+}

@@ -29,7 +29,8 @@ final class PipelineRun: Sendable {
         let holder = Mutex<LivePipeline?>(nil)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        let pipeline = try LivePipeline(configuration: configuration, logger: logger) { event in
+        // Opening may block (a listening input waits for its sender): do it off the cooperative pool.
+        let pipeline = try await open(configuration, logger: logger) { event in
             var stop = false
             outcome.withLock { o in
                 switch event {
@@ -51,6 +52,14 @@ final class PipelineRun: Sendable {
         result.statistics = pipeline.statistics
         holder.withLock { $0 = nil }
         return result
+    }
+
+    static func open(_ configuration: PipelineConfiguration, logger: Logger, onEvent: @escaping @Sendable (PipelineEvent) -> Void) async throws -> LivePipeline {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try LivePipeline(configuration: configuration, logger: logger, onEvent: onEvent) })
+            }.start()
+        }
     }
 
     /// Writes segments to files so ffprobe can judge them.

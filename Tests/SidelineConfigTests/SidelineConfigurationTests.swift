@@ -50,6 +50,11 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(config.audio.bitrate == .kbps(96))
     }
 
+    @Test func inputOptionsAreKeptAsText() throws {
+        let config = try SidelineConfiguration.parse(yaml: "stream:\n  input_options:\n    rtsp_transport: tcp\n    framerate: 30\n")
+        #expect(config.stream.inputOptions == ["rtsp_transport": "tcp", "framerate": "30"])
+    }
+
     @Test func sessionMetadataAndStartOffset() throws {
         let config = try SidelineConfiguration.parse(yaml: "stream:\n  title: North v South\n  keywords: football, final\n  start_offset: -6\n")
         #expect(config.stream.title == "North v South")
@@ -89,6 +94,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("audio:\n  channels: 6\n", "audio.channels"),
         ("stream:\n  title: 'The \"final\"'\n", "stream.title"),
         ("stream:\n  start_offset: soon\n", "stream.start_offset"),
+        ("stream:\n  input_options: tcp\n", "stream.input_options"),
         ("server: 8080\n", "server"),
     ])
     func badValuesNameTheKeyAndWhatIsExpected(yaml: String, key: String) {
