@@ -19,9 +19,12 @@ public final class StreamRegistry: Sendable {
     public struct SegmentFile: Sendable, Equatable {
         public let path: String
         public let size: Int
-        public init(path: String, size: Int) {
+        /// EXTINF, in seconds.
+        public let duration: Double
+        public init(path: String, size: Int, duration: Double = 0) {
             self.path = path
             self.size = size
+            self.duration = duration
         }
     }
 
@@ -29,9 +32,29 @@ public final class StreamRegistry: Sendable {
         public var playlist: ByteBuffer?
         public var iFramePlaylist: ByteBuffer?
         public var segments: [String: SegmentFile] = [:]
+        public var recorded = Recorded()
+    }
+
+    /// What a variant has recorded, for `/api/streams` and the logs.
+    public struct Recorded: Sendable, Equatable {
+        public var segments = 0
+        public var duration = 0.0
+        public var bytes = 0
+        /// The highest bit rate of any one segment (bytes x 8 / duration).
+        public var peakBitRate = 0.0
+
+        mutating func add(bytes size: Int, duration: Double) {
+            segments += 1
+            self.duration += duration
+            bytes += size
+            if duration > 0 { peakBitRate = max(peakBitRate, Double(size * 8) / duration) }
+        }
+
+        public var averageBitRate: Double { duration > 0 ? Double(bytes * 8) / duration : 0 }
     }
 
     public struct Stream: Sendable {
+        public var title: String
         public var phase: Phase
         public var targetDuration: Int
         public var master: ByteBuffer?
@@ -43,16 +66,19 @@ public final class StreamRegistry: Sendable {
     public init() {}
 
     /// Announces a stream and its variants. Playlists answer 503 until they have content.
-    public func register(stream: String, variants: [String], targetDuration: Int) {
+    public func register(stream: String, title: String = "", variants: [String], targetDuration: Int) {
         streams.withLock {
-            $0[stream] = Stream(phase: .starting, targetDuration: targetDuration, master: nil, variants: Dictionary(uniqueKeysWithValues: variants.map { ($0, Variant()) }))
+            $0[stream] = Stream(title: title, phase: .starting, targetDuration: targetDuration, master: nil, variants: Dictionary(uniqueKeysWithValues: variants.map { ($0, Variant()) }))
         }
     }
 
     /// Loads what an earlier run recorded, so it is served before anything new exists.
     public func restore(stream: String, variant: String, playlistText: String, iFramePlaylistText: String?, segments: [String: SegmentFile]) {
+        var recorded = Recorded()
+        for file in segments.values { recorded.add(bytes: file.size, duration: file.duration) }
         streams.withLock {
-            $0[stream]?.variants[variant] = Variant(playlist: ByteBuffer(string: playlistText), iFramePlaylist: iFramePlaylistText.map { ByteBuffer(string: $0) }, segments: segments)
+            $0[stream]?.variants[variant] = Variant(playlist: ByteBuffer(string: playlistText), iFramePlaylist: iFramePlaylistText.map { ByteBuffer(string: $0) },
+                                                    segments: segments, recorded: recorded)
         }
     }
 
@@ -62,6 +88,7 @@ public final class StreamRegistry: Sendable {
         let iFrameBytes = iFramePlaylistText.map { ByteBuffer(string: $0) }
         streams.withLock {
             $0[stream]?.variants[variant]?.segments[segmentName] = file
+            $0[stream]?.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
             $0[stream]?.variants[variant]?.playlist = bytes
             if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
             if $0[stream]?.phase == .starting { $0[stream]?.phase = .live }

@@ -59,12 +59,12 @@ struct ServePlan {
             throw SidelineStartupError(message: error.description)
         }
         let registry = StreamRegistry()
-        registry.register(stream: layout.stream, variants: configuration.video.ladder.map(\.name), targetDuration: targetDuration)
+        registry.register(stream: layout.stream, title: configuration.stream.title, variants: configuration.video.ladder.map(\.name), targetDuration: targetDuration)
         for (name, variant) in recorder.variants where !variant.playlist.segments.isEmpty {
             let segments = Dictionary(uniqueKeysWithValues: variant.playlist.segments.compactMap { segment -> (String, StreamRegistry.SegmentFile)? in
                 let path = layout.segmentPath(name, segment.uri)
                 guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) else { return nil }
-                return (segment.uri, StreamRegistry.SegmentFile(path: path, size: size))
+                return (segment.uri, StreamRegistry.SegmentFile(path: path, size: size, duration: segment.duration))
             })
             registry.restore(stream: layout.stream, variant: name, playlistText: variant.playlistText,
                              iFramePlaylistText: variant.iFramePlaylistText, segments: segments)

@@ -77,7 +77,7 @@ final class StreamPublisher: Sendable {
             let recorded = try recorder.record(segment)
             registry.publish(
                 stream: streamName, variant: variant, segmentName: recorded.name,
-                file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size),
+                file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: segment.duration),
                 playlistText: recorded.playlistText, iFramePlaylistText: recorded.iFramePlaylistText
             )
             checkBitRate(segment, of: variant)

@@ -41,6 +41,16 @@ import TestSupport
         #expect(try await http(media.deletingLastPathComponent().appendingPathComponent("999999.ts")).status == 404)
         #expect(try await http(master.deletingLastPathComponent().appendingPathComponent("nope/index.m3u8")).status == 404)
 
+        // The streams API reports the stream, live, with what it has recorded.
+        let api = try await http(URL(string: "/api/streams", relativeTo: master)!.absoluteURL)
+        let listing = try #require(try JSONSerialization.jsonObject(with: api.body) as? [String: Any])
+        let streams = try #require(listing["streams"] as? [[String: Any]])
+        #expect(streams.first?["id"] as? String == "main")
+        #expect(streams.first?["state"] as? String == "live")
+        let variants = try #require(streams.first?["variants"] as? [[String: Any]])
+        #expect((variants.first?["segments"] as? Int ?? 0) >= 1)
+        #expect((variants.first?["averageBitRate"] as? Int ?? 0) > 1_000_000)
+
         // The I-frame playlist's byte ranges, fetched with Range requests, are keyframes.
         #expect(masterText.contains("#EXT-X-I-FRAME-STREAM-INF:") && masterText.contains("URI=\"720p/iframes.m3u8\""))
         let iFramesURL = media.deletingLastPathComponent().appendingPathComponent("iframes.m3u8")

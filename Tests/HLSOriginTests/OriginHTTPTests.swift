@@ -20,7 +20,7 @@ import Testing
         let registry = StreamRegistry()
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",
-                         file: .init(path: segmentPath, size: segmentBytes.count), playlistText: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n")
+                         file: .init(path: segmentPath, size: segmentBytes.count, duration: 2), playlistText: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n")
         registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
         var logger = Logger(label: "test")
         logger.logLevel = .warning
@@ -67,6 +67,24 @@ import Testing
             }
             try await client.execute(uri: "/live/main/720p/000009.ts", method: .head) { response in
                 #expect(response.status == .notFound)
+            }
+        }
+    }
+
+    @Test func streamsAPIListsStreamsWithTheirMeasuredRates() async throws {
+        let (app, _) = try makeApplication()
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/api/streams", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                let listing = try JSONDecoder().decode(StreamsAPI.Listing.self, from: Data(buffer: response.body))
+                let stream = try #require(listing.streams.first)
+                #expect(listing.streams.count == 1)
+                #expect(stream.id == "main" && stream.state == "live" && stream.master == "/live/main/master.m3u8")
+                #expect(stream.variants == [StreamsAPI.VariantInfo(
+                    name: "720p", playlist: "/live/main/720p/index.m3u8", segments: 1, durationRecorded: 2,
+                    averageBitRate: segmentBytes.count * 8 / 2, peakSegmentBitRate: segmentBytes.count * 8 / 2
+                )])
             }
         }
     }
