@@ -93,3 +93,12 @@ for size in 1 3; do
   printf '%-10s %-9s %9.2fx %10.1f %14.3f\n' "$size" ffmpeg "$(calc "$MEDIA / $cli_wall")" "$cli_cpu" "$(calc "$cli_cpu / $MEDIA")"
   printf '%-10s ratio sideline/ffmpeg: realtime %s, cpu %s (medians of %d)\n' "$size" "$(calc "$cli_wall / $side_wall")" "$(calc "$side_cpu / $cli_cpu")" "$REPS"
 done
+
+# Publish latency, as a live stream sees it: the clip paced at real time and looped for 100
+# segments (200 s), one variant; from the input thread reading a segment's last frame to the
+# registry serving it. Skip with SKIP_LATENCY=1.
+if [ "${SKIP_LATENCY:-0}" != 1 ]; then
+  rm -rf "$WORK/data"
+  "$SIDELINE" encode --config "$WORK/ladder-1.yaml" --input "$CLIP" --data-dir "$WORK/data" --realtime --loop --media-limit 200 --log-level error \
+    | sed -n 's/^publish_latency_ms/latency (1 variant, real time, 100 segments): publish_latency_ms/p'
+fi

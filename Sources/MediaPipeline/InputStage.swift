@@ -12,6 +12,8 @@ final class InputStage {
     private let logger: Logger
     private let statistics: @Sendable ((inout PipelineStatistics) -> Void) -> Void
     private let isStopping: @Sendable () -> Bool
+    private let timings: SegmentTimings
+    private let clock: SegmentClock
 
     private var conformer: FrameRateConformer
     /// Input time (seconds) of the first decoded video frame: output time 0.
@@ -25,7 +27,10 @@ final class InputStage {
     private var pacingOrigin: Double?
 
     init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, workers: [VariantWorker], logger: Logger,
-         statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool) {
+         statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool,
+         timings: SegmentTimings) {
+        self.timings = timings
+        self.clock = configuration.clock
         self.configuration = configuration
         self.input = input
         self.audioEncoder = audioEncoder
@@ -57,6 +62,9 @@ final class InputStage {
             try audioEncoder?.drain { packet in fanOut(audio: packet) }
         } catch {
             logger.warning("audio encoder drain failed", metadata: ["error": "\(error)"])
+        }
+        if conformer.nextIndex > 0 {
+            timings.markInputComplete(segment: clock.segment(ofFrame: conformer.nextIndex - 1))
         }
         for worker in workers { worker.queue.put(.end) }
         return failure
@@ -147,6 +155,10 @@ final class InputStage {
         let captured = Date()
         frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
         for index in indices {
+            // The first frame of segment k means the last frame of segment k - 1 has been read.
+            if index > 0 && clock.startsSegment(frame: index) {
+                timings.markInputComplete(segment: clock.segment(ofFrame: index) - 1)
+            }
             for worker in workers {
                 guard let owned = OwnedFrame(cloning: frame) else { throw PipelineError.internalFailure("av_frame_clone failed") }
                 worker.queue.put(.video(owned, index: index, captured: captured))

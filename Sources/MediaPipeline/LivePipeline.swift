@@ -10,6 +10,8 @@ public final class LivePipeline: Sendable {
     public let configuration: PipelineConfiguration
     private let deadline: InterruptDeadline
     private let shared = SharedState()
+    /// When each segment's input was complete; the publisher measures latency from it.
+    public let timings = SegmentTimings()
     private let stage: StageHandoff
     private let done = DispatchSemaphore(value: 0)
     private let onEvent: @Sendable (PipelineEvent) -> Void
@@ -48,7 +50,8 @@ public final class LivePipeline: Sendable {
         self.stage = StageHandoff(InputStage(
             configuration: configuration, input: input, audioEncoder: audio, workers: workers, logger: logger,
             statistics: { update in shared.stats.withLock { update(&$0) } },
-            isStopping: { shared.stopping.load(ordering: .relaxed) }
+            isStopping: { shared.stopping.load(ordering: .relaxed) },
+            timings: timings
         ))
     }
 

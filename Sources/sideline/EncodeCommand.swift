@@ -14,18 +14,30 @@ struct EncodeCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var options: StreamOptions
+    @Flag(help: "Pace a file input at real time, as `serve` does (to measure publish latency as a live stream sees it).")
+    var realtime = false
+    @Option(help: "Stop after this many seconds of media (for looped or endless inputs).")
+    var mediaLimit: Double?
 
     func run() async throws {
         options.bootstrapLogging()
         try await reportingStartupErrors {
             var settings = try options.resolve()
             settings.stream.loop = options.loop ?? false
-            let plan = ServePlan(configuration: settings, realtime: false)
+            let plan = ServePlan(configuration: settings, realtime: realtime)
             let started = ContinuousClock.now
             let cpuBefore = CPUTime.process()
             let (pipeline, publisher) = try plan.makePipeline(logger: Logger(label: "sideline"))
             pipeline.start()
+            let limiter = Task {
+                guard let limit = mediaLimit else { return }
+                while !Task.isCancelled, pipeline.statistics.mediaTime < limit {
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                pipeline.stop()
+            }
             await pipeline.finished()
+            limiter.cancel()
             let wall = started.duration(to: .now)
             let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
             let cpu = CPUTime.process() - cpuBefore
@@ -34,6 +46,10 @@ struct EncodeCommand: AsyncParsableCommand {
             print(String(format: "encoded media=%.2fs wall=%.2fs realtime=%.2fx cpu=%.2fs cpu_per_media_s=%.3f segments=%d variants=%d",
                          stats.mediaTime, wallSeconds, stats.mediaTime / max(wallSeconds, 1e-9), cpu, cpu / max(stats.mediaTime, 1e-9),
                          stats.segments, settings.video.ladder.count))
+            let latency = publisher.publishLatency
+            if let p50 = latency.percentile(50), let p99 = latency.percentile(99), let max = latency.percentile(100) {
+                print(String(format: "publish_latency_ms p50=%.1f p99=%.1f max=%.1f samples=%d", p50 * 1000, p99 * 1000, max * 1000, latency.count))
+            }
             if phase != .ended { throw ExitCode(1) }
         }
     }

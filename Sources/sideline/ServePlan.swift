@@ -46,6 +46,7 @@ struct ServePlan {
         }
         let publisher = try makePublisher(logger: logger)
         publisher.hasAudio = pipeline.hasAudio
+        publisher.measureLatency(from: pipeline.timings)
         events.connect(publisher)
         return (pipeline, publisher)
     }

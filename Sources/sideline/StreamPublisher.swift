@@ -17,6 +17,13 @@ final class StreamPublisher: Sendable {
     private let configuration: SidelineConfiguration
     private let logger: Logger
     private let state = Mutex(State())
+    /// Publish latency of every segment of every variant: from the input thread reading the
+    /// segment's last frame to the registry serving it.
+    let publishLatency = LatencyRecorder()
+    private let timings = Mutex<SegmentTimings?>(nil)
+
+    /// Where the pipeline notes when each segment's input was complete.
+    func measureLatency(from timings: SegmentTimings) { self.timings.withLock { $0 = timings } }
 
     private struct State {
         var formats: [String: VariantFormat] = [:]
@@ -80,6 +87,10 @@ final class StreamPublisher: Sendable {
                 file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: segment.duration),
                 playlistText: recorded.playlistText, iFramePlaylistText: recorded.iFramePlaylistText
             )
+            if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
+                let elapsed = start.duration(to: .now)
+                publishLatency.record(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            }
             checkBitRate(segment, of: variant)
         } catch {
             // The stream keeps serving what it has; the next segment tries again.

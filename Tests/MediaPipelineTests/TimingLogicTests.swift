@@ -107,3 +107,24 @@ import Testing
         #expect(units == [[0x67, 0x64, 0x00, 0x1F], [0x68, 0xEE], [0x65, 0x88]])
     }
 }
+
+@Suite struct LatencyRecorderTests {
+    @Test func percentilesByNearestRank() {
+        let recorder = LatencyRecorder()
+        #expect(recorder.percentile(50) == nil)
+        for value in (1...100).reversed() { recorder.record(Double(value)) }
+        #expect(recorder.percentile(50) == 50)
+        #expect(recorder.percentile(99) == 99)
+        #expect(recorder.percentile(100) == 100)
+        #expect(recorder.percentile(0) == 1)
+        #expect(recorder.count == 100)
+    }
+
+    @Test func segmentTimingsForgetOldSegments() {
+        let timings = SegmentTimings()
+        for k in 0..<100 { timings.markInputComplete(segment: k) }
+        #expect(timings.inputCompletion(segment: 99) != nil)
+        #expect(timings.inputCompletion(segment: 100 - SegmentTimings.retained) != nil)
+        #expect(timings.inputCompletion(segment: 99 - SegmentTimings.retained) == nil)
+    }
+}
