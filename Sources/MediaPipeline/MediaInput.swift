@@ -51,10 +51,13 @@ final class MediaInput {
         var opened: UnsafeMutablePointer<AVFormatContext>? = allocated
         deadline.arm()
         let openResult = avformat_open_input(&opened, path, format, &options)
+        let timedOut = deadline.shouldInterrupt
         deadline.disarm()
         guard openResult >= 0, let opened else {
             // avformat_open_input frees the context on failure.
-            let reason = deadline.isCancelled ? "stopped while opening" : FFmpegError.text(for: openResult)
+            let reason = deadline.isCancelled ? "stopped while opening"
+                : timedOut ? "nothing usable arrived within the input timeout (\(Self.seconds(timeout)) s, stream.input_timeout)"
+                : FFmpegError.text(for: openResult)
             throw .inputUnopenable(input: input, reason: reason, hint: kind.openFailureHint)
         }
         self.context = opened
@@ -67,10 +70,13 @@ final class MediaInput {
 
         deadline.arm()
         let infoResult = avformat_find_stream_info(opened, nil)
+        let infoTimedOut = deadline.shouldInterrupt
         deadline.disarm()
         if infoResult < 0 {
             avformat_close_input(&context)
-            throw .inputUnopenable(input: input, reason: "cannot read stream information: \(FFmpegError.text(for: infoResult))", hint: kind.openFailureHint)
+            let reason = infoTimedOut ? "no stream information within the input timeout (\(Self.seconds(timeout)) s, stream.input_timeout)"
+                : "cannot read stream information: \(FFmpegError.text(for: infoResult))"
+            throw .inputUnopenable(input: input, reason: reason, hint: kind.openFailureHint)
         }
 
         let videoIndex = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
@@ -109,6 +115,10 @@ final class MediaInput {
     deinit { avformat_close_input(&context) }
 
     private static let registerDevicesOnce: Void = { avdevice_register_all() }()
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
 
     /// Reads the next packet of a chosen stream. Returns false at the end of the input.
     /// A live input that delivers nothing within the timeout fails with `readFailed`.

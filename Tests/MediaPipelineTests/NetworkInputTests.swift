@@ -26,16 +26,18 @@ import TestSupport
         let port = Int.random(in: 20000...40000)
         let sender = Process()
         sender.executableURL = URL(fileURLWithPath: try Command.which("ffmpeg"))
-        sender.arguments = ["-v", "error", "-re", "-i", Repository.sample, "-t", "7", "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"]
+        sender.arguments = ["-v", "error", "-re", "-i", Repository.sample, "-t", "9", "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"]
         sender.standardInput = FileHandle.nullDevice
         try sender.run()
         defer { if sender.isRunning { sender.terminate() } }
 
         var configuration = PipelineRun.configuration(input: "udp://127.0.0.1:\(port)")
-        configuration.inputTimeout = 3
+        // Generous: the suite runs other encodes at the same time, and the receiver must wait
+        // for PAT/PMT and a keyframe (every 2.5 s in the sample) before it can open.
+        configuration.inputTimeout = 6
         let outcome = try await PipelineRun.run(configuration)
         let segments = try #require(outcome.segments["720p"])
-        // About 7 s were sent; the receiver joins a moment late and needs a keyframe to start.
+        // About 9 s were sent; the receiver joins a moment late and needs a keyframe to start.
         #expect(segments.count >= 2)
         for segment in segments.dropLast() { #expect(abs(segment.duration - 2) < 1e-6) }
         // The feed stopping is reported as a lost input, and the stream is not ended.
