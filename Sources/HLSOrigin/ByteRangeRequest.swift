@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `Range` request header (RFC 9110 §14.2) resolved against a resource's size. Players fetch
 /// I-frames and resume downloads with single byte ranges; multi-range requests, and headers
 /// that do not parse, are answered with the whole resource, which §14.2 allows.
@@ -11,12 +13,12 @@ public enum ByteRangeRequest: Equatable, Sendable {
 
     public init(header: String?, size: Int) {
         guard let header else { self = .whole; return }
-        let trimmed = header.trimmingCharacters(in: " \t")
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes="), !trimmed.contains(",") else { self = .whole; return }
         let spec = trimmed.dropFirst("bytes=".count)
         guard let dash = spec.firstIndex(of: "-") else { self = .whole; return }
-        let first = spec[..<dash].trimmingCharacters(in: " \t")
-        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: " \t")
+        let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
+        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
         let isDigits: (String) -> Bool = { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && $0.count <= 18 }
         switch (first.isEmpty, last.isEmpty) {
         case (false, _):
@@ -32,15 +34,4 @@ public enum ByteRangeRequest: Equatable, Sendable {
             self = .whole
         }
     }
-}
-
-extension String {
-    func trimmingCharacters(in characters: String) -> String {
-        let set = Set(characters)
-        return String(drop(while: set.contains).reversed().drop(while: set.contains).reversed())
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in characters: String) -> String { String(self).trimmingCharacters(in: characters) }
 }

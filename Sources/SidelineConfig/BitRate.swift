@@ -1,3 +1,5 @@
+import Foundation
+
 /// A bit rate written the way ffmpeg users write it: `3000k`, `3M`, `128000`.
 public struct BitRate: Sendable, Equatable, Comparable, CustomStringConvertible {
     public var bitsPerSecond: Int
@@ -26,14 +28,4 @@ public struct BitRate: Sendable, Equatable, Comparable, CustomStringConvertible 
     }
 
     public static func < (a: BitRate, b: BitRate) -> Bool { a.bitsPerSecond < b.bitsPerSecond }
-}
-
-extension String {
-    func trimmingCharacters(in set: Set<Character>) -> String {
-        String(drop(while: set.contains).reversed().drop(while: set.contains).reversed())
-    }
-}
-
-extension Set where Element == Character {
-    static let whitespaces: Set<Character> = [" ", "\t"]
 }

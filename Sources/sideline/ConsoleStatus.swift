@@ -45,7 +45,7 @@ final class ConsoleStatus: Sendable {
     func line() -> String {
         let stats = pipeline.statistics
         let elapsed = started.duration(to: .now)
-        let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let wall = elapsed.inSeconds
         let speed = wall > 0 ? stats.mediaTime / wall : 0
         let kbps = stats.mediaTime > 0 ? Double(stats.bytesWritten) * 8 / stats.mediaTime / 1000 : 0
         let phase = registry.stream(named: stream)?.phase.rawValue ?? "?"

@@ -39,7 +39,7 @@ struct EncodeCommand: AsyncParsableCommand {
             await pipeline.finished()
             limiter.cancel()
             let wall = started.duration(to: .now)
-            let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+            let wallSeconds = wall.inSeconds
             let cpu = CPUTime.process() - cpuBefore
             let stats = pipeline.statistics
             let phase = publisher.registry.stream(named: settings.stream.name)?.phase

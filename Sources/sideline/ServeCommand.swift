@@ -2,11 +2,7 @@ import ArgumentParser
 import Foundation
 import HLSOrigin
 import Logging
-import MediaPipeline
-import SegmentStore
 import ServiceLifecycle
-import SidelineConfig
-import Synchronization
 import UnixSignals
 
 struct ServeCommand: AsyncParsableCommand {

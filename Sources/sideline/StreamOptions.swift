@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import SidelineConfig
 
@@ -78,4 +79,3 @@ extension ParsableCommand {
     }
 }
 
-import Foundation

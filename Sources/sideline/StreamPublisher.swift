@@ -29,7 +29,6 @@ final class StreamPublisher: Sendable {
         var formats: [String: VariantFormat] = [:]
         var masterWritten = false
         var hasAudio = true
-        var peakBitRate: [String: Double] = [:]
         /// Set when the operator stops the server: whether that also ends the stream.
         var stopEndsStream: Bool?
     }
@@ -88,8 +87,7 @@ final class StreamPublisher: Sendable {
                 playlistText: recorded.playlistText, iFramePlaylistText: recorded.iFramePlaylistText
             )
             if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
-                let elapsed = start.duration(to: .now)
-                publishLatency.record(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                publishLatency.record(start.duration(to: .now).inSeconds)
             }
             checkBitRate(segment, of: variant)
         } catch {
@@ -103,12 +101,9 @@ final class StreamPublisher: Sendable {
         guard segment.duration > 0, let spec = configuration.video.ladder.first(where: { $0.name == variant }) else { return }
         let rate = Double(segment.bytes.count * 8) / segment.duration
         let advertised = Double(Bandwidth.peak(of: spec, audio: configuration.audio, hasAudio: hasAudio))
-        let isNewPeak = state.withLock { s in
-            let previous = s.peakBitRate[variant] ?? 0
-            s.peakBitRate[variant] = max(previous, rate)
-            return rate > previous
-        }
-        if isNewPeak && rate > advertised {
+        // Warn once per new peak (the registry has already counted this segment), not per segment.
+        let peak = registry.stream(named: streamName)?.variants[variant]?.recorded.peakBitRate ?? 0
+        if rate > advertised && rate >= peak {
             logger.warning("segment bit rate exceeds the advertised BANDWIDTH", metadata: [
                 "variant": "\(variant)", "segment": "\(segment.index)", "bits-per-second": "\(Int(rate))", "bandwidth": "\(Int(advertised))",
             ])
