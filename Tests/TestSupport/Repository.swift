@@ -8,6 +8,9 @@ public enum Repository {
 
     public static var sample: String { root.appendingPathComponent("Samples/sample.mp4").path }
 
+    /// A config with one small ultrafast rung (`360p`), for tests of behaviour rather than quality.
+    public static var lightLadderConfig: String { root.appendingPathComponent("Tests/Fixtures/light-ladder.yaml").path }
+
     /// The `sideline` executable built next to the test bundle (`swift build --build-tests`
     /// builds it, since the end-to-end tests depend on it).
     public static var sidelineExecutable: String {
