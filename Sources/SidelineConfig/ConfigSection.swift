@@ -27,6 +27,12 @@ struct ConfigSection {
 
     func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
+    /// Whether the key is present with a value (an explicit null counts as absent).
+    func has(_ key: String) -> Bool {
+        var copy = self
+        return copy.node(key) != nil
+    }
+
     mutating func node(_ key: String) -> Node? {
         consumed.insert(key)
         guard let node = mapping[key] else { return nil }

@@ -42,28 +42,32 @@ extension SidelineConfiguration {
         }
         config.dataDirectory = try top.string("data_dir", matching: { !$0.isEmpty }, expected: "a directory path") ?? config.dataDirectory
         config.segmentDuration = try top.double("segment_duration", in: 0.5...30) ?? config.segmentDuration
-        if var stream = try top.section("stream") {
-            config.stream.name = try stream.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-')") ?? config.stream.name
-            config.stream.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? config.stream.input
-            config.stream.loop = try stream.bool("loop") ?? config.stream.loop
-            config.stream.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? config.stream.inputTimeout
-            let quotable = "text without double quotes or line breaks (it goes in a quoted playlist attribute)"
-            let isQuotable: (String) -> Bool = { !$0.contains { c in c == "\"" || c == "\n" || c == "\r" || c == "\r\n" } }
-            config.stream.title = try stream.string("title", matching: isQuotable, expected: quotable) ?? config.stream.title
-            config.stream.description = try stream.string("description", matching: isQuotable, expected: quotable) ?? config.stream.description
-            config.stream.keywords = try stream.string("keywords", matching: isQuotable, expected: quotable) ?? config.stream.keywords
-            config.stream.startOffset = try stream.double("start_offset", in: -86_400...86_400) ?? config.stream.startOffset
-            config.stream.inputOptions = try stream.stringMap("input_options") ?? config.stream.inputOptions
-            try stream.rejectUnknownKeys()
-        }
         if var video = try top.section("video") {
-            config.video.frameRate = try video.double("frame_rate", in: 1...120) ?? config.video.frameRate
-            if let items = try video.sequence("ladder") {
-                config.video.ladder = try items.enumerated().map { (offset, node) throws(ConfigError) in
-                    try variant(from: node, file: file, path: "video.ladder[\(offset)]")
-                }
+            config.video = try videoSettings(from: &video, default: config.video)
+            try config.video.validate(file: file, path: "video")
+        }
+        let single = try top.section("stream")
+        let several = try top.sequence("streams")
+        switch (single, several) {
+        case (.some, .some):
+            throw .invalidValue(file: file, key: "streams", value: "given together with 'stream'", expected: "either 'stream' (one camera) or 'streams' (a list), not both")
+        case (var stream?, nil):
+            config.streams = [try streamSettings(from: &stream, video: config.video)]
+        case (nil, let entries?):
+            guard !entries.isEmpty else {
+                throw .invalidValue(file: file, key: "streams", value: "an empty list", expected: "at least one stream")
             }
-            try video.rejectUnknownKeys()
+            config.streams = try entries.enumerated().map { (offset, node) throws(ConfigError) in
+                var section = try ConfigSection(file: file, path: "streams[\(offset)]", node: node)
+                // In a list each camera must say which it is and what to read.
+                for key in ["name", "input"] where !section.has(key) {
+                    throw .invalidValue(file: file, key: "streams[\(offset)].\(key)", value: "(missing)", expected: key == "name" ? "the stream's name, the {stream} of its URLs" : "a file path, URL or device")
+                }
+                return try streamSettings(from: &section, video: config.video)
+            }
+        case (nil, nil):
+            config.streams = [SidelineConfiguration.defaultStream]
+            config.streams[0].video = config.video
         }
         if var audio = try top.section("audio") {
             config.audio.bitrate = try audio.bitRate("bitrate") ?? config.audio.bitrate
@@ -74,6 +78,40 @@ extension SidelineConfiguration {
         try top.rejectUnknownKeys()
         try config.validate(file: file)
         return config
+    }
+
+    private static func streamSettings(from stream: inout ConfigSection, video: VideoSettings) throws(ConfigError) -> StreamSettings {
+        var settings = defaultStream
+        settings.video = video
+        settings.name = try stream.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-')") ?? settings.name
+        settings.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? settings.input
+        settings.loop = try stream.bool("loop") ?? settings.loop
+        settings.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? settings.inputTimeout
+        let quotable = "text without double quotes or line breaks (it goes in a quoted playlist attribute)"
+        let isQuotable: (String) -> Bool = { !$0.contains { c in c == "\"" || c == "\n" || c == "\r" || c == "\r\n" } }
+        settings.title = try stream.string("title", matching: isQuotable, expected: quotable) ?? settings.title
+        settings.description = try stream.string("description", matching: isQuotable, expected: quotable) ?? settings.description
+        settings.keywords = try stream.string("keywords", matching: isQuotable, expected: quotable) ?? settings.keywords
+        settings.startOffset = try stream.double("start_offset", in: -86_400...86_400) ?? settings.startOffset
+        settings.inputOptions = try stream.stringMap("input_options") ?? settings.inputOptions
+        if var own = try stream.section("video") {
+            settings.video = try videoSettings(from: &own, default: video)
+            try settings.video.validate(file: own.file, path: own.path)
+        }
+        try stream.rejectUnknownKeys()
+        return settings
+    }
+
+    private static func videoSettings(from video: inout ConfigSection, default fallback: VideoSettings) throws(ConfigError) -> VideoSettings {
+        var settings = fallback
+        settings.frameRate = try video.double("frame_rate", in: 1...120) ?? settings.frameRate
+        if let items = try video.sequence("ladder") {
+            settings.ladder = try items.enumerated().map { (offset, node) throws(ConfigError) in
+                try variant(from: node, file: video.file, path: "\(video.keyPath("ladder"))[\(offset)]")
+            }
+        }
+        try video.rejectUnknownKeys()
+        return settings
     }
 
     private static func variant(from node: Node, file: String, path: String) throws(ConfigError) -> VariantSettings {
@@ -94,14 +132,27 @@ extension SidelineConfiguration {
         return VariantSettings(name: name, width: width, height: height, bitrate: bitrate, maxrate: maxrate, bufsize: bufsize, preset: preset, profile: profile)
     }
 
-    /// Rules that involve more than one key.
+    /// Rules that involve more than one key; checked again after the command line's overrides.
     public func validate(file: String = "(config)") throws(ConfigError) {
-        guard !video.ladder.isEmpty else {
-            throw .invalidValue(file: file, key: "video.ladder", value: "an empty list", expected: "at least one variant")
+        var streamNames: Set<String> = []
+        for (index, stream) in streams.enumerated() {
+            let path = streams.count == 1 ? "stream" : "streams[\(index)]"
+            guard streamNames.insert(stream.name).inserted else {
+                throw .invalidValue(file: file, key: "\(path).name", value: stream.name, expected: "a name no other stream has")
+            }
+            try stream.video.validate(file: file, path: stream.video == video ? "video" : "\(path).video")
+        }
+    }
+}
+
+extension VideoSettings {
+    func validate(file: String, path: String) throws(ConfigError) {
+        guard !ladder.isEmpty else {
+            throw .invalidValue(file: file, key: "\(path).ladder", value: "an empty list", expected: "at least one variant")
         }
         var seen: Set<String> = []
-        for (index, variant) in video.ladder.enumerated() {
-            let path = "video.ladder[\(index)]"
+        for (index, variant) in ladder.enumerated() {
+            let path = "\(path).ladder[\(index)]"
             guard seen.insert(variant.name).inserted else {
                 throw .invalidValue(file: file, key: "\(path).name", value: variant.name, expected: "a name no other variant has")
             }

@@ -6,35 +6,43 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var dataDirectory: String
     /// `segment_duration`: D in seconds; segment k covers [k x D, (k+1) x D) of output time.
     public var segmentDuration: Double
-    public var stream: StreamSettings
+    /// `stream` (one camera) or `streams` (several): each with its own input and ladder.
+    public var streams: [StreamSettings]
+    /// `video`: the frame rate and ladder of every stream that does not set its own.
     public var video: VideoSettings
     public var audio: AudioSettings
 
-    public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, stream: StreamSettings, video: VideoSettings, audio: AudioSettings) {
+    public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings) {
         self.server = server
         self.dataDirectory = dataDirectory
         self.segmentDuration = segmentDuration
-        self.stream = stream
+        self.streams = streams
         self.video = video
         self.audio = audio
     }
+
+    /// The video settings every stream starts from.
+    public static let defaultVideo = VideoSettings(
+        frameRate: 30,
+        ladder: [
+            VariantSettings(
+                name: "720p", width: 1280, height: 720,
+                bitrate: .kbps(3000), maxrate: .kbps(3300), bufsize: .kbps(6000),
+                preset: "veryfast", profile: "high"
+            ),
+        ]
+    )
+
+    /// The stream a config without `stream`/`streams` has; also what each entry of `streams`
+    /// starts from before its own keys.
+    public static let defaultStream = StreamSettings(name: "main", input: "Samples/sample.mp4", loop: true, inputTimeout: 10, video: defaultVideo)
 
     public static let defaults = SidelineConfiguration(
         server: ServerSettings(host: "0.0.0.0", port: 8080),
         dataDirectory: "data",
         segmentDuration: 2,
-        stream: StreamSettings(name: "main", input: "Samples/sample.mp4", loop: true, inputTimeout: 10,
-                               title: "", description: "", keywords: "", startOffset: nil),
-        video: VideoSettings(
-            frameRate: 30,
-            ladder: [
-                VariantSettings(
-                    name: "720p", width: 1280, height: 720,
-                    bitrate: .kbps(3000), maxrate: .kbps(3300), bufsize: .kbps(6000),
-                    preset: "veryfast", profile: "high"
-                ),
-            ]
-        ),
+        streams: [defaultStream],
+        video: defaultVideo,
         audio: AudioSettings(bitrate: .kbps(128), sampleRate: 48000, channels: 2)
     )
 }
@@ -70,9 +78,12 @@ public struct StreamSettings: Sendable, Equatable {
     /// `stream.input_options`: libavformat/libavdevice options for opening the input, e.g.
     /// `rtsp_transport: tcp`, or `video_size`, `framerate`, `input_format` for a V4L2 device.
     public var inputOptions: [String: String]
+    /// The stream's frame rate and ladder: its own `video` section, or the top-level `video`.
+    public var video: VideoSettings
     public init(name: String, input: String, loop: Bool, inputTimeout: Double, title: String = "", description: String = "", keywords: String = "", startOffset: Double? = nil,
-                inputOptions: [String: String] = [:]) {
+                inputOptions: [String: String] = [:], video: VideoSettings) {
         self.inputOptions = inputOptions
+        self.video = video
         self.name = name
         self.input = input
         self.loop = loop

@@ -5,23 +5,22 @@ import Synchronization
 
 /// The status line on standard error, like ffmpeg's: media time encoded, segments, realtime
 /// speed, output bit rate and the URL to open. Rewritten in place on a terminal; on a pipe or
-/// a log file, one line every ten seconds.
+/// a log file, one line every ten seconds. With several streams, one part per stream.
 final class ConsoleStatus: Sendable {
-    private let pipeline: LivePipeline
+    private let streams: [(name: String, pipeline: LivePipeline)]
     private let registry: StreamRegistry
-    private let stream: String
     private let url = Mutex<String?>(nil)
     private let started = ContinuousClock.now
     private let isTerminal = isatty(STDERR_FILENO) == 1
 
-    init(pipeline: LivePipeline, registry: StreamRegistry, stream: String) {
-        self.pipeline = pipeline
+    init(streams: [(name: String, pipeline: LivePipeline)], registry: StreamRegistry) {
+        self.streams = streams
         self.registry = registry
-        self.stream = stream
     }
 
-    func announce(url: String) {
-        self.url.withLock { $0 = url }
+    func announce(stream: String, url: String) {
+        // The line shows one URL; with several streams the announcements carry them all.
+        if streams.count == 1 { self.url.withLock { $0 = url } }
         write("Sideline is serving stream '\(stream)'. Open: \(url)\n")
     }
 
@@ -43,16 +42,21 @@ final class ConsoleStatus: Sendable {
     }
 
     func line() -> String {
-        let stats = pipeline.statistics
-        let elapsed = started.duration(to: .now)
-        let wall = elapsed.inSeconds
+        let wall = started.duration(to: .now).inSeconds
+        var text = streams.map { stream in
+            let part = Self.part(stream.pipeline.statistics, phase: registry.stream(named: stream.name)?.phase.rawValue ?? "?", wall: wall)
+            return streams.count == 1 ? part : "\(stream.name): \(part)"
+        }.joined(separator: " | ")
+        if let url = url.withLock({ $0 }) { text += " \(url)" }
+        return text
+    }
+
+    private static func part(_ stats: PipelineStatistics, phase: String, wall: Double) -> String {
         let speed = wall > 0 ? stats.mediaTime / wall : 0
         let kbps = stats.mediaTime > 0 ? Double(stats.bytesWritten) * 8 / stats.mediaTime / 1000 : 0
-        let phase = registry.stream(named: stream)?.phase.rawValue ?? "?"
         var text = "media=\(Self.clock(stats.mediaTime)) segments=\(stats.segments) speed=\(String(format: "%.2f", speed))x"
             + " bitrate=\(String(format: "%.1f", kbps))kbit/s state=\(phase)"
         if stats.corruptPackets > 0 { text += " corrupt=\(stats.corruptPackets)" }
-        if let url = url.withLock({ $0 }) { text += " \(url)" }
         return text
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import HLSOrigin
 import MediaPipeline
 
 /// Records an input to the data directory as fast as the machine allows, then exits: the same
@@ -23,11 +24,17 @@ struct EncodeCommand: AsyncParsableCommand {
         options.bootstrapLogging()
         try await reportingStartupErrors {
             var settings = try options.resolve()
-            settings.stream.loop = options.loop ?? false
-            let plan = ServePlan(configuration: settings, realtime: realtime)
+            guard settings.streams.count == 1 else {
+                throw SidelineStartupError(message: "encode records one stream, and the config defines \(settings.streams.count) (\(settings.streams.map(\.name).joined(separator: ", "))). Give it a config with one stream, or use serve.")
+            }
+            settings.streams[0].loop = options.loop ?? false
+            let plan = ServePlan(configuration: settings, stream: settings.streams[0], realtime: realtime)
             let started = ContinuousClock.now
             let cpuBefore = CPUTime.process()
-            let (pipeline, publisher) = try plan.makePipeline(logger: Logger(label: "sideline"))
+            let logger = Logger(label: "sideline")
+            let opened = try plan.openPipeline(logger: logger)
+            let pipeline = opened.pipeline
+            let publisher = try plan.makePublisher(for: opened, registry: StreamRegistry(), logger: logger)
             pipeline.start()
             let limiter = Task {
                 guard let limit = mediaLimit else { return }
@@ -42,10 +49,10 @@ struct EncodeCommand: AsyncParsableCommand {
             let wallSeconds = wall.inSeconds
             let cpu = CPUTime.process() - cpuBefore
             let stats = pipeline.statistics
-            let phase = publisher.registry.stream(named: settings.stream.name)?.phase
+            let phase = publisher.registry.stream(named: plan.stream.name)?.phase
             print(String(format: "encoded media=%.2fs wall=%.2fs realtime=%.2fx cpu=%.2fs cpu_per_media_s=%.3f segments=%d variants=%d",
                          stats.mediaTime, wallSeconds, stats.mediaTime / max(wallSeconds, 1e-9), cpu, cpu / max(stats.mediaTime, 1e-9),
-                         stats.segments, settings.video.ladder.count))
+                         stats.segments, plan.stream.video.ladder.count))
             let latency = publisher.publishLatency
             if let p50 = latency.percentile(50), let p99 = latency.percentile(99), let max = latency.percentile(100) {
                 print(String(format: "publish_latency_ms p50=%.1f p99=%.1f max=%.1f samples=%d", p50 * 1000, p99 * 1000, max * 1000, latency.count))

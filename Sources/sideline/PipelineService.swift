@@ -8,13 +8,11 @@ import Synchronization
 final class PipelineService: Service, Sendable {
     let pipeline: LivePipeline
     let publisher: StreamPublisher
-    let console: ConsoleStatus
     private let endStream = Atomic<Bool>(false)
 
-    init(pipeline: LivePipeline, publisher: StreamPublisher, console: ConsoleStatus) {
+    init(pipeline: LivePipeline, publisher: StreamPublisher) {
         self.pipeline = pipeline
         self.publisher = publisher
-        self.console = console
     }
 
     /// Whether stopping also ends the stream with EXT-X-ENDLIST (Ctrl-C) or leaves it open (SIGTERM).
@@ -25,12 +23,18 @@ final class PipelineService: Service, Sendable {
 
     func run() async throws {
         pipeline.start()
-        let consoleTask = Task { await console.run() }
         try? await gracefulShutdown()
         publisher.prepareStop(endStream: endStreamOnStop)
         pipeline.stop()
         await pipeline.finished()
-        consoleTask.cancel()
-        console.finish()
+    }
+}
+
+/// Keeps the console status line up to date until shutdown.
+struct ConsoleService: Service {
+    let console: ConsoleStatus
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await console.run() }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HLSOrigin
 import Logging
 import ServiceLifecycle
+import SidelineConfig
 import UnixSignals
 
 struct ServeCommand: AsyncParsableCommand {
@@ -32,25 +33,34 @@ struct ServeCommand: AsyncParsableCommand {
 
     private func serve(logger: Logger) async throws {
         let settings = try options.resolve(host: host, port: port)
-        let plan = ServePlan(configuration: settings, realtime: !noRealtime)
-        let (pipeline, publisher) = try plan.makePipeline(logger: logger)
-
-        let console = ConsoleStatus(pipeline: pipeline, registry: publisher.registry, stream: settings.stream.name)
-        let application = OriginServer.makeApplication(
-            registry: publisher.registry, host: settings.server.host, port: settings.server.port, logger: logger
-        ) { boundPort in
-            console.announce(url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: settings.stream.name))
+        let plans = settings.streams.map { ServePlan(configuration: settings, stream: $0, realtime: !noRealtime) }
+        // Every input is opened before anything is written, so one bad camera leaves no trace.
+        let opened = try plans.map { try $0.openPipeline(logger: logger.forStream($0.stream.name, of: settings)) }
+        let registry = StreamRegistry()
+        let publishers = try zip(plans, opened).map { plan, pipeline in
+            try plan.makePublisher(for: pipeline, registry: registry, logger: logger.forStream(plan.stream.name, of: settings))
         }
-        let pipelineService = PipelineService(pipeline: pipeline, publisher: publisher, console: console)
+
+        let console = ConsoleStatus(streams: zip(plans, opened).map { ($0.stream.name, $1.pipeline) }, registry: registry)
+        let application = OriginServer.makeApplication(
+            registry: registry, host: settings.server.host, port: settings.server.port, logger: logger
+        ) { boundPort in
+            for plan in plans {
+                console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name))
+            }
+        }
+        let pipelineServices = zip(opened, publishers).map { PipelineService(pipeline: $0.pipeline, publisher: $1) }
+        let consoleService = ConsoleService(console: console)
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: application), .init(service: pipelineService)],
+            services: [ServiceGroupConfiguration.ServiceConfiguration(service: application), .init(service: consoleService)]
+                + pipelineServices.map { .init(service: $0) },
             logger: logger
         ))
         // Ctrl-C ends the stream (EXT-X-ENDLIST); SIGTERM only stops the server.
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let signalTask = Task {
             for await signal in signals {
-                pipelineService.endStreamOnStop = signal == .sigint
+                for service in pipelineServices { service.endStreamOnStop = signal == .sigint }
                 logger.notice("\(signal == .sigint ? "SIGINT: ending the stream" : "SIGTERM: stopping; the stream stays open for a restart")")
                 await group.triggerGracefulShutdown()
                 return
@@ -58,5 +68,16 @@ struct ServeCommand: AsyncParsableCommand {
         }
         try await group.run()
         signalTask.cancel()
+        console.finish()
+    }
+}
+
+extension Logger {
+    /// With several streams, every log line of a stream's pipeline and recorder names it.
+    func forStream(_ name: String, of settings: SidelineConfiguration) -> Logger {
+        guard settings.streams.count > 1 else { return self }
+        var logger = self
+        logger[metadataKey: "stream"] = "\(name)"
+        return logger
     }
 }

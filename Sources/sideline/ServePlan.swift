@@ -7,60 +7,70 @@ import SegmentStore
 import SidelineConfig
 import Synchronization
 
-/// The configuration turned into what each module needs: pipeline settings, the target
-/// duration, the recorder and the registry.
+/// One stream of the configuration turned into what each module needs: pipeline settings,
+/// the target duration, the recorder, and its entry in the shared registry.
 struct ServePlan {
     let configuration: SidelineConfiguration
+    let stream: StreamSettings
     let realtime: Bool
 
     var pipelineConfiguration: PipelineConfiguration {
         PipelineConfiguration(
-            input: configuration.stream.input,
-            loop: configuration.stream.loop,
+            input: stream.input,
+            loop: stream.loop,
             realtime: realtime,
-            inputTimeout: configuration.stream.inputTimeout,
-            frameRate: FrameRate(configuration.video.frameRate),
+            inputTimeout: stream.inputTimeout,
+            frameRate: FrameRate(stream.video.frameRate),
             segmentDuration: configuration.segmentDuration,
-            variants: configuration.video.ladder.map {
+            variants: stream.video.ladder.map {
                 VariantSpec(name: $0.name, width: $0.width, height: $0.height, bitrate: $0.bitrate.bitsPerSecond,
                             maxrate: $0.maxrate.bitsPerSecond, bufsize: $0.bufsize.bitsPerSecond, preset: $0.preset, profile: $0.profile)
             },
             audio: AudioSpec(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate, channels: configuration.audio.channels),
-            inputOptions: configuration.stream.inputOptions
+            inputOptions: stream.inputOptions
         )
     }
 
     var targetDuration: Int {
-        TargetDuration.forSegments(ofDuration: configuration.segmentDuration, frameRate: FrameRate(configuration.video.frameRate).value)
+        TargetDuration.forSegments(ofDuration: configuration.segmentDuration, frameRate: FrameRate(stream.video.frameRate).value)
     }
 
-    /// Opens the input and sets up the encoders first, so that a bad input fails before
-    /// anything is written to the data directory; then the recorder and the registry.
-    func makePipeline(logger: Logger) throws -> (LivePipeline, StreamPublisher) {
+    /// Opens the input and sets up the encoders, so that a bad input fails before anything is
+    /// written to the data directory.
+    func openPipeline(logger: Logger) throws -> OpenedPipeline {
         let events = EventForwarder()
         let pipeline: LivePipeline
         do {
             pipeline = try LivePipeline(configuration: pipelineConfiguration, logger: logger) { event in events.forward(event) }
         } catch {
-            throw SidelineStartupError(message: error.description)
+            throw SidelineStartupError(message: streamLabel + error.description)
         }
-        let publisher = try makePublisher(logger: logger)
-        publisher.hasAudio = pipeline.hasAudio
-        publisher.measureLatency(from: pipeline.timings)
-        events.connect(publisher)
-        return (pipeline, publisher)
+        return OpenedPipeline(pipeline: pipeline, events: events)
     }
 
-    private func makePublisher(logger: Logger) throws -> StreamPublisher {
-        let layout = StreamLayout(dataDirectory: configuration.dataDirectory, stream: configuration.stream.name)
+    /// Connects an opened pipeline to the recorder and the registry. Separate from `openPipeline`
+    /// so a server with several streams opens every input before it writes anything.
+    func makePublisher(for opened: OpenedPipeline, registry: StreamRegistry, logger: Logger) throws -> StreamPublisher {
+        let pipeline = opened.pipeline
+        let publisher = try makePublisher(registry: registry, logger: logger)
+        publisher.hasAudio = pipeline.hasAudio
+        publisher.measureLatency(from: pipeline.timings)
+        opened.events.connect(publisher)
+        return publisher
+    }
+
+    /// A stream's name before its errors when the server has several, so the message says which camera.
+    private var streamLabel: String { configuration.streams.count > 1 ? "stream '\(stream.name)': " : "" }
+
+    private func makePublisher(registry: StreamRegistry, logger: Logger) throws -> StreamPublisher {
+        let layout = StreamLayout(dataDirectory: configuration.dataDirectory, stream: stream.name)
         let recorder: StreamRecorder
         do {
-            recorder = try StreamRecorder(layout: layout, variantNames: configuration.video.ladder.map(\.name), targetDuration: targetDuration, logger: logger)
+            recorder = try StreamRecorder(layout: layout, variantNames: stream.video.ladder.map(\.name), targetDuration: targetDuration, logger: logger)
         } catch {
-            throw SidelineStartupError(message: error.description)
+            throw SidelineStartupError(message: streamLabel + error.description)
         }
-        let registry = StreamRegistry()
-        registry.register(stream: layout.stream, title: configuration.stream.title, variants: configuration.video.ladder.map(\.name), targetDuration: targetDuration)
+        registry.register(stream: layout.stream, title: stream.title, variants: stream.video.ladder.map(\.name), targetDuration: targetDuration)
         for (name, variant) in recorder.variants where !variant.playlist.segments.isEmpty {
             let segments = Dictionary(uniqueKeysWithValues: variant.playlist.segments.compactMap { segment -> (String, StreamRegistry.SegmentFile)? in
                 let path = layout.segmentPath(name, segment.uri)
@@ -74,8 +84,14 @@ struct ServePlan {
             registry.setMaster(stream: layout.stream, text: master)
             registry.setPhase(stream: layout.stream, .live)
         }
-        return StreamPublisher(configuration: configuration, recorder: recorder, registry: registry, logger: logger)
+        return StreamPublisher(configuration: configuration, stream: stream, recorder: recorder, registry: registry, logger: logger)
     }
+}
+
+/// A stream's pipeline, open and ready to start, not yet connected to a recorder.
+struct OpenedPipeline {
+    let pipeline: LivePipeline
+    fileprivate let events: EventForwarder
 }
 
 /// Lets the pipeline be built before the publisher it reports to. Events only flow after

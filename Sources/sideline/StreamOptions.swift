@@ -23,7 +23,13 @@ struct StreamOptions: ParsableArguments {
     func resolve(host: String? = nil, port: Int? = nil) throws -> SidelineConfiguration {
         do {
             var settings = try config.map { try SidelineConfiguration.load(contentsOf: $0) } ?? .defaults
-            if let input { settings.stream.input = input }
+            // --input and --stream name one camera; with several in the config they would be ambiguous.
+            if settings.streams.count > 1, input != nil || stream != nil {
+                let flag = input != nil ? "--input" : "--stream"
+                throw ConfigError.invalidValue(file: flag, key: "streams", value: "\(settings.streams.count) streams (\(settings.streams.map(\.name).joined(separator: ", ")))",
+                                               expected: "a config with one stream when \(flag) is given; set each stream's input and name in the config instead")
+            }
+            if let input { settings.streams[0].input = input }
             if let host { settings.server.host = host }
             if let port {
                 guard (0...65535).contains(port) else {
@@ -36,9 +42,9 @@ struct StreamOptions: ParsableArguments {
                 guard SidelineConfiguration.isValidName(stream) else {
                     throw ConfigError.invalidValue(file: "--stream", key: "stream.name", value: stream, expected: "letters, digits, '-', '_' or '.'")
                 }
-                settings.stream.name = stream
+                settings.streams[0].name = stream
             }
-            if let loop { settings.stream.loop = loop }
+            if let loop { for index in settings.streams.indices { settings.streams[index].loop = loop } }
             try settings.validate()
             return settings
         } catch let error as ConfigError {

@@ -15,6 +15,7 @@ final class StreamPublisher: Sendable {
     let registry: StreamRegistry
     private let recorder: StreamRecorder
     private let configuration: SidelineConfiguration
+    private let stream: StreamSettings
     private let logger: Logger
     private let state = Mutex(State())
     /// Publish latency of every segment of every variant: from the input thread reading the
@@ -33,8 +34,9 @@ final class StreamPublisher: Sendable {
         var stopEndsStream: Bool?
     }
 
-    init(configuration: SidelineConfiguration, recorder: StreamRecorder, registry: StreamRegistry, logger: Logger) {
+    init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry, logger: Logger) {
         self.configuration = configuration
+        self.stream = stream
         self.recorder = recorder
         self.registry = registry
         self.logger = logger
@@ -45,7 +47,7 @@ final class StreamPublisher: Sendable {
         set { state.withLock { $0.hasAudio = newValue } }
     }
 
-    var streamName: String { configuration.stream.name }
+    var streamName: String { stream.name }
 
     /// Call before stopping the pipeline.
     func prepareStop(endStream: Bool) {
@@ -57,7 +59,7 @@ final class StreamPublisher: Sendable {
         case let .variantFormat(variant, format):
             let ready: [String: VariantFormat]? = state.withLock { s in
                 s.formats[variant] = format
-                guard !s.masterWritten, s.formats.count == configuration.video.ladder.count else { return nil }
+                guard !s.masterWritten, s.formats.count == stream.video.ladder.count else { return nil }
                 s.masterWritten = true
                 return s.formats
             }
@@ -98,7 +100,7 @@ final class StreamPublisher: Sendable {
 
     /// BANDWIDTH must bound every segment's bit rate (RFC 8216 §4.3.4.2); say so when one does not.
     private func checkBitRate(_ segment: EncodedSegment, of variant: String) {
-        guard segment.duration > 0, let spec = configuration.video.ladder.first(where: { $0.name == variant }) else { return }
+        guard segment.duration > 0, let spec = stream.video.ladder.first(where: { $0.name == variant }) else { return }
         let rate = Double(segment.bytes.count * 8) / segment.duration
         let advertised = Double(Bandwidth.peak(of: spec, audio: configuration.audio, hasAudio: hasAudio))
         // Warn once per new peak (the registry has already counted this segment), not per segment.
@@ -112,7 +114,7 @@ final class StreamPublisher: Sendable {
 
     private func writeMaster(_ formats: [String: VariantFormat]) {
         let audio = hasAudio
-        let variants = configuration.video.ladder.compactMap { spec -> VariantStream? in
+        let variants = stream.video.ladder.compactMap { spec -> VariantStream? in
             guard let format = formats[spec.name] else { return nil }
             return VariantStream(
                 uri: "\(spec.name)/\(StreamLayout.mediaPlaylistName)",
@@ -125,15 +127,14 @@ final class StreamPublisher: Sendable {
                 noClosedCaptions: true
             )
         }
-        let iFrameStreams = configuration.video.ladder.compactMap { spec -> IFrameStream? in
+        let iFrameStreams = stream.video.ladder.compactMap { spec -> IFrameStream? in
             guard let format = formats[spec.name], let video = format.codecs.first else { return nil }
             return IFrameStream(
                 uri: "\(spec.name)/\(StreamLayout.iFramePlaylistName)",
-                bandwidth: Bandwidth.iFramePeak(of: spec, segmentDuration: configuration.segmentDuration, frameRate: configuration.video.frameRate),
+                bandwidth: Bandwidth.iFramePeak(of: spec, segmentDuration: configuration.segmentDuration, frameRate: stream.video.frameRate),
                 codecs: [video], resolution: .init(width: format.width, height: format.height)
             )
         }
-        let stream = configuration.stream
         let sessionData = [("title", stream.title), ("description", stream.description), ("keywords", stream.keywords)]
             .filter { !$0.1.isEmpty }
             .map { SessionData(dataID: "com.sideline.\($0.0)", value: $0.1) }

@@ -38,10 +38,11 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(config.server.port == 9000)
         #expect(config.server.host == "0.0.0.0")
         #expect(config.segmentDuration == 4)
-        #expect(config.stream.input == "rtsp://camera.local/stream1")
-        #expect(config.stream.loop == false)
-        #expect(config.stream.name == "main")
+        #expect(config.streams[0].input == "rtsp://camera.local/stream1")
+        #expect(config.streams[0].loop == false)
+        #expect(config.streams[0].name == "main")
         #expect(config.video.frameRate == 29.97)
+        #expect(config.streams[0].video == config.video, "a stream without its own video section has the top-level one")
         let variant = try #require(config.video.ladder.first)
         #expect(variant.bitrate == .kbps(1800))
         #expect(variant.maxrate == .kbps(1980), "maxrate defaults to 1.1 x bitrate")
@@ -50,17 +51,57 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(config.audio.bitrate == .kbps(96))
     }
 
+    @Test func severalStreamsEachWithTheirOwnInputAndLadder() throws {
+        let config = try SidelineConfiguration.parse(yaml: """
+        video:
+          ladder:
+            - {name: 540p, width: 960, height: 540, bitrate: 1800k}
+        streams:
+          - name: north
+            input: rtsp://north.local/stream1
+            title: North stand
+          - name: tunnel
+            input: /dev/video0
+            loop: false
+            input_options: {video_size: 1280x720}
+            video:
+              frame_rate: 25
+              ladder:
+                - {name: 360p, width: 640, height: 360, bitrate: 800k}
+                - {name: 180p, width: 320, height: 180, bitrate: 300k}
+        """)
+        #expect(config.streams.map(\.name) == ["north", "tunnel"])
+        #expect(config.streams[0].input == "rtsp://north.local/stream1")
+        #expect(config.streams[0].title == "North stand")
+        #expect(config.streams[0].loop, "keys a stream leaves out keep their defaults")
+        #expect(config.streams[0].video.ladder.map(\.name) == ["540p"], "the top-level ladder is the default")
+        #expect(config.streams[0].video.frameRate == 30)
+        #expect(config.streams[1].video.frameRate == 25)
+        #expect(config.streams[1].video.ladder.map(\.name) == ["360p", "180p"])
+        #expect(config.streams[1].inputOptions == ["video_size": "1280x720"])
+        #expect(!config.streams[1].loop)
+    }
+
+    @Test func unknownKeysInsideAStreamEntryAreNamed() {
+        #expect {
+            try SidelineConfiguration.parse(yaml: "streams:\n  - {name: a, input: x.mp4, inptu_timeout: 5}\n", file: "test.yaml")
+        } throws: { error in
+            guard case let .unknownKey(_, found, _) = error as? ConfigError else { return false }
+            return found == "streams[0].inptu_timeout"
+        }
+    }
+
     @Test func inputOptionsAreKeptAsText() throws {
         let config = try SidelineConfiguration.parse(yaml: "stream:\n  input_options:\n    rtsp_transport: tcp\n    framerate: 30\n")
-        #expect(config.stream.inputOptions == ["rtsp_transport": "tcp", "framerate": "30"])
+        #expect(config.streams[0].inputOptions == ["rtsp_transport": "tcp", "framerate": "30"])
     }
 
     @Test func sessionMetadataAndStartOffset() throws {
         let config = try SidelineConfiguration.parse(yaml: "stream:\n  title: North v South\n  keywords: football, final\n  start_offset: -6\n")
-        #expect(config.stream.title == "North v South")
-        #expect(config.stream.keywords == "football, final")
-        #expect(config.stream.description == "")
-        #expect(config.stream.startOffset == -6)
+        #expect(config.streams[0].title == "North v South")
+        #expect(config.streams[0].keywords == "football, final")
+        #expect(config.streams[0].description == "")
+        #expect(config.streams[0].startOffset == -6)
     }
 
     @Test(arguments: [
@@ -96,6 +137,13 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("stream:\n  start_offset: soon\n", "stream.start_offset"),
         ("stream:\n  input_options: tcp\n", "stream.input_options"),
         ("server: 8080\n", "server"),
+        ("streams:\n  - {name: a, input: x.mp4}\n  - {name: a, input: y.mp4}\n", "streams[1].name"),
+        ("streams:\n  - {input: x.mp4}\n", "streams[0].name"),
+        ("streams:\n  - {name: a}\n", "streams[0].input"),
+        ("streams: []\n", "streams"),
+        ("stream: {name: a}\nstreams:\n  - {name: b, input: y.mp4}\n", "streams"),
+        ("streams:\n  - {name: a, input: x.mp4, video: {ladder: []}}\n", "streams[0].video.ladder"),
+        ("streams:\n  - {name: a, input: x.mp4, video: {ladder: [{name: v, width: 33, height: 20, bitrate: 1M}]}}\n", "streams[0].video.ladder[0].width/height"),
     ])
     func badValuesNameTheKeyAndWhatIsExpected(yaml: String, key: String) {
         #expect {
