@@ -23,7 +23,10 @@ if [ ! -f "$CLIP" ]; then
     -c:a aac -b:a 128k -ac 2 "$CLIP"
 fi
 
-# name width height bitrate(k) for each rung; maxrate 1.1x, bufsize 2x, veryfast, GOP 2 s.
+# name width height bitrate(k) for each rung; maxrate 1.1x, bufsize 2x, GOP 2 s, PRESET
+# (default veryfast) and x264 rc-lookahead LOOKAHEAD (default 5, Sideline's default) on both sides.
+PRESET="${PRESET:-veryfast}"
+LOOKAHEAD="${LOOKAHEAD:-5}"
 LADDER_1=("720p 1280 720 3000")
 LADDER_3=("720p 1280 720 3000" "540p 960 540 1800" "360p 640 360 800")
 
@@ -36,7 +39,7 @@ write_config() { # $1 = file, rest = rungs
     echo "  ladder:"
     for rung in "$@"; do
       read -r name w h k <<<"$rung"
-      echo "    - {name: $name, width: $w, height: $h, bitrate: ${k}k, maxrate: $((k * 11 / 10))k, bufsize: $((k * 2))k, preset: veryfast, profile: high}"
+      echo "    - {name: $name, width: $w, height: $h, bitrate: ${k}k, maxrate: $((k * 11 / 10))k, bufsize: $((k * 2))k, preset: $PRESET, profile: high, lookahead: $LOOKAHEAD}"
     done
     echo "audio: {bitrate: 128k, sample_rate: 48000, channels: 2}"
   } >"$file"
@@ -51,7 +54,7 @@ ffmpeg_args() { # rungs -> one ffmpeg process: decode once, split, scale, encode
   for rung in "$@"; do
     read -r name w h k <<<"$rung"
     graph+="[s$i]scale=$w:$h[v$i];"
-    maps+=(-map "[v$i]" -map 0:a -c:v libx264 -preset veryfast -profile:v high -b:v "${k}k" -maxrate "$((k * 11 / 10))k" -bufsize "$((k * 2))k"
+    maps+=(-map "[v$i]" -map 0:a -c:v libx264 -preset "$PRESET" -profile:v high -rc-lookahead "$LOOKAHEAD" -b:v "${k}k" -maxrate "$((k * 11 / 10))k" -bufsize "$((k * 2))k"
       -g 60 -keyint_min 60 -sc_threshold 0 -force_key_frames "expr:gte(t,n_forced*2)"
       -c:a aac -b:a 128k -ar 48000 -ac 2 -f hls -hls_time 2 -hls_playlist_type event "$WORK/cli/$name/index.m3u8")
     i=$((i + 1))

@@ -1,8 +1,9 @@
 import Foundation
 
-/// A blocking first-in-first-out queue between two threads the pipeline owns (never used from
-/// Swift concurrency). `put` waits while the queue is full, which is what paces a file input
-/// against a slow encoder.
+/// A first-in-first-out queue between two threads the pipeline owns (never used from Swift
+/// concurrency). `put` waits while the queue is full, which is what paces a file encoded as
+/// fast as possible against a slow encoder; `offer` never waits, for a live input that cannot
+/// be slowed down.
 ///
 /// `@unchecked Sendable`: every access to `items` and `closed` happens with `condition` locked.
 final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
@@ -27,6 +28,20 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
         items.append(element)
         condition.broadcast()
         return true
+    }
+
+    enum OfferResult: Equatable { case added, full, closed }
+
+    /// Adds `element` without waiting, if fewer than `limit` elements are queued. `limit` may
+    /// exceed `capacity`: elements that must not be dropped get more room than those that may.
+    func offer(_ element: Element, limit: Int) -> OfferResult {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return .closed }
+        guard items.count - head < limit else { return .full }
+        items.append(element)
+        condition.broadcast()
+        return .added
     }
 
     /// The next element, waiting for one; nil once the queue is closed and empty.

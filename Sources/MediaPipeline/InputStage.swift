@@ -25,6 +25,8 @@ final class InputStage {
     private var lastVideoTime: Double?
     private var pacingStart: ContinuousClock.Instant?
     private var pacingOrigin: Double?
+    /// Whether a full variant queue may hold up the input (see `FeedPolicy`).
+    private let feedPolicy: FeedPolicy
 
     init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, workers: [VariantWorker], logger: Logger,
          statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool,
@@ -39,6 +41,10 @@ final class InputStage {
         self.statistics = statistics
         self.isStopping = isStopping
         self.conformer = FrameRateConformer(frameRate: configuration.frameRate)
+        // A file encoded as fast as possible may wait for its encoders; anything paced at real
+        // time, or a live source, may not.
+        let live = configuration.realtime || !input.kind.needsPacing
+        self.feedPolicy = FeedPolicy.forInput(live: live, capacity: workers.first?.queue.capacity ?? 8)
     }
 
     /// Reads until the input ends (and does not loop), fails, or the pipeline stops; then sends
@@ -159,9 +165,22 @@ final class InputStage {
             if index > 0 && clock.startsSegment(frame: index) {
                 timings.markInputComplete(segment: clock.segment(ofFrame: index) - 1)
             }
+            let startsSegment = clock.startsSegment(frame: index)
             for worker in workers {
-                guard let owned = OwnedFrame(cloning: frame) else { throw PipelineError.internalFailure("av_frame_clone failed") }
-                worker.queue.put(.video(owned, index: index, captured: captured))
+                switch feedPolicy.decide(queued: worker.queue.count, essential: startsSegment) {
+                case .send:
+                    guard let owned = OwnedFrame(cloning: frame) else { throw PipelineError.internalFailure("av_frame_clone failed") }
+                    send(.video(owned, index: index, captured: captured), to: worker)
+                case .drop:
+                    worker.droppedFrames += 1
+                    statistics { $0.framesDroppedBySlowVariants += 1 }
+                    if worker.droppedFrames == 1 || worker.droppedFrames % 300 == 0 {
+                        logger.warning("variant cannot keep up with the live input; dropping frames (segment starts are kept)",
+                                       metadata: ["variant": "\(worker.spec.name)", "dropped": "\(worker.droppedFrames)"])
+                    }
+                case .abandon:
+                    worker.abandon(reason: "fell more than \(feedPolicy.essentialLimit) messages behind the live input")
+                }
             }
         }
     }
@@ -174,7 +193,22 @@ final class InputStage {
 
     private func fanOut(audio packet: UnsafeMutablePointer<AVPacket>) {
         for worker in workers {
-            if let owned = OwnedPacket(cloning: packet) { worker.queue.put(.audio(owned)) }
+            switch feedPolicy.decide(queued: worker.queue.count, essential: true) {
+            case .send, .drop:
+                if let owned = OwnedPacket(cloning: packet) { send(.audio(owned), to: worker) }
+            case .abandon:
+                worker.abandon(reason: "fell more than \(feedPolicy.essentialLimit) messages behind the live input")
+            }
+        }
+    }
+
+    /// Queues a message the policy has admitted: waits for room on a file encoded as fast as
+    /// possible, never on a live input.
+    private func send(_ message: VariantMessage, to worker: VariantWorker) {
+        if feedPolicy.mayWait {
+            worker.queue.put(message)
+        } else {
+            _ = worker.queue.offer(message, limit: feedPolicy.essentialLimit)
         }
     }
 }

@@ -37,7 +37,7 @@ public final class LivePipeline: Sendable {
         var workers: [VariantWorker] = []
         for spec in configuration.variants {
             let isFirst = spec.name == firstVariant
-            workers.append(try VariantWorker(spec: spec, clock: clock, audio: audio, logger: logger, onEvent: onEvent) { mediaTime, segmentBytes in
+            let worker = try VariantWorker(spec: spec, clock: clock, audio: audio, logger: logger, onEvent: onEvent) { mediaTime, segmentBytes in
                 shared.stats.withLock { s in
                     if isFirst { s.mediaTime = max(s.mediaTime, mediaTime) }
                     if let segmentBytes {
@@ -45,7 +45,9 @@ public final class LivePipeline: Sendable {
                         if isFirst { s.segments += 1 }
                     }
                 }
-            })
+            }
+            worker.simulatedEncodeDelay = configuration.simulatedEncodeDelay[spec.name] ?? 0
+            workers.append(worker)
         }
         self.stage = StageHandoff(InputStage(
             configuration: configuration, input: input, audioEncoder: audio, workers: workers, logger: logger,

@@ -15,6 +15,10 @@ public struct PipelineConfiguration: Sendable {
     public var segmentDuration: Double
     public var variants: [VariantSpec]
     public var audio: AudioSpec
+    /// Seconds each named variant waits before encoding a frame. Internal, for tests only: it
+    /// stands in for a machine too slow for a rung (a real encoder's speed depends on the
+    /// machine, so it cannot make a test deterministic), so the feed policy can be tested.
+    var simulatedEncodeDelay: [String: Double] = [:]
 
     public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [VariantSpec], audio: AudioSpec, inputOptions: [String: String] = [:]) {
         self.inputOptions = inputOptions

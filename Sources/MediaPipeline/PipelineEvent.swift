@@ -40,6 +40,8 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var bytesWritten: Int64 = 0
     public var corruptPackets = 0
     public var droppedFrames = 0
+    /// Frames a variant missed because it could not keep up with a live input (see `FeedPolicy`).
+    public var framesDroppedBySlowVariants = 0
     public var repeatedFrames = 0
     public var timestampJumps = 0
     public var loops = 0

@@ -9,8 +9,12 @@ public struct VariantSpec: Sendable, Equatable {
     public var bufsize: Int
     public var preset: String
     public var profile: String
+    /// x264's rc-lookahead in frames; nil keeps the preset's. Each frame of lookahead delays
+    /// every segment's publication by one frame interval.
+    public var lookahead: Int?
 
-    public init(name: String, width: Int, height: Int, bitrate: Int, maxrate: Int, bufsize: Int, preset: String, profile: String) {
+    public init(name: String, width: Int, height: Int, bitrate: Int, maxrate: Int, bufsize: Int, preset: String, profile: String, lookahead: Int? = nil) {
+        self.lookahead = lookahead
         self.name = name
         self.width = width
         self.height = height

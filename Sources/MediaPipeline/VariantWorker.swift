@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import HLSPlaylist
 import Logging
+import Synchronization
 
 /// What the input thread sends to a variant's thread.
 enum VariantMessage: Sendable {
@@ -29,6 +30,13 @@ final class VariantWorker {
     private let onEvent: @Sendable (PipelineEvent) -> Void
     private let onEncoded: @Sendable (_ mediaTime: Double, _ segmentBytes: Int?) -> Void
     private let logger: Logger
+    /// Frames the input thread left out because this variant's queue was full (input thread only).
+    var droppedFrames = 0
+    /// Set once the variant has been reported failed, by its own thread or the input's.
+    private let reportedFailure = Atomic<Bool>(false)
+
+    /// See `PipelineConfiguration.simulatedEncodeDelay`.
+    var simulatedEncodeDelay: Double = 0
 
     init(spec: VariantSpec, clock: SegmentClock, audio: AudioEncoder?, logger: Logger,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
@@ -70,15 +78,27 @@ final class VariantWorker {
                 }
             }
         } catch {
-            logger.error("variant failed", metadata: ["variant": "\(spec.name)", "error": "\(error)"])
-            onEvent(.variantFailed(variant: spec.name, reason: "\(error)"))
-            // Closing makes the input thread's puts return at once instead of blocking.
-            queue.close()
+            fail(reason: "\(error)")
         }
+    }
+
+    /// Called by the input thread when this variant has stalled: no more messages are queued,
+    /// and the variant is reported failed. Its siblings go on.
+    func abandon(reason: String) {
+        fail(reason: reason)
+    }
+
+    private func fail(reason: String) {
+        // Closing makes the input thread's puts return at once instead of blocking.
+        queue.close()
+        guard !reportedFailure.exchange(true, ordering: .relaxed) else { return }
+        logger.error("variant failed", metadata: ["variant": "\(spec.name)", "error": "\(reason)"])
+        onEvent(.variantFailed(variant: spec.name, reason: reason))
     }
 
     private func encode(_ frame: OwnedFrame, index: Int64, captured: Date) throws {
         guard let source = frame.pointer else { return }
+        if simulatedEncodeDelay > 0 { Thread.sleep(forTimeInterval: simulatedEncodeDelay) }
         var scaled: UnsafeMutablePointer<AVFrame>? = try scaler.scale(source)
         defer { av_frame_free(&scaled) }
         let output = scaled!

@@ -32,7 +32,9 @@ final class VideoEncoder {
         av_opt_set(context.pointee.priv_data, "preset", spec.preset, 0)
         av_opt_set(context.pointee.priv_data, "profile", spec.profile, 0)
         av_opt_set(context.pointee.priv_data, "forced-idr", "1", 0)
-        av_opt_set(context.pointee.priv_data, "x264-params", "scenecut=0:open-gop=0", 0)
+        var x264Params = "scenecut=0:open-gop=0"
+        if let lookahead = spec.lookahead { x264Params += ":rc-lookahead=\(lookahead)" }
+        av_opt_set(context.pointee.priv_data, "x264-params", x264Params, 0)
         let opened = avcodec_open2(context, codec, nil)
         if opened < 0 {
             avcodec_free_context(&self.context)

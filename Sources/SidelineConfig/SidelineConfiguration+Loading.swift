@@ -128,8 +128,9 @@ extension SidelineConfiguration {
         let bufsize = try section.bitRate("bufsize") ?? BitRate(bitsPerSecond: bitrate.bitsPerSecond * 2)
         let preset = try section.string("preset", matching: presets.contains, expected: "one of \(presets.joined(separator: ", "))") ?? "veryfast"
         let profile = try section.string("profile", matching: profiles.contains, expected: "one of \(profiles.joined(separator: ", "))") ?? "high"
+        let lookahead = try section.int("lookahead", in: 0...250) ?? defaultLookahead
         try section.rejectUnknownKeys()
-        return VariantSettings(name: name, width: width, height: height, bitrate: bitrate, maxrate: maxrate, bufsize: bufsize, preset: preset, profile: profile)
+        return VariantSettings(name: name, width: width, height: height, bitrate: bitrate, maxrate: maxrate, bufsize: bufsize, preset: preset, profile: profile, lookahead: lookahead)
     }
 
     /// Rules that involve more than one key; checked again after the command line's overrides.

@@ -21,6 +21,10 @@ public struct SidelineConfiguration: Sendable, Equatable {
         self.audio = audio
     }
 
+    /// x264 rc-lookahead of a rung that does not set `lookahead`, in frames. Shorter than
+    /// veryfast's own 10, for publish latency (see Docs/benchmarks.md).
+    public static let defaultLookahead = 5
+
     /// The video settings every stream starts from.
     public static let defaultVideo = VideoSettings(
         frameRate: 30,
@@ -28,7 +32,7 @@ public struct SidelineConfiguration: Sendable, Equatable {
             VariantSettings(
                 name: "720p", width: 1280, height: 720,
                 bitrate: .kbps(3000), maxrate: .kbps(3300), bufsize: .kbps(6000),
-                preset: "veryfast", profile: "high"
+                preset: "veryfast", profile: "high", lookahead: defaultLookahead
             ),
         ]
     )
@@ -120,7 +124,12 @@ public struct VariantSettings: Sendable, Equatable {
     public var preset: String
     /// `profile`: baseline, main or high.
     public var profile: String
-    public init(name: String, width: Int, height: Int, bitrate: BitRate, maxrate: BitRate, bufsize: BitRate, preset: String, profile: String) {
+    /// `lookahead`: x264 rc-lookahead in frames. Fewer frames publish each segment sooner;
+    /// more let rate control plan better.
+    public var lookahead: Int
+    public init(name: String, width: Int, height: Int, bitrate: BitRate, maxrate: BitRate, bufsize: BitRate, preset: String, profile: String,
+                lookahead: Int = SidelineConfiguration.defaultLookahead) {
+        self.lookahead = lookahead
         self.name = name
         self.width = width
         self.height = height

@@ -57,6 +57,7 @@ final class ConsoleStatus: Sendable {
         var text = "media=\(Self.clock(stats.mediaTime)) segments=\(stats.segments) speed=\(String(format: "%.2f", speed))x"
             + " bitrate=\(String(format: "%.1f", kbps))kbit/s state=\(phase)"
         if stats.corruptPackets > 0 { text += " corrupt=\(stats.corruptPackets)" }
+        if stats.framesDroppedBySlowVariants > 0 { text += " slow-variant-drops=\(stats.framesDroppedBySlowVariants)" }
         return text
     }
 

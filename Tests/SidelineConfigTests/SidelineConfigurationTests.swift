@@ -32,6 +32,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
               width: 960
               height: 540
               bitrate: 1800k
+              lookahead: 12
         audio:
           bitrate: 96k
         """)
@@ -48,6 +49,8 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(variant.maxrate == .kbps(1980), "maxrate defaults to 1.1 x bitrate")
         #expect(variant.bufsize == .kbps(3600), "bufsize defaults to 2 x bitrate")
         #expect(variant.preset == "veryfast")
+        #expect(variant.lookahead == 12)
+        #expect(SidelineConfiguration.defaults.video.ladder[0].lookahead == SidelineConfiguration.defaultLookahead)
         #expect(config.audio.bitrate == .kbps(96))
     }
 
@@ -137,6 +140,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("stream:\n  start_offset: soon\n", "stream.start_offset"),
         ("stream:\n  input_options: tcp\n", "stream.input_options"),
         ("server: 8080\n", "server"),
+        ("video:\n  ladder:\n    - {name: a, width: 640, height: 360, bitrate: 1M, lookahead: -1}\n", "video.ladder[0].lookahead"),
         ("streams:\n  - {name: a, input: x.mp4}\n  - {name: a, input: y.mp4}\n", "streams[1].name"),
         ("streams:\n  - {input: x.mp4}\n", "streams[0].name"),
         ("streams:\n  - {name: a}\n", "streams[0].input"),

@@ -1,0 +1,75 @@
+import Foundation
+@testable import MediaPipeline
+import Testing
+import TestSupport
+
+/// The pure rule for feeding a variant's queue.
+@Suite struct FeedPolicyTests {
+    let live = FeedPolicy.forInput(live: true, capacity: 8)
+    let file = FeedPolicy.forInput(live: false, capacity: 8)
+
+    @Test func aFileEncodedAsFastAsPossibleAlwaysWaits() {
+        for queued in [0, 7, 8, 500] {
+            #expect(file.decide(queued: queued, essential: false) == .send)
+            #expect(file.decide(queued: queued, essential: true) == .send)
+        }
+    }
+
+    @Test func aLiveInputDropsOrdinaryFramesWhenTheQueueIsFull() {
+        #expect(live.decide(queued: 7, essential: false) == .send)
+        #expect(live.decide(queued: 8, essential: false) == .drop)
+        #expect(live.decide(queued: 100, essential: false) == .drop)
+    }
+
+    @Test func segmentStartsAndAudioAreNeverDroppedUntilTheVariantHasStalled() {
+        #expect(live.decide(queued: 8, essential: true) == .send)
+        #expect(live.decide(queued: live.essentialLimit - 1, essential: true) == .send)
+        #expect(live.decide(queued: live.essentialLimit, essential: true) == .abandon)
+        #expect(live.essentialLimit > live.capacity)
+    }
+
+    @Test func offerNeverWaitsAndRespectsItsLimit() {
+        let queue = BoundedQueue<Int>(capacity: 2)
+        #expect(queue.offer(1, limit: 2) == .added)
+        #expect(queue.offer(2, limit: 2) == .added)
+        #expect(queue.offer(3, limit: 2) == .full)
+        #expect(queue.offer(3, limit: 3) == .added, "essential messages get more room than the capacity")
+        queue.close()
+        #expect(queue.offer(4, limit: 10) == .closed)
+        #expect([queue.take(), queue.take(), queue.take(), queue.take()] == [1, 2, 3, nil])
+    }
+}
+
+/// A live input with one variant too slow for it: the input is never held up, the fast
+/// variant gets every frame, the slow one loses frames but keeps every segment start.
+@Suite struct SlowVariantTests {
+    @Test func aSlowVariantDropsFramesButNeverItsSegmentStarts() async throws {
+        let fast = VariantSpec(name: "fast", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
+        var slow = fast
+        slow.name = "slow"
+        var configuration = PipelineRun.configuration(input: Repository.sample, variants: [fast, slow])
+        configuration.realtime = true
+        // At most 10 frames a second for a 30 fps input.
+        configuration.simulatedEncodeDelay = ["slow": 0.1]
+        let outcome = try await PipelineRun.run(configuration, stopAfterSegments: 3)
+
+        #expect(outcome.failures.isEmpty, "\(outcome.failures)")
+        #expect(outcome.statistics.framesDroppedBySlowVariants > 0, "a live input does not wait for a slow variant")
+        let fastSegments = try #require(outcome.segments["fast"])
+        let slowSegments = try #require(outcome.segments["slow"])
+        #expect(fastSegments.count >= 3)
+        #expect(slowSegments.count == fastSegments.count, "the slow variant has every segment: no segment start was dropped")
+
+        let fastFiles = try PipelineRun.write(fastSegments, to: try makeTemporaryDirectory("slow-variant-fast"))
+        let slowFiles = try PipelineRun.write(slowSegments, to: try makeTemporaryDirectory("slow-variant-slow"))
+        for k in 0..<3 {
+            let fastVideo = try await FFprobe.packets(fastFiles[k], stream: "v")
+            let slowVideo = try await FFprobe.packets(slowFiles[k], stream: "v")
+            #expect(fastVideo.count == 60, "the fast variant got every frame of segment \(k)")
+            #expect(slowVideo.count < 60, "the slow variant lost frames in segment \(k)")
+            let slowFirst = try #require(slowVideo.first)
+            #expect(slowFirst.isKeyframe, "segment \(k) of the slow variant starts with its IDR")
+            #expect(abs(slowFirst.pts - (fastVideo.first?.pts ?? -1)) < 0.001, "both variants start segment \(k) at the same PTS")
+        }
+    }
+}
