@@ -1,5 +1,14 @@
 import Hummingbird
 import Logging
+import NIOCore
+
+/// What `GET /metrics` serves: the Prometheus text format, rendered by whoever owns the
+/// metrics backend (the executable), so this module does not depend on one.
+public struct MetricsExposition: Sendable {
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    public let render: @Sendable () -> [UInt8]
+    public init(render: @escaping @Sendable () -> [UInt8]) { self.render = render }
+}
 
 /// Builds the Hummingbird application that serves a registry.
 public enum OriginServer {
@@ -8,11 +17,20 @@ public enum OriginServer {
         host: String,
         port: Int,
         logger: Logger,
+        metrics: MetricsExposition? = nil,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
         let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: LogRequestsMiddleware(.info))
+        if let metrics {
+            // Request counts and durations per route, through swift-metrics.
+            router.add(middleware: MetricsMiddleware())
+            router.get("/metrics") { _, _ in
+                let headers: HTTPFields = [.contentType: MetricsExposition.contentType, .cacheControl: CachePolicy.transientError.headerValue]
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+            }
+        }
         OriginRoutes(registry: registry).add(to: router)
         return Application(
             router: router,

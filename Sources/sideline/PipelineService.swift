@@ -23,10 +23,27 @@ final class PipelineService: Service, Sendable {
 
     func run() async throws {
         pipeline.start()
+        let mirror = Task { await mirrorStatisticsIntoMetrics() }
+        defer { mirror.cancel() }
         try? await gracefulShutdown()
         publisher.prepareStop(endStream: endStreamOnStop)
         pipeline.stop()
         await pipeline.finished()
+    }
+
+    /// The pipeline keeps plain totals; metrics get the increase since the last look.
+    private func mirrorStatisticsIntoMetrics() async {
+        var last = PipelineStatistics()
+        let metrics = publisher.streamMetrics
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let now = pipeline.statistics
+            metrics.corruptPackets.increment(by: now.corruptPackets - last.corruptPackets)
+            metrics.framesDroppedBySlowVariants.increment(by: now.framesDroppedBySlowVariants - last.framesDroppedBySlowVariants)
+            metrics.inputFramesDropped.increment(by: now.droppedFrames - last.droppedFrames)
+            metrics.inputFramesRepeated.increment(by: now.repeatedFrames - last.repeatedFrames)
+            last = now
+        }
     }
 }
 

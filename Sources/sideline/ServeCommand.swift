@@ -33,6 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     private func serve(logger: Logger) async throws {
         let settings = try options.resolve(host: host, port: port)
+        let metrics = PrometheusExport.bootstrap()
         let plans = settings.streams.map { ServePlan(configuration: settings, stream: $0, realtime: !noRealtime) }
         // Every input is opened before anything is written, so one bad camera leaves no trace.
         let opened = try plans.map { try $0.openPipeline(logger: logger.forStream($0.stream.name, of: settings)) }
@@ -43,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         let console = ConsoleStatus(streams: zip(plans, opened).map { ($0.stream.name, $1.pipeline) }, registry: registry)
         let application = OriginServer.makeApplication(
-            registry: registry, host: settings.server.host, port: settings.server.port, logger: logger
+            registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics
         ) { boundPort in
             for plan in plans {
                 console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name))

@@ -22,6 +22,8 @@ final class StreamPublisher: Sendable {
     /// segment's last frame to the registry serving it.
     let publishLatency = LatencyRecorder()
     private let timings = Mutex<SegmentTimings?>(nil)
+    let streamMetrics: SidelineMetrics.Stream
+    private let variantMetrics: [String: SidelineMetrics.Variant]
 
     /// Where the pipeline notes when each segment's input was complete.
     func measureLatency(from timings: SegmentTimings) { self.timings.withLock { $0 = timings } }
@@ -37,6 +39,8 @@ final class StreamPublisher: Sendable {
     init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry, logger: Logger) {
         self.configuration = configuration
         self.stream = stream
+        self.streamMetrics = SidelineMetrics.Stream(stream: stream.name)
+        self.variantMetrics = Dictionary(uniqueKeysWithValues: stream.video.ladder.map { ($0.name, SidelineMetrics.Variant(stream: stream.name, variant: $0.name)) })
         self.recorder = recorder
         self.registry = registry
         self.logger = logger
@@ -88,12 +92,17 @@ final class StreamPublisher: Sendable {
                 file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: segment.duration),
                 playlistText: recorded.playlistText, iFramePlaylistText: recorded.iFramePlaylistText
             )
+            variantMetrics[variant]?.segments.increment()
+            variantMetrics[variant]?.bytes.increment(by: recorded.size)
             if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
-                publishLatency.record(start.duration(to: .now).inSeconds)
+                let latency = start.duration(to: .now)
+                publishLatency.record(latency.inSeconds)
+                streamMetrics.publishLatency.recordSeconds(latency.inSeconds)
             }
             checkBitRate(segment, of: variant)
         } catch {
             // The stream keeps serving what it has; the next segment tries again.
+            variantMetrics[variant]?.writeErrors.increment()
             logger.error("segment not recorded", metadata: ["variant": "\(variant)", "error": "\(error)"])
         }
     }
@@ -103,9 +112,11 @@ final class StreamPublisher: Sendable {
         guard segment.duration > 0, let spec = stream.video.ladder.first(where: { $0.name == variant }) else { return }
         let rate = Double(segment.bytes.count * 8) / segment.duration
         let advertised = Double(Bandwidth.peak(of: spec, audio: configuration.audio, hasAudio: hasAudio))
+        guard rate > advertised else { return }
+        variantMetrics[variant]?.bandwidthExceeded.increment()
         // Warn once per new peak (the registry has already counted this segment), not per segment.
         let peak = registry.stream(named: streamName)?.variants[variant]?.recorded.peakBitRate ?? 0
-        if rate > advertised && rate >= peak {
+        if rate >= peak {
             logger.warning("segment bit rate exceeds the advertised BANDWIDTH", metadata: [
                 "variant": "\(variant)", "segment": "\(segment.index)", "bits-per-second": "\(Int(rate))", "bandwidth": "\(Int(advertised))",
             ])

@@ -75,6 +75,8 @@ import TestSupport
         #expect(played.status == 0, "ffmpeg failed: \(played.stderr)")
         #expect(played.stderr.isEmpty, "ffmpeg reported: \(played.stderr)")
 
+        try await checkMetrics(master: master, masterText: masterText, media: media)
+
         // Ctrl-C ends the stream: the last segment is written and EXT-X-ENDLIST closes the playlist.
         let status = try await server.stop(signal: SIGINT)
         #expect(status == 0, "\(server.log)")
@@ -85,6 +87,43 @@ import TestSupport
             #expect(FileManager.default.fileExists(atPath: data + "/main/720p/" + listed.uri))
         }
         #expect(server.log.contains("media="), "the console status line was printed")
+    }
+
+    /// `GET /metrics` in the Prometheus text format: segment counts, request counts, publish
+    /// latency, and the BANDWIDTH check, which must agree with the segments actually served.
+    func checkMetrics(master: URL, masterText: String, media: URL) async throws {
+        let response = try await http(URL(string: "/metrics", relativeTo: master)!.absoluteURL)
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        let text = String(decoding: response.body, as: UTF8.self)
+        func value(_ series: String) -> Double? {
+            text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let labels = "{stream=\"main\",variant=\"720p\"}"
+        let published = try #require(value("sideline_segments_published_total" + labels), "\(text)")
+        #expect(published >= 4)
+        #expect(text.contains("sideline_publish_latency_seconds_bucket{stream=\"main\""), "publish latency histogram")
+        #expect(text.contains("hb_requests{"), "HTTP request counts from Hummingbird's metrics middleware")
+
+        // Count, from the playlist and the files served, the segments above the advertised
+        // BANDWIDTH. Segments may be published meanwhile: the count must lie between the metric
+        // read before the playlist and the metric read after.
+        let streamInf = try #require(masterText.split(separator: "\n").first { $0.hasPrefix("#EXT-X-STREAM-INF:") })
+        let bandwidthField = try #require(streamInf.dropFirst("#EXT-X-STREAM-INF:".count).split(separator: ",").first { $0.hasPrefix("BANDWIDTH=") })
+        let bandwidth = try #require(Double(bandwidthField.dropFirst("BANDWIDTH=".count)))
+        let exceededBefore = value("sideline_segment_bandwidth_exceeded_total" + labels) ?? 0
+        let playlist = try MediaPlaylist.parse(String(decoding: try await http(media).body, as: UTF8.self))
+        var exceeded = 0.0
+        for segment in playlist.segments {
+            let head = try await http(media.deletingLastPathComponent().appendingPathComponent(segment.uri), method: "HEAD")
+            let bytes = try #require(Double(head.headers["content-length"] ?? ""))
+            if bytes * 8 / segment.duration > bandwidth { exceeded += 1 }
+        }
+        let after = String(decoding: try await http(URL(string: "/metrics", relativeTo: master)!.absoluteURL).body, as: UTF8.self)
+        let exceededAfter = after.split(separator: "\n").first { $0.hasPrefix("sideline_segment_bandwidth_exceeded_total" + labels + " ") }
+            .flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        #expect(exceededBefore <= exceeded && exceeded <= exceededAfter,
+                "metric \(exceededBefore)...\(exceededAfter), counted \(exceeded) of \(playlist.segments.count) segments above \(bandwidth)")
     }
 
     /// SIGTERM stops the server but not the stream; the next start serves the old recording at

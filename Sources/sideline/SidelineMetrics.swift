@@ -1,0 +1,42 @@
+import Metrics
+
+/// Sideline's own metrics, through swift-metrics (exported at `GET /metrics`, see
+/// `PrometheusExport`). Every metric is named here, with its labels, so the set stays
+/// consistent (Prometheus wants one label set per name).
+enum SidelineMetrics {
+    /// Per variant of a stream.
+    struct Variant {
+        let segments: Counter
+        let bytes: Counter
+        /// Segments whose bit rate exceeded the BANDWIDTH the master playlist advertises.
+        let bandwidthExceeded: Counter
+        let writeErrors: Counter
+
+        init(stream: String, variant: String) {
+            let labels = [("stream", stream), ("variant", variant)]
+            segments = Counter(label: "sideline_segments_published_total", dimensions: labels)
+            bytes = Counter(label: "sideline_segment_bytes_total", dimensions: labels)
+            bandwidthExceeded = Counter(label: "sideline_segment_bandwidth_exceeded_total", dimensions: labels)
+            writeErrors = Counter(label: "sideline_segment_write_errors_total", dimensions: labels)
+        }
+    }
+
+    /// Per stream.
+    struct Stream {
+        /// From reading a segment's last input frame to the registry serving it.
+        let publishLatency: Timer
+        let corruptPackets: Counter
+        let framesDroppedBySlowVariants: Counter
+        let inputFramesDropped: Counter
+        let inputFramesRepeated: Counter
+
+        init(stream: String) {
+            let labels = [("stream", stream)]
+            publishLatency = Timer(label: "sideline_publish_latency_seconds", dimensions: labels, preferredDisplayUnit: .seconds)
+            corruptPackets = Counter(label: "sideline_input_corrupt_packets_total", dimensions: labels)
+            framesDroppedBySlowVariants = Counter(label: "sideline_frames_dropped_by_slow_variants_total", dimensions: labels)
+            inputFramesDropped = Counter(label: "sideline_input_frames_dropped_total", dimensions: labels)
+            inputFramesRepeated = Counter(label: "sideline_input_frames_repeated_total", dimensions: labels)
+        }
+    }
+}
