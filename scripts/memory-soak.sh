@@ -42,6 +42,6 @@ while kill -0 "$PID" 2>/dev/null; do
   find "$WORK/data/soak" -name '*.ts' -mmin +2 -delete 2>/dev/null || true
   [ "$elapsed" -ge "$DURATION" ] && break
 done
-kill -INT "$PID" 2>/dev/null || true
+kill -TERM "$PID" 2>/dev/null || true
 wait "$PID" 2>/dev/null || true
 awk -v a="$first" -v b="$last" 'BEGIN {printf "rss_after_1_interval_kb=%d rss_at_end_kb=%d ratio=%.3f\n", a, b, b / a}'

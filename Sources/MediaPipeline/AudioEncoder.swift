@@ -97,22 +97,20 @@ final class AudioEncoder {
     }
 
     private func prepareResampler(for frame: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) {
+        // A source without a channel layout (raw PCM from a capture device, some containers)
+        // gets the default layout for its channel count, on every frame: swr_convert_frame
+        // compares each frame with the layout the resampler was configured with.
+        if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            let channels = max(1, frame.pointee.ch_layout.nb_channels)
+            av_channel_layout_uninit(&frame.pointee.ch_layout)
+            av_channel_layout_default(&frame.pointee.ch_layout, channels)
+        }
         let signature = (frame.pointee.format, frame.pointee.sample_rate, frame.pointee.ch_layout.nb_channels)
         if resampler != nil && signature == inputSignature { return }
         swr_free(&resampler)
         inputSignature = signature
-        var inLayout = AVChannelLayout()
-        if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-            av_channel_layout_default(&inLayout, max(1, frame.pointee.ch_layout.nb_channels))
-        } else {
-            try check(av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout), "av_channel_layout_copy")
-        }
-        defer { av_channel_layout_uninit(&inLayout) }
-        // The frame must carry the layout the resampler was configured with.
-        av_channel_layout_uninit(&frame.pointee.ch_layout)
-        try check(av_channel_layout_copy(&frame.pointee.ch_layout, &inLayout), "av_channel_layout_copy")
         try check(swr_alloc_set_opts2(&resampler, &context!.pointee.ch_layout, AV_SAMPLE_FMT_FLTP, Int32(spec.sampleRate),
-                                      &inLayout, AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil), "swr_alloc_set_opts2")
+                                      &frame.pointee.ch_layout, AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil), "swr_alloc_set_opts2")
         try check(swr_init(resampler), "swr_init")
     }
 

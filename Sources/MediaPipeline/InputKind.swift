@@ -17,6 +17,8 @@ public enum InputKind: Sendable, Equatable {
     public init(classifying input: String) {
         if input.lowercased() == Self.testPatternName {
             self = .testPattern
+        } else if let device = Self.soundDevice(input) {
+            self = device
         } else if input.contains("://") {
             self = .url(input)
         } else if input.hasPrefix("/dev/video") {
@@ -26,6 +28,15 @@ public enum InputKind: Sendable, Equatable {
         } else {
             self = .file(path: input)
         }
+    }
+
+    /// `alsa:hw:1,0`, `pulse:default`: a sound capture device through libavdevice.
+    private static func soundDevice(_ input: String) -> InputKind? {
+        for format in ["alsa", "pulse"] where input.hasPrefix(format + ":") && !input.hasPrefix(format + "://") {
+            let name = String(input.dropFirst(format.count + 1))
+            return name.isEmpty ? nil : .device(format: format, path: name)
+        }
+        return nil
     }
 
     /// Live sources deliver frames at their own pace; files must be paced by Sideline.
@@ -40,6 +51,8 @@ public enum InputKind: Sendable, Equatable {
     var openFailureHint: String {
         switch self {
         case .file: "Check that the file is a media file FFmpeg can read (try: ffprobe <file>)."
+        case let .device(format, _) where format == "alsa" || format == "pulse":
+            "Check that the sound device exists and is not in use by another program (try: arecord -l, or pactl list sources)."
         case .device: "Check that the device exists, is not in use by another program and that this user may open it (try: v4l2-ctl --list-devices)."
         case .url: "Check that the address is right, the sender is running and reachable from this machine (try: ffprobe <url>)."
         case .testPattern: "The test pattern needs libavfilter with the testsrc2, drawtext and sine filters (Debian's libavfilter8 has them) and a font (fonts-dejavu-core)."

@@ -8,6 +8,8 @@ final class InputStage {
     let configuration: PipelineConfiguration
     let input: MediaInput
     let audioEncoder: AudioEncoder?
+    /// A separate audio input, read on its own thread; then `audioEncoder` is nil.
+    let audioCapture: AudioCaptureStage?
     let workers: [VariantWorker]
     private let logger: Logger
     private let statistics: @Sendable ((inout PipelineStatistics) -> Void) -> Void
@@ -26,9 +28,9 @@ final class InputStage {
     private var pacingStart: ContinuousClock.Instant?
     private var pacingOrigin: Double?
     /// Whether a full variant queue may hold up the input (see `FeedPolicy`).
-    private let feedPolicy: FeedPolicy
+    let feedPolicy: FeedPolicy
 
-    init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, workers: [VariantWorker], logger: Logger,
+    init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, audioCapture: AudioCaptureStage?, workers: [VariantWorker], logger: Logger,
          statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool,
          timings: SegmentTimings) {
         self.timings = timings
@@ -36,6 +38,7 @@ final class InputStage {
         self.configuration = configuration
         self.input = input
         self.audioEncoder = audioEncoder
+        self.audioCapture = audioCapture
         self.workers = workers
         self.logger = logger
         self.statistics = statistics
@@ -57,6 +60,7 @@ final class InputStage {
             av_packet_free(&packet)
             av_frame_free(&frame)
         }
+        audioCapture?.start()
         do {
             try readLoop(packet: packet!, frame: frame!)
         } catch let error as PipelineError {
@@ -65,10 +69,11 @@ final class InputStage {
             failure = .internalFailure("\(error)")
         }
         do {
-            try audioEncoder?.drain { packet in fanOut(audio: packet) }
+            try audioEncoder?.drain { packet in workers.fanOut(audio: packet, policy: feedPolicy) }
         } catch {
             logger.warning("audio encoder drain failed", metadata: ["error": "\(error)"])
         }
+        audioCapture?.stopAndWait()
         if conformer.nextIndex > 0 {
             timings.markInputComplete(segment: clock.segment(ofFrame: conformer.nextIndex - 1))
         }
@@ -160,6 +165,9 @@ final class InputStage {
         // Every frame of this output slot shares the capture time of the frame that filled it.
         let captured = Date()
         frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        if let audioCapture, indices.first == 0 {
+            audioCapture.videoOrigin.withLock { $0 = .now }
+        }
         for index in indices {
             // The first frame of segment k means the last frame of segment k - 1 has been read.
             if index > 0 && clock.startsSegment(frame: index) {
@@ -170,7 +178,7 @@ final class InputStage {
                 switch feedPolicy.decide(queued: worker.queue.count, essential: startsSegment) {
                 case .send:
                     guard let owned = OwnedFrame(cloning: frame) else { throw PipelineError.internalFailure("av_frame_clone failed") }
-                    send(.video(owned, index: index, captured: captured), to: worker)
+                    worker.feed(.video(owned, index: index, captured: captured), policy: feedPolicy)
                 case .drop:
                     worker.droppedFrames += 1
                     statistics { $0.framesDroppedBySlowVariants += 1 }
@@ -179,7 +187,7 @@ final class InputStage {
                                        metadata: ["variant": "\(worker.spec.name)", "dropped": "\(worker.droppedFrames)"])
                     }
                 case .abandon:
-                    worker.abandon(reason: "fell more than \(feedPolicy.essentialLimit) messages behind the live input")
+                    worker.abandonAsStalled(policy: feedPolicy)
                 }
             }
         }
@@ -188,28 +196,7 @@ final class InputStage {
     private func handleAudio(_ frame: UnsafeMutablePointer<AVFrame>) throws {
         guard let audioEncoder, let origin, let audio = input.audio, let stamp = inputTime(of: frame, timeBase: audio.timeBase) else { return }
         let time = stamp - origin + loopOffset + conformer.offset
-        try audioEncoder.push(frame, outputTime: time) { packet in fanOut(audio: packet) }
-    }
-
-    private func fanOut(audio packet: UnsafeMutablePointer<AVPacket>) {
-        for worker in workers {
-            switch feedPolicy.decide(queued: worker.queue.count, essential: true) {
-            case .send, .drop:
-                if let owned = OwnedPacket(cloning: packet) { send(.audio(owned), to: worker) }
-            case .abandon:
-                worker.abandon(reason: "fell more than \(feedPolicy.essentialLimit) messages behind the live input")
-            }
-        }
-    }
-
-    /// Queues a message the policy has admitted: waits for room on a file encoded as fast as
-    /// possible, never on a live input.
-    private func send(_ message: VariantMessage, to worker: VariantWorker) {
-        if feedPolicy.mayWait {
-            worker.queue.put(message)
-        } else {
-            _ = worker.queue.offer(message, limit: feedPolicy.essentialLimit)
-        }
+        try audioEncoder.push(frame, outputTime: time) { packet in workers.fanOut(audio: packet, policy: feedPolicy) }
     }
 }
 

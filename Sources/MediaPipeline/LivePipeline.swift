@@ -9,6 +9,8 @@ import Synchronization
 public final class LivePipeline: Sendable {
     public let configuration: PipelineConfiguration
     private let deadline: InterruptDeadline
+    /// The separate audio input's own timeouts, if there is one.
+    private let audioDeadline: InterruptDeadline
     private let shared = SharedState()
     /// When each segment's input was complete; the publisher measures latency from it.
     public let timings = SegmentTimings()
@@ -26,11 +28,17 @@ public final class LivePipeline: Sendable {
         av_log_set_level(AV_LOG_ERROR)
         let deadline = InterruptDeadline(timeout: .milliseconds(Int64(configuration.inputTimeout * 1000)))
         self.deadline = deadline
-        let input = try MediaInput(input: configuration.input, timeout: configuration.inputTimeout, deadline: deadline, frameRate: configuration.frameRate, options: configuration.inputOptions)
-        if !input.unusedOptions.isEmpty {
-            logger.warning("input options not recognised by libavformat for this input; check their spelling", metadata: ["options": "\(input.unusedOptions.joined(separator: ", "))"])
+        let audioDeadline = InterruptDeadline(timeout: .milliseconds(Int64(configuration.inputTimeout * 1000)))
+        self.audioDeadline = audioDeadline
+        let input = try MediaInput(input: configuration.input, timeout: configuration.inputTimeout, deadline: deadline, frameRate: configuration.frameRate,
+                                   options: configuration.inputOptions, withAudio: configuration.audioInput == nil)
+        let audioInput = try configuration.audioInput.map { name throws(PipelineError) in
+            try AudioInput(input: name, timeout: configuration.inputTimeout, deadline: audioDeadline, options: configuration.audioInputOptions)
         }
-        let audio = input.audio == nil ? nil : try AudioEncoder(spec: configuration.audio)
+        for (name, unused) in [("input", input.unusedOptions), ("audio input", audioInput?.container.unusedOptions ?? [])] where !unused.isEmpty {
+            logger.warning("\(name) options not recognised by libavformat for this input; check their spelling", metadata: ["options": "\(unused.joined(separator: ", "))"])
+        }
+        let audio = input.audio == nil && audioInput == nil ? nil : try AudioEncoder(spec: configuration.audio)
         let shared = self.shared
         let clock = configuration.clock
         let firstVariant = configuration.variants.first?.name
@@ -49,8 +57,12 @@ public final class LivePipeline: Sendable {
             worker.simulatedEncodeDelay = configuration.simulatedEncodeDelay[spec.name] ?? 0
             workers.append(worker)
         }
+        let capture = audioInput.map { audioInput in
+            AudioCaptureStage(input: audioInput, encoder: audio!, workers: workers, feedPolicy: .forInput(live: true, capacity: workers[0].queue.capacity),
+                              deadline: audioDeadline, logger: logger)
+        }
         self.stage = StageHandoff(InputStage(
-            configuration: configuration, input: input, audioEncoder: audio, workers: workers, logger: logger,
+            configuration: configuration, input: input, audioEncoder: capture == nil ? audio : nil, audioCapture: capture, workers: workers, logger: logger,
             statistics: { update in shared.stats.withLock { update(&$0) } },
             isStopping: { shared.stopping.load(ordering: .relaxed) },
             timings: timings
@@ -98,6 +110,7 @@ public final class LivePipeline: Sendable {
     public func stop() {
         shared.stopping.store(true, ordering: .relaxed)
         deadline.cancel()
+        audioDeadline.cancel()
     }
 
     /// Blocks the calling thread until `.finished` has been reported. Not for async contexts.
@@ -138,7 +151,7 @@ final class StageHandoff: @unchecked Sendable {
 
     init(_ stage: InputStage) {
         self.stage = stage
-        self.hasAudio = stage.audioEncoder != nil
+        self.hasAudio = stage.audioEncoder != nil || stage.audioCapture != nil
     }
 
     func take() -> InputStage? {

@@ -3,19 +3,18 @@ import Foundation
 
 /// The demuxer: opens the input with libavformat, picks its best video stream (required) and
 /// best audio stream (optional), and reads packets. Owned by the input thread.
-final class MediaInput {
+/// An opened libavformat input: demuxer context, open and read timeouts, rewinding.
+/// `MediaInput` (video, and audio if any) and `AudioInput` (audio only) are built on it.
+/// Owned by the thread that reads it.
+final class InputContainer {
     let input: String
     let kind: InputKind
-    let video: StreamDecoder
-    let audio: StreamDecoder?
-    let videoStream: UnsafeMutablePointer<AVStream>
-    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private(set) var context: UnsafeMutablePointer<AVFormatContext>?
     private let deadline: InterruptDeadline
-
     /// Options given for the input that libavformat did not use (probably misspelt).
     private(set) var unusedOptions: [String] = []
 
-    init(input: String, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate = FrameRate(30), options given: [String: String] = [:]) throws(PipelineError) {
+    init(input: String, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate, options given: [String: String]) throws(PipelineError) {
         self.input = input
         self.kind = InputKind(classifying: input)
         self.deadline = deadline
@@ -31,7 +30,7 @@ final class MediaInput {
         case let .device(formatName, devicePath):
             path = devicePath
             if !formatName.isEmpty { format = av_find_input_format(formatName) }
-            guard FileManager.default.fileExists(atPath: devicePath) else {
+            guard !devicePath.hasPrefix("/") || FileManager.default.fileExists(atPath: devicePath) else {
                 throw .inputUnopenable(input: input, reason: "no such device", hint: kind.openFailureHint)
             }
         case .testPattern:
@@ -43,7 +42,6 @@ final class MediaInput {
             av_dict_set(&options, "rw_timeout", micros, 0)
             if input.hasPrefix("rtsp") { av_dict_set(&options, "timeout", micros, 0) }
         }
-
         for (key, value) in given.sorted(by: { $0.key < $1.key }) { av_dict_set(&options, key, value, 0) }
 
         guard let allocated = avformat_alloc_context() else { throw .internalFailure("avformat_alloc_context returned NULL") }
@@ -78,38 +76,6 @@ final class MediaInput {
                 : "cannot read stream information: \(FFmpegError.text(for: infoResult))"
             throw .inputUnopenable(input: input, reason: reason, hint: kind.openFailureHint)
         }
-
-        let videoIndex = av_find_best_stream(opened, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
-        guard videoIndex >= 0, let stream = opened.pointee.streams[Int(videoIndex)] else {
-            let found = (0..<Int(opened.pointee.nb_streams)).compactMap { i -> String? in
-                guard let s = opened.pointee.streams[i], let p = s.pointee.codecpar else { return nil }
-                let type = av_get_media_type_string(p.pointee.codec_type).map { String(cString: $0) } ?? "unknown"
-                return "\(type) \(String(cString: avcodec_get_name(p.pointee.codec_id)))"
-            }
-            avformat_close_input(&context)
-            throw .noVideoStream(input: input, found: found)
-        }
-        videoStream = stream
-        do {
-            video = try StreamDecoder(stream: stream, input: input)
-            let audioIndex = av_find_best_stream(opened, AVMEDIA_TYPE_AUDIO, -1, videoIndex, nil, 0)
-            if audioIndex >= 0, let audioStream = opened.pointee.streams[Int(audioIndex)] {
-                // An audio codec we cannot decode is not fatal: the stream goes on without sound.
-                audio = try? StreamDecoder(stream: audioStream, input: input)
-            } else {
-                audio = nil
-            }
-        } catch {
-            avformat_close_input(&context)
-            throw error
-        }
-        // Only the chosen streams are demuxed.
-        for i in 0..<Int(opened.pointee.nb_streams) {
-            let index = Int32(i)
-            if index != video.streamIndex && index != audio?.streamIndex {
-                opened.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
-            }
-        }
     }
 
     deinit { avformat_close_input(&context) }
@@ -118,6 +84,36 @@ final class MediaInput {
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    /// The streams of the input, as "video h264" etc., for messages.
+    var streamSummary: [String] {
+        guard let context else { return [] }
+        return (0..<Int(context.pointee.nb_streams)).compactMap { i -> String? in
+            guard let s = context.pointee.streams[i], let p = s.pointee.codecpar else { return nil }
+            let type = av_get_media_type_string(p.pointee.codec_type).map { String(cString: $0) } ?? "unknown"
+            return "\(type) \(String(cString: avcodec_get_name(p.pointee.codec_id)))"
+        }
+    }
+
+    /// The best stream of `type`, if any (related to `related` when given).
+    func bestStream(_ type: AVMediaType, related: Int32 = -1) -> UnsafeMutablePointer<AVStream>? {
+        guard let context else { return nil }
+        let index = av_find_best_stream(context, type, -1, related, nil, 0)
+        return index >= 0 ? context.pointee.streams[Int(index)] : nil
+    }
+
+    /// Only the given streams are demuxed.
+    func discardAll(except kept: [Int32]) {
+        guard let context else { return }
+        for i in 0..<Int(context.pointee.nb_streams) where !kept.contains(Int32(i)) {
+            context.pointee.streams[i]?.pointee.discard = AVDISCARD_ALL
+        }
+    }
+
+    func timeBase(ofStream index: Int32) -> AVRational? {
+        guard let context, index >= 0, index < Int32(context.pointee.nb_streams) else { return nil }
+        return context.pointee.streams[Int(index)]?.pointee.time_base
     }
 
     /// Reads the next packet of a chosen stream. Returns false at the end of the input.
@@ -143,13 +139,66 @@ final class MediaInput {
     func rewind() throws(PipelineError) {
         let result = av_seek_frame(context, -1, context?.pointee.start_time == sideline_nopts_value() ? 0 : context!.pointee.start_time, AVSEEK_FLAG_BACKWARD)
         if result < 0 { throw .readFailed(input: input, reason: "cannot seek back to the start to loop: \(FFmpegError.text(for: result))") }
+    }
+}
+
+/// The demuxer of the main input: its best video stream (required) and best audio stream
+/// (optional, and left out when a separate audio input is given). Owned by the input thread.
+final class MediaInput {
+    let container: InputContainer
+    let video: StreamDecoder
+    let audio: StreamDecoder?
+    let videoStream: UnsafeMutablePointer<AVStream>
+
+    var input: String { container.input }
+    var kind: InputKind { container.kind }
+    var unusedOptions: [String] { container.unusedOptions }
+
+    init(input: String, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate = FrameRate(30), options: [String: String] = [:], withAudio: Bool = true) throws(PipelineError) {
+        container = try InputContainer(input: input, timeout: timeout, deadline: deadline, frameRate: frameRate, options: options)
+        guard let stream = container.bestStream(AVMEDIA_TYPE_VIDEO) else {
+            throw .noVideoStream(input: input, found: container.streamSummary)
+        }
+        videoStream = stream
+        video = try StreamDecoder(stream: stream, input: input)
+        if withAudio, let audioStream = container.bestStream(AVMEDIA_TYPE_AUDIO, related: stream.pointee.index) {
+            // An audio codec we cannot decode is not fatal: the stream goes on without sound.
+            audio = try? StreamDecoder(stream: audioStream, input: input)
+        } else {
+            audio = nil
+        }
+        container.discardAll(except: [video.streamIndex] + (audio.map { [$0.streamIndex] } ?? []))
+    }
+
+    func read(into packet: UnsafeMutablePointer<AVPacket>) throws(PipelineError) -> Bool {
+        try container.read(into: packet)
+    }
+
+    /// Goes back to the start, for looping a file.
+    func rewind() throws(PipelineError) {
+        try container.rewind()
         video.reset()
         audio?.reset()
     }
-
     /// The container's own frame-rate guess for the video stream, for the console.
     var nominalFrameRate: Double {
         let rate = videoStream.pointee.avg_frame_rate
         return rate.den > 0 ? av_q2d(rate) : 0
+    }
+}
+
+/// A separate audio input (`stream.audio_input`), such as an ALSA capture device next to a
+/// V4L2 camera: its best audio stream, read on a thread of its own.
+final class AudioInput {
+    let container: InputContainer
+    let audio: StreamDecoder
+
+    init(input: String, timeout: Double, deadline: InterruptDeadline, options: [String: String]) throws(PipelineError) {
+        container = try InputContainer(input: input, timeout: timeout, deadline: deadline, frameRate: FrameRate(30), options: options)
+        guard let stream = container.bestStream(AVMEDIA_TYPE_AUDIO) else {
+            throw .noAudioStream(input: input, found: container.streamSummary)
+        }
+        audio = try StreamDecoder(stream: stream, input: input)
+        container.discardAll(except: [audio.streamIndex])
     }
 }

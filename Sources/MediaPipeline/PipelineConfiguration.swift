@@ -11,6 +11,10 @@ public struct PipelineConfiguration: Sendable {
     /// libavformat options for opening the input (`rtsp_transport: tcp`, `video_size: 1920x1080`,
     /// `rtsp_flags: listen`, ...). They override Sideline's own defaults.
     public var inputOptions: [String: String]
+    /// A separate audio input (an ALSA device such as `alsa:hw:1,0`, `pulse:default`, or any
+    /// input with audio); nil takes the sound of the main input.
+    public var audioInput: String?
+    public var audioInputOptions: [String: String] = [:]
     public var frameRate: FrameRate
     public var segmentDuration: Double
     public var variants: [VariantSpec]
@@ -20,8 +24,11 @@ public struct PipelineConfiguration: Sendable {
     /// machine, so it cannot make a test deterministic), so the feed policy can be tested.
     var simulatedEncodeDelay: [String: Double] = [:]
 
-    public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [VariantSpec], audio: AudioSpec, inputOptions: [String: String] = [:]) {
+    public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [VariantSpec], audio: AudioSpec,
+                inputOptions: [String: String] = [:], audioInput: String? = nil, audioInputOptions: [String: String] = [:]) {
         self.inputOptions = inputOptions
+        self.audioInput = audioInput
+        self.audioInputOptions = audioInputOptions
         self.input = input
         self.loop = loop
         self.realtime = realtime

@@ -4,6 +4,7 @@ public enum PipelineError: Error, CustomStringConvertible, Sendable {
     case inputFileMissing(input: String)
     case inputUnopenable(input: String, reason: String, hint: String)
     case noVideoStream(input: String, found: [String])
+    case noAudioStream(input: String, found: [String])
     case unsupportedCodec(input: String, codec: String)
     case encoderUnavailable(name: String)
     case encoderSetupFailed(variant: String, reason: String)
@@ -19,8 +20,13 @@ public enum PipelineError: Error, CustomStringConvertible, Sendable {
         case let .noVideoStream(input, found):
             "input '\(input)' has no video stream" + (found.isEmpty ? "" : " (it holds: \(found.joined(separator: ", ")))")
                 + ". Sideline needs a video stream; give a camera, file or URL that carries video."
+        case let .noAudioStream(input, found):
+            "audio input '\(input)' has no audio stream" + (found.isEmpty ? "" : " (it holds: \(found.joined(separator: ", ")))")
+                + ". Give an ALSA device such as alsa:hw:1,0 (list them with arecord -l), or leave stream.audio_input empty to take the sound of the main input."
         case let .unsupportedCodec(input, codec):
-            "input '\(input)': no decoder for its video codec '\(codec)' in this FFmpeg build. Transcode the source or install a libavcodec with that decoder."
+            codec == "none"
+                ? "input '\(input)': its video codec is one FFmpeg does not recognise, so it cannot be decoded. Check the source with ffprobe, or transcode it to H.264."
+                : "input '\(input)': no decoder for its video codec '\(codec)' in this FFmpeg build. Transcode the source or install a libavcodec with that decoder."
         case let .encoderUnavailable(name):
             "the FFmpeg libraries on this machine have no '\(name)' encoder. Install Debian's libavcodec-extra or a libavcodec built with it."
         case let .encoderSetupFailed(variant, reason):

@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// How the input thread hands frames and audio to one variant's queue.
 ///
 /// A file encoded as fast as possible waits for the slowest variant (nothing is lost, the
@@ -35,5 +37,35 @@ struct FeedPolicy: Sendable, Equatable {
         if mayWait || queued < capacity { return .send }
         if !essential { return .drop }
         return queued < essentialLimit ? .send : .abandon
+    }
+}
+
+extension VariantWorker {
+    /// Queues a message the policy has admitted: waits for room on a file encoded as fast as
+    /// possible, never on a live input.
+    func feed(_ message: VariantMessage, policy: FeedPolicy) {
+        if policy.mayWait {
+            queue.put(message)
+        } else {
+            _ = queue.offer(message, limit: policy.essentialLimit)
+        }
+    }
+
+    func abandonAsStalled(policy: FeedPolicy) {
+        abandon(reason: "fell more than \(policy.essentialLimit) messages behind the live input")
+    }
+}
+
+extension [VariantWorker] {
+    /// Every variant gets its own reference to the AAC packet; audio is never dropped.
+    func fanOut(audio packet: UnsafeMutablePointer<AVPacket>, policy: FeedPolicy) {
+        for worker in self {
+            switch policy.decide(queued: worker.queue.count, essential: true) {
+            case .send, .drop:
+                if let owned = OwnedPacket(cloning: packet) { worker.feed(.audio(owned), policy: policy) }
+            case .abandon:
+                worker.abandonAsStalled(policy: policy)
+            }
+        }
     }
 }

@@ -94,6 +94,8 @@ extension SidelineConfiguration {
         settings.keywords = try stream.string("keywords", matching: isQuotable, expected: quotable) ?? settings.keywords
         settings.startOffset = try stream.double("start_offset", in: -86_400...86_400) ?? settings.startOffset
         settings.inputOptions = try stream.stringMap("input_options") ?? settings.inputOptions
+        settings.audioInput = try stream.string("audio_input") ?? settings.audioInput
+        settings.audioInputOptions = try stream.stringMap("audio_input_options") ?? settings.audioInputOptions
         if var own = try stream.section("video") {
             settings.video = try videoSettings(from: &own, default: video)
             try settings.video.validate(file: own.file, path: own.path)

@@ -82,6 +82,11 @@ public struct StreamSettings: Sendable, Equatable {
     /// `stream.input_options`: libavformat/libavdevice options for opening the input, e.g.
     /// `rtsp_transport: tcp`, or `video_size`, `framerate`, `input_format` for a V4L2 device.
     public var inputOptions: [String: String]
+    /// `stream.audio_input`: a separate sound source, such as an ALSA device (`alsa:hw:1,0`)
+    /// next to a V4L2 camera. Empty: the sound of `input`, if it has any.
+    public var audioInput: String = ""
+    /// `stream.audio_input_options`: libavdevice options for it (`sample_rate`, `channels`).
+    public var audioInputOptions: [String: String] = [:]
     /// The stream's frame rate and ladder: its own `video` section, or the top-level `video`.
     public var video: VideoSettings
     public init(name: String, input: String, loop: Bool, inputTimeout: Double, title: String = "", description: String = "", keywords: String = "", startOffset: Double? = nil,

@@ -27,7 +27,9 @@ struct ServePlan {
                             maxrate: $0.maxrate.bitsPerSecond, bufsize: $0.bufsize.bitsPerSecond, preset: $0.preset, profile: $0.profile, lookahead: $0.lookahead)
             },
             audio: AudioSpec(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate, channels: configuration.audio.channels),
-            inputOptions: stream.inputOptions
+            inputOptions: stream.inputOptions,
+            audioInput: stream.audioInput.isEmpty ? nil : stream.audioInput,
+            audioInputOptions: stream.audioInputOptions
         )
     }
 

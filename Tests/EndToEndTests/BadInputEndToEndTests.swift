@@ -33,6 +33,22 @@ import TestSupport
         expectRefused(result, mentioning: [path, "no video stream"])
     }
 
+    /// A video stream FFmpeg cannot decode: a Matroska file whose codec ID is rewritten to one
+    /// no decoder knows (same length, so the file stays well-formed).
+    @Test func videoCodecWithoutDecoder() async throws {
+        let directory = try makeTemporaryDirectory("unknown-codec")
+        let made = try await Command.run("ffmpeg", ["-v", "error", "-i", Repository.sample, "-t", "1", "-an", "-c:v", "copy", "-f", "matroska", directory + "/h264.mkv"])
+        #expect(made.status == 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/h264.mkv"))
+        let range = try #require(bytes.range(of: Data("V_MPEG4/ISO/AVC".utf8)))
+        bytes.replaceSubrange(range, with: Data("V_UNKNOWN/XXXXX".utf8))
+        let path = directory + "/unknown.mkv"
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let (result, data) = try await serve(["--input", path])
+        expectRefused(result, mentioning: [path, "does not recognise", "transcode"])
+        #expect(!FileManager.default.fileExists(atPath: data), "nothing written for a bad input")
+    }
+
     @Test func unreachableURL() async throws {
         let (result, _) = try await serve(["--input", "rtsp://127.0.0.1:9/camera"])
         expectRefused(result, mentioning: ["rtsp://127.0.0.1:9/camera", "cannot be opened", "reachable"])

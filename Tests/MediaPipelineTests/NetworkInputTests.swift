@@ -28,6 +28,8 @@ import TestSupport
         sender.executableURL = URL(fileURLWithPath: try Command.which("ffmpeg"))
         sender.arguments = ["-v", "error", "-re", "-i", Repository.sample, "-t", "9", "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"]
         sender.standardInput = FileHandle.nullDevice
+        // Not the test runner\'s stdout: a sender left running would hold the runner\'s pipe open.
+        sender.standardOutput = FileHandle.nullDevice
         try sender.run()
         defer { if sender.isRunning { sender.terminate() } }
 
@@ -64,6 +66,8 @@ import TestSupport
         sender.executableURL = URL(fileURLWithPath: try Command.which("ffmpeg"))
         sender.arguments = ["-v", "error", "-re", "-i", Repository.sample, "-t", "7", "-c", "copy", "-f", "rtsp", "-rtsp_transport", "tcp", "rtsp://127.0.0.1:\(port)/live"]
         sender.standardInput = FileHandle.nullDevice
+        // Not the test runner\'s stdout: a sender left running would hold the runner\'s pipe open.
+        sender.standardOutput = FileHandle.nullDevice
         sender.standardError = FileHandle.nullDevice
         Thread {
             Thread.sleep(forTimeInterval: 1)
@@ -77,5 +81,79 @@ import TestSupport
         for segment in segments.dropLast() { #expect(abs(segment.duration - 2) < 1e-6) }
         #expect(outcome.formats["720p"]?.codecs.count == 2, "video and audio came through RTSP")
         #expect(outcome.endOfStream == false, "a feed that stops is input loss, not the end of the event")
+    }
+}
+
+/// The other feeds a venue has, each sent by the ffmpeg CLI on loopback the way an encoder or
+/// camera would: SRT and RTMP pushed to Sideline listening, MPEG-TS over HTTP pulled from a
+/// server. One cheap rung each: these test the transport, not the picture.
+@Suite struct PushedAndPulledFeedTests {
+    struct Feed: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// The input as Sideline opens it, and its options.
+        let input: @Sendable (Int) -> String
+        let options: [String: String]
+        /// The sender's output arguments (after the input and `-c copy`).
+        let output: @Sendable (Int) -> [String]
+        /// Whether the sender must be running first (it is the server) or Sideline listens.
+        let senderFirst: Bool
+        var testDescription: String { name }
+    }
+
+    static let feeds: [Feed] = [
+        Feed(name: "SRT, Sideline as listener", input: { "srt://127.0.0.1:\($0)?mode=listener" }, options: [:],
+             output: { ["-f", "mpegts", "srt://127.0.0.1:\($0)?mode=caller"] }, senderFirst: false),
+        Feed(name: "RTMP, pushed to Sideline", input: { "rtmp://127.0.0.1:\($0)/live/cam" }, options: ["listen": "1"],
+             output: { ["-f", "flv", "rtmp://127.0.0.1:\($0)/live/cam"] }, senderFirst: false),
+        Feed(name: "MPEG-TS over HTTP, pulled", input: { "http://127.0.0.1:\($0)/cam.ts" }, options: [:],
+             output: { ["-f", "mpegts", "-listen", "1", "http://127.0.0.1:\($0)/cam.ts"] }, senderFirst: true),
+    ]
+
+    @Test(arguments: feeds)
+    func aFeedIsSegmented(feed: Feed) async throws {
+        let port = Int.random(in: 50001...60000)
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: try Command.which("ffmpeg"))
+        // 12 s: opening waits for stream information (PAT/PMT and a keyframe, every 2.5 s in the
+        // sample), which on a loaded machine takes a good part of the feed.
+        sender.arguments = ["-v", "error", "-re", "-i", Repository.sample, "-t", "12", "-c", "copy"] + feed.output(port)
+        sender.standardInput = FileHandle.nullDevice
+        // Not the test runner\'s stdout: a sender left running would hold the runner\'s pipe open.
+        sender.standardOutput = FileHandle.nullDevice
+        sender.standardError = FileHandle.nullDevice
+        defer { if sender.isRunning { sender.terminate() } }
+        if feed.senderFirst {
+            try sender.run()
+        } else {
+            // Sideline's open blocks until the sender connects; start the sender a moment later.
+            Thread {
+                Thread.sleep(forTimeInterval: 1)
+                try? sender.run()
+            }.start()
+        }
+        let cheap = VariantSpec(name: "180p", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
+        var configuration = PipelineRun.configuration(input: feed.input(port), variants: [cheap])
+        configuration.inputOptions = feed.options
+        configuration.inputTimeout = 8
+        // A sender that is the server may take a moment to listen on a loaded machine.
+        var finished: PipelineRun.Outcome?
+        for attempt in 1...20 {
+            do {
+                finished = try await PipelineRun.run(configuration)
+                break
+            } catch let error as PipelineError where feed.senderFirst && attempt < 20 && "\(error)".contains("Connection refused") {
+                try await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        let outcome = try #require(finished)
+        let segments = try #require(outcome.segments["180p"], "\(outcome.failures)")
+        #expect(segments.count >= 2, "\(outcome.failures)")
+        for segment in segments.dropLast() { #expect(abs(segment.duration - 2) < 1e-6) }
+        #expect(outcome.formats["180p"]?.codecs.count == 2, "video and audio came through")
+        #expect(outcome.endOfStream == false, "a feed that stops is input loss, not the end of the event")
+        let directory = try makeTemporaryDirectory("feed")
+        for file in try PipelineRun.write(segments, to: directory) {
+            #expect(try await FFprobe.packets(file, stream: "v").first?.isKeyframe == true)
+        }
     }
 }
