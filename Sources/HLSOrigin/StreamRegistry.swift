@@ -59,6 +59,8 @@ public final class StreamRegistry: Sendable {
         public var targetDuration: Int
         public var master: ByteBuffer?
         public var variants: [String: Variant]
+        /// The variant names in ladder order, best first.
+        public var variantOrder: [String]
     }
 
     private let streams = Mutex<[String: Stream]>([:])
@@ -68,7 +70,8 @@ public final class StreamRegistry: Sendable {
     /// Announces a stream and its variants. Playlists answer 503 until they have content.
     public func register(stream: String, title: String = "", variants: [String], targetDuration: Int) {
         streams.withLock {
-            $0[stream] = Stream(title: title, phase: .starting, targetDuration: targetDuration, master: nil, variants: Dictionary(uniqueKeysWithValues: variants.map { ($0, Variant()) }))
+            $0[stream] = Stream(title: title, phase: .starting, targetDuration: targetDuration, master: nil,
+                                 variants: Dictionary(uniqueKeysWithValues: variants.map { ($0, Variant()) }), variantOrder: variants)
         }
     }
 

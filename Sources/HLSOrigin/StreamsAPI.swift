@@ -43,7 +43,7 @@ public struct StreamsAPI: Sendable {
             return StreamInfo(
                 id: name, title: stream.title, state: stream.phase.rawValue,
                 master: "/live/\(name)/master.m3u8", targetDuration: stream.targetDuration,
-                variants: stream.variants.keys.sorted().map { variantName in
+                variants: stream.variantOrder.filter { stream.variants[$0] != nil }.map { variantName in
                     let recorded = stream.variants[variantName]!.recorded
                     return VariantInfo(
                         name: variantName, playlist: "/live/\(name)/\(variantName)/index.m3u8",

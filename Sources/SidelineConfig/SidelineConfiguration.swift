@@ -25,7 +25,9 @@ public struct SidelineConfiguration: Sendable, Equatable {
     /// veryfast's own 10, for publish latency (see Docs/benchmarks.md).
     public static let defaultLookahead = 5
 
-    /// The video settings every stream starts from.
+    /// The video settings every stream starts from: a three-rung ladder at veryfast, which runs
+    /// a 720p30 camera at 1.44x real time on the 2-core reference machine
+    /// (scripts/ladder-sweep.sh, Docs/benchmarks.md).
     public static let defaultVideo = VideoSettings(
         frameRate: 30,
         ladder: [
@@ -33,6 +35,16 @@ public struct SidelineConfiguration: Sendable, Equatable {
                 name: "720p", width: 1280, height: 720,
                 bitrate: .kbps(3000), maxrate: .kbps(3300), bufsize: .kbps(6000),
                 preset: "veryfast", profile: "high", lookahead: defaultLookahead
+            ),
+            VariantSettings(
+                name: "540p", width: 960, height: 540,
+                bitrate: .kbps(1800), maxrate: .kbps(1980), bufsize: .kbps(3600),
+                preset: "veryfast", profile: "high", lookahead: defaultLookahead
+            ),
+            VariantSettings(
+                name: "360p", width: 640, height: 360,
+                bitrate: .kbps(800), maxrate: .kbps(880), bufsize: .kbps(1600),
+                preset: "veryfast", profile: "main", lookahead: defaultLookahead
             ),
         ]
     )

@@ -48,6 +48,7 @@ import TestSupport
         #expect(streams.first?["id"] as? String == "main")
         #expect(streams.first?["state"] as? String == "live")
         let variants = try #require(streams.first?["variants"] as? [[String: Any]])
+        #expect(variants.compactMap { $0["name"] as? String } == ["720p", "540p", "360p"], "the default ladder, best first")
         #expect((variants.first?["segments"] as? Int ?? 0) >= 1)
         #expect((variants.first?["averageBitRate"] as? Int ?? 0) > 1_000_000)
 

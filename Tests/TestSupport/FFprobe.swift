@@ -16,6 +16,8 @@ public enum FFprobe {
         public let height: Int?
         public let channels: Int?
         public let level: Int?
+        /// `r_frame_rate`, e.g. 30 for "30/1".
+        public let frameRate: Double?
     }
 
     /// The packets of the first stream of `type` ("v" or "a"), in file order.
@@ -31,13 +33,20 @@ public enum FFprobe {
     }
 
     public static func streams(_ path: String) async throws -> [Stream] {
-        let result = try await Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name,profile,width,height,channels,level", "-of", "json", path])
+        let result = try await Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name,profile,width,height,channels,level,r_frame_rate", "-of", "json", path])
         guard result.status == 0 else { throw ProbeFailed(path: path, message: result.stderr) }
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return (object?["streams"] as? [[String: Any]] ?? []).map { s in
             Stream(codecType: s["codec_type"] as? String ?? "", codecName: s["codec_name"] as? String ?? "", profile: s["profile"] as? String,
-                   width: s["width"] as? Int, height: s["height"] as? Int, channels: s["channels"] as? Int, level: s["level"] as? Int)
+                   width: s["width"] as? Int, height: s["height"] as? Int, channels: s["channels"] as? Int, level: s["level"] as? Int,
+                   frameRate: (s["r_frame_rate"] as? String).flatMap(rate))
         }
+    }
+
+    private static func rate(_ text: String) -> Double? {
+        let parts = text.split(separator: "/").compactMap { Double($0) }
+        guard parts.count == 2, parts[1] > 0 else { return nil }
+        return parts[0] / parts[1]
     }
 
     /// Decodes the whole file; returns what the decoder complained about (empty when clean).
