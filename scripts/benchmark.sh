@@ -7,21 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPS="${REPS:-3}"
-WORK="${BENCH_DIR:-/tmp/sideline-bench}"
-mkdir -p "$WORK"
-
-scripts/ensure-deps.sh
-swift build -c release --product sideline >/dev/null
-SIDELINE=".build/release/sideline"
-
-# 60 s of 720p30 with temporal noise (the encoder cannot coast) and a stereo tone.
-CLIP="$WORK/clip-720p30-noise4-6M-60s.mp4"
-if [ ! -f "$CLIP" ]; then
-  ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=60" \
-    -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=60" \
-    -vf "noise=alls=4:allf=t,format=yuv420p" -c:v libx264 -preset veryfast -b:v 6M -maxrate 8M -bufsize 12M -g 60 \
-    -c:a aac -b:a 128k -ac 2 "$CLIP"
-fi
+source scripts/bench-setup.sh
 
 # name width height bitrate(k) for each rung; maxrate 1.1x, bufsize 2x, GOP 2 s, PRESET
 # (default veryfast) and x264 rc-lookahead LOOKAHEAD (default 5, Sideline's default) on both sides.

@@ -8,23 +8,10 @@
 #   PRESETS="veryfast" LADDERS="3" scripts/ladder-sweep.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WORK="${BENCH_DIR:-/tmp/sideline-bench}"
 PRESETS="${PRESETS:-superfast veryfast faster}"
 LADDERS="${LADDERS:-1 2 3}"
 LOOKAHEAD="${LOOKAHEAD:-5}"
-mkdir -p "$WORK"
-scripts/ensure-deps.sh
-swift build -c release --product sideline >/dev/null
-SIDELINE=".build/release/sideline"
-
-# The same noisy 720p30 clip scripts/benchmark.sh makes, and the project's sample (fine detail).
-CLIP="$WORK/clip-720p30-noise4-6M-60s.mp4"
-if [ ! -f "$CLIP" ]; then
-  ffmpeg -v error -y -f lavfi -i "testsrc2=size=1280x720:rate=30:duration=60" \
-    -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=60" \
-    -vf "noise=alls=4:allf=t,format=yuv420p" -c:v libx264 -preset veryfast -b:v 6M -maxrate 8M -bufsize 12M -g 60 \
-    -c:a aac -b:a 128k -ac 2 "$CLIP"
-fi
+source scripts/bench-setup.sh
 
 rungs_for() { # ladder size -> rungs (name width height kbit/s)
   case "$1" in
