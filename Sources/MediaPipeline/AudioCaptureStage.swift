@@ -67,7 +67,7 @@ final class AudioCaptureStage {
                 guard try input.container.read(into: packet!) else { break }
                 defer { av_packet_unref(packet) }
                 try input.audio.decode(packet, frame: frame!) { decoded in
-                    guard let stamp = Self.seconds(of: decoded, timeBase: input.audio.timeBase),
+                    guard let stamp = decoded.timestampSeconds(timeBase: input.audio.timeBase),
                           let origin = videoOrigin.withLock({ $0 }) else { return }
                     if anchor == nil {
                         anchor = (origin.duration(to: .now).seconds, stamp)
@@ -85,10 +85,5 @@ final class AudioCaptureStage {
         } catch {
             logger.warning("audio encoder drain failed", metadata: ["error": "\(error)"])
         }
-    }
-
-    private static func seconds(of frame: UnsafeMutablePointer<AVFrame>, timeBase: AVRational) -> Double? {
-        let stamp = frame.pointee.best_effort_timestamp != sideline_nopts_value() ? frame.pointee.best_effort_timestamp : frame.pointee.pts
-        return stamp == sideline_nopts_value() ? nil : Double(stamp) * av_q2d(timeBase)
     }
 }

@@ -28,7 +28,7 @@ final class InputStage {
     private var pacingStart: ContinuousClock.Instant?
     private var pacingOrigin: Double?
     /// Whether a full variant queue may hold up the input (see `FeedPolicy`).
-    let feedPolicy: FeedPolicy
+    private let feedPolicy: FeedPolicy
 
     init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, audioCapture: AudioCaptureStage?, workers: [VariantWorker], logger: Logger,
          statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool,
@@ -134,15 +134,9 @@ final class InputStage {
         }
     }
 
-    private func inputTime(of frame: UnsafeMutablePointer<AVFrame>, timeBase: AVRational) -> Double? {
-        let stamp = frame.pointee.best_effort_timestamp != sideline_nopts_value() ? frame.pointee.best_effort_timestamp : frame.pointee.pts
-        guard stamp != sideline_nopts_value() else { return nil }
-        return Double(stamp) * av_q2d(timeBase)
-    }
-
     private func handleVideo(_ frame: UnsafeMutablePointer<AVFrame>) throws {
         var time: Double
-        if let stamp = inputTime(of: frame, timeBase: input.video.timeBase) {
+        if let stamp = frame.timestampSeconds(timeBase: input.video.timeBase) {
             if origin == nil { origin = stamp }
             time = stamp - origin! + loopOffset
         } else {
@@ -194,7 +188,7 @@ final class InputStage {
     }
 
     private func handleAudio(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-        guard let audioEncoder, let origin, let audio = input.audio, let stamp = inputTime(of: frame, timeBase: audio.timeBase) else { return }
+        guard let audioEncoder, let origin, let audio = input.audio, let stamp = frame.timestampSeconds(timeBase: audio.timeBase) else { return }
         let time = stamp - origin + loopOffset + conformer.offset
         try audioEncoder.push(frame, outputTime: time) { packet in workers.fanOut(audio: packet, policy: feedPolicy) }
     }
@@ -205,6 +199,15 @@ extension MediaInput {
         if index == video.streamIndex { return video.timeBase }
         if let audio, index == audio.streamIndex { return audio.timeBase }
         return nil
+    }
+}
+
+extension UnsafeMutablePointer<AVFrame> {
+    /// The frame's time in seconds: its best-effort timestamp, else its PTS; nil without either.
+    func timestampSeconds(timeBase: AVRational) -> Double? {
+        let stamp = pointee.best_effort_timestamp != sideline_nopts_value() ? pointee.best_effort_timestamp : pointee.pts
+        guard stamp != sideline_nopts_value() else { return nil }
+        return Double(stamp) * av_q2d(timeBase)
     }
 }
 

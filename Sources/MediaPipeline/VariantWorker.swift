@@ -78,17 +78,13 @@ final class VariantWorker {
                 }
             }
         } catch {
-            fail(reason: "\(error)")
+            abandon(reason: "\(error)")
         }
     }
 
-    /// Called by the input thread when this variant has stalled: no more messages are queued,
-    /// and the variant is reported failed. Its siblings go on.
+    /// Stops this variant and reports it failed, once: on its own thread when encoding fails,
+    /// or from the input thread when it has stalled. No more messages are queued; its siblings go on.
     func abandon(reason: String) {
-        fail(reason: reason)
-    }
-
-    private func fail(reason: String) {
         // Closing makes the input thread's puts return at once instead of blocking.
         queue.close()
         guard !reportedFailure.exchange(true, ordering: .relaxed) else { return }
