@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 "HLSPlaylist", "SegmentStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -5,52 +5,57 @@ import NIOCore
 public enum OriginDecision: Equatable, Sendable {
     case playlist(ByteBuffer, CachePolicy)
     case segment(StreamRegistry.SegmentFile)
-    case refuse(status: Int, reason: String, retryAfter: Int?)
+    case refuse(StatusPolicy.Refusal)
 
-    public static func decide(_ path: Result<OriginPath, OriginPath.Rejection>, registry: StreamRegistry) -> OriginDecision {
+    /// Looks the resource up in a snapshot of the registry and lets `StatusPolicy` decide.
+    public static func decide(_ path: Result<OriginPath, OriginPath.Rejection>, registry: StreamRegistry,
+                              server: StatusPolicy.ServerCondition = .serving, policy: StatusPolicy = StatusPolicy()) -> OriginDecision {
+        if let refusal = policy.admit(server) { return .refuse(refusal) }
         let resource: OriginPath
         switch path {
         case let .success(parsed): resource = parsed
-        case .failure(.notFound): return .refuse(status: 404, reason: "no such resource", retryAfter: nil)
-        case let .failure(.malformed(why)): return .refuse(status: 400, reason: why, retryAfter: nil)
+        case .failure(.notFound): return .refuse(.init(status: 404, reason: "no such resource"))
+        case let .failure(.malformed(why)): return .refuse(.init(status: 400, reason: why))
         }
-        let streamName: String
-        switch resource {
-        case let .master(s), let .mediaPlaylist(s, _), let .iFramePlaylist(s, _), let .segment(s, _, _): streamName = s
-        }
+        let streamName = resource.stream
         guard let stream = registry.stream(named: streamName) else {
-            return .refuse(status: 404, reason: "no stream named '\(streamName)'", retryAfter: nil)
+            return .refuse(.init(status: 404, reason: "no stream named '\(streamName)'"))
         }
-        let playlistCache = CachePolicy.playlist(phase: stream.phase, targetDuration: stream.targetDuration)
+        let variant = resource.variant.flatMap { stream.variants[$0] }
+        var facts = StatusPolicy.Facts(
+            resource: .masterPlaylist, stream: stream.phase, variantExists: variant != nil, targetDuration: stream.targetDuration,
+            lastPublished: variant?.lastPublished, servingSince: registry.servingSince, now: registry.clock()
+        )
+        var bytes: ByteBuffer?
+        var file: StreamRegistry.SegmentFile?
         switch resource {
         case .master:
-            guard let master = stream.master else { return notYet(stream) }
-            return .playlist(master, playlistCache)
-        case let .mediaPlaylist(_, variantName):
-            guard let variant = stream.variants[variantName] else {
-                return .refuse(status: 404, reason: "stream '\(streamName)' has no variant '\(variantName)'", retryAfter: nil)
-            }
-            guard let playlist = variant.playlist else { return notYet(stream) }
-            return .playlist(playlist, playlistCache)
-        case let .iFramePlaylist(_, variantName):
-            guard let variant = stream.variants[variantName] else {
-                return .refuse(status: 404, reason: "stream '\(streamName)' has no variant '\(variantName)'", retryAfter: nil)
-            }
-            guard let playlist = variant.iFramePlaylist else { return notYet(stream) }
-            return .playlist(playlist, playlistCache)
-        case let .segment(_, variantName, name):
-            guard let file = stream.variants[variantName]?.segments[name] else {
-                // Not produced yet, or never: HLS clients treat both as "try again later".
-                return .refuse(status: 404, reason: "segment not available", retryAfter: nil)
-            }
-            return .segment(file)
+            bytes = stream.master
+        case .mediaPlaylist:
+            facts.resource = .mediaPlaylist
+            bytes = variant?.playlist
+        case .iFramePlaylist:
+            facts.resource = .iFramePlaylist
+            bytes = variant?.iFramePlaylist
+        case let .segment(_, _, name):
+            file = variant?.segments[name]
+            facts.resource = .segment(file != nil ? .listed : variant?.gaps.contains(name) == true ? .gap : .unlisted)
         }
-    }
-
-    /// A stream that is starting has no playlist yet: 503 with Retry-After, as for any
-    /// resource that will exist shortly (ARCHITECTURE.md, status table, "starting").
-    private static func notYet(_ stream: StreamRegistry.Stream) -> OriginDecision {
-        .refuse(status: 503, reason: "stream is starting; no segment yet", retryAfter: max(1, stream.targetDuration))
+        facts.playlistAvailable = bytes != nil
+        switch policy.decide(facts) {
+        case let .refuse(refusal):
+            var refusal = refusal
+            if refusal.status == 404 && !facts.variantExists, let name = resource.variant {
+                refusal.reason = "stream '\(streamName)' has no variant '\(name)'"
+            } else if refusal.reason == "no such stream" {
+                refusal.reason = "no stream named '\(streamName)'"
+            }
+            return .refuse(refusal)
+        case let .serve(cache):
+            if let file { return .segment(file) }
+            guard let bytes else { return .refuse(.init(status: 500, reason: "resource has no content")) }
+            return .playlist(bytes, cache)
+        }
     }
 }
 
@@ -66,9 +71,11 @@ public enum CachePolicy: Equatable, Sendable {
     /// Errors that may clear soon (404 for a not-yet-produced segment, 503).
     case transientError
 
-    public static func playlist(phase: StreamRegistry.Phase, targetDuration: Int) -> CachePolicy {
-        phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(0, targetDuration / 2))
-    }
+    /// 410: the stream will not come back; caches may remember that.
+    case gone
+    /// 404 for an EXT-X-GAP entry: it will never exist, but clients re-request it, so caches
+    /// may keep the answer for a target duration.
+    case gapSegment(maxAge: Int)
 
     public var headerValue: String {
         switch self {
@@ -76,6 +83,8 @@ public enum CachePolicy: Equatable, Sendable {
         case .endedPlaylist: "public, max-age=86400"
         case .segment: "public, max-age=31536000, immutable"
         case .transientError: "no-cache"
+        case .gone: "public, max-age=3600"
+        case let .gapSegment(maxAge): "public, max-age=\(maxAge)"
         }
     }
 }

@@ -16,6 +16,20 @@ public enum OriginPath: Equatable, Sendable {
         case malformed(String)
     }
 
+    public var stream: String {
+        switch self {
+        case let .master(s), let .mediaPlaylist(s, _), let .iFramePlaylist(s, _), let .segment(s, _, _): s
+        }
+    }
+
+    /// The variant a resource belongs to; nil for the master playlist.
+    public var variant: String? {
+        switch self {
+        case .master: nil
+        case let .mediaPlaylist(_, v), let .iFramePlaylist(_, v), let .segment(_, v, _): v
+        }
+    }
+
     public static func parse(_ rawPath: String) -> Result<OriginPath, Rejection> {
         let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         guard path.hasPrefix("/live/") else { return .failure(.notFound) }

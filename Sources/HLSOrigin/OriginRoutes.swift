@@ -8,10 +8,12 @@ public struct OriginRoutes: Sendable {
     public static let segmentContentType = "video/mp2t"
 
     let registry: StreamRegistry
+    let policy: StatusPolicy
     let fileIO: FileIO
 
-    public init(registry: StreamRegistry, fileIO: FileIO = FileIO()) {
+    public init(registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), fileIO: FileIO = FileIO()) {
         self.registry = registry
+        self.policy = policy
         self.fileIO = fileIO
     }
 
@@ -32,7 +34,7 @@ public struct OriginRoutes: Sendable {
     }
 
     func respond(to request: Request, context: some RequestContext) async throws -> Response {
-        let decision = OriginDecision.decide(OriginPath.parse(request.uri.path), registry: registry)
+        let decision = OriginDecision.decide(OriginPath.parse(request.uri.path), registry: registry, policy: policy)
         var headers: HTTPFields = [.accessControlAllowOrigin: "*"]
         switch decision {
         case let .playlist(bytes, cache):
@@ -56,11 +58,15 @@ public struct OriginRoutes: Sendable {
                 headers[.contentType] = "text/plain; charset=utf-8"
                 return Response(status: .rangeNotSatisfiable, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "range not satisfiable\n")))
             }
-        case let .refuse(status, reason, retryAfter):
-            headers[.contentType] = "text/plain; charset=utf-8"
-            headers[.cacheControl] = CachePolicy.transientError.headerValue
-            if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-            return Response(status: .init(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: reason + "\n")))
+        case let .refuse(refusal):
+            return Self.response(for: refusal)
         }
+    }
+
+    /// A refusal as sent: plain-text reason, its caching, Retry-After when it has one.
+    static func response(for refusal: StatusPolicy.Refusal) -> Response {
+        var headers: HTTPFields = [.accessControlAllowOrigin: "*", .contentType: "text/plain; charset=utf-8", .cacheControl: refusal.cache.headerValue]
+        if let retryAfter = refusal.retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: .init(code: refusal.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: refusal.reason + "\n")))
     }
 }

@@ -18,11 +18,15 @@ public enum OriginServer {
         port: Int,
         logger: Logger,
         metrics: MetricsExposition? = nil,
+        admission: AdmissionControl = AdmissionControl(),
+        policy: StatusPolicy = StatusPolicy(),
+        admin: AdminRoutes? = nil,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
         let router = Router(options: .autoGenerateHeadEndpoints)
         router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: AdmissionMiddleware(control: admission, policy: policy))
         if let metrics {
             // Request counts and durations per route, through swift-metrics.
             router.add(middleware: MetricsMiddleware())
@@ -31,10 +35,11 @@ public enum OriginServer {
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
             }
         }
-        OriginRoutes(registry: registry).add(to: router)
+        admin?.add(to: router)
+        OriginRoutes(registry: registry, policy: policy).add(to: router)
         return Application(
             router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "Sideline"),
+            configuration: .init(address: .hostname(host, port: port), serverName: "Sideline", availableConnectionsDelegate: admission.connectionCounter),
             onServerRunning: { channel in await onServerRunning?(channel.localAddress?.port ?? port) },
             logger: logger
         )

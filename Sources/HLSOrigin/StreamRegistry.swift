@@ -6,15 +6,7 @@ import Synchronization
 /// rendered playlists (kept as ready-to-send bytes, replaced whole on each new version) and
 /// the segments they list. The pipeline side publishes; request handlers take cheap snapshots.
 public final class StreamRegistry: Sendable {
-    public enum Phase: String, Sendable, Equatable {
-        /// Encoding has begun but no segment exists yet.
-        case starting
-        case live
-        /// EXT-X-ENDLIST written: the recording is complete.
-        case ended
-        /// The input failed; what was recorded is still served.
-        case failed
-    }
+    public typealias Phase = StatusPolicy.StreamPhase
 
     public struct SegmentFile: Sendable, Equatable {
         public let path: String
@@ -32,7 +24,13 @@ public final class StreamRegistry: Sendable {
         public var playlist: ByteBuffer?
         public var iFramePlaylist: ByteBuffer?
         public var segments: [String: SegmentFile] = [:]
+        /// Entries listed as EXT-X-GAP: named in the playlist, never a file.
+        public var gaps: Set<String> = []
         public var recorded = Recorded()
+        /// Why the variant's encoder stopped, while it is failed; nil while healthy.
+        public var failure: String?
+        /// When this process last published an entry of this variant (registry clock).
+        public var lastPublished: Double?
     }
 
     /// What a variant has recorded, for `/api/streams` and the logs.
@@ -64,8 +62,20 @@ public final class StreamRegistry: Sendable {
     }
 
     private let streams = Mutex<[String: Stream]>([:])
+    /// Monotonic seconds; injectable so tests move time instead of sleeping.
+    public let clock: @Sendable () -> Double
+    /// When this registry (the process) began serving: the stale clock starts no earlier.
+    public let servingSince: Double
 
-    public init() {}
+    public init(clock: @escaping @Sendable () -> Double = StreamRegistry.monotonicSeconds) {
+        self.clock = clock
+        self.servingSince = clock()
+    }
+
+    public static let monotonicSeconds: @Sendable () -> Double = {
+        let elapsed = ContinuousClock.now - processEpoch
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
 
     /// Announces a stream and its variants. Playlists answer 503 until they have content.
     public func register(stream: String, title: String = "", variants: [String], targetDuration: Int) {
@@ -76,12 +86,12 @@ public final class StreamRegistry: Sendable {
     }
 
     /// Loads what an earlier run recorded, so it is served before anything new exists.
-    public func restore(stream: String, variant: String, playlistText: String, iFramePlaylistText: String?, segments: [String: SegmentFile]) {
+    public func restore(stream: String, variant: String, playlistText: String, iFramePlaylistText: String?, segments: [String: SegmentFile], gaps: Set<String> = []) {
         var recorded = Recorded()
         for file in segments.values { recorded.add(bytes: file.size, duration: file.duration) }
         streams.withLock {
             $0[stream]?.variants[variant] = Variant(playlist: ByteBuffer(string: playlistText), iFramePlaylist: iFramePlaylistText.map { ByteBuffer(string: $0) },
-                                                    segments: segments, recorded: recorded)
+                                                    segments: segments, gaps: gaps, recorded: recorded)
         }
     }
 
@@ -89,13 +99,32 @@ public final class StreamRegistry: Sendable {
     public func publish(stream: String, variant: String, segmentName: String, file: SegmentFile, playlistText: String, iFramePlaylistText: String? = nil) {
         let bytes = ByteBuffer(string: playlistText)
         let iFrameBytes = iFramePlaylistText.map { ByteBuffer(string: $0) }
+        let now = clock()
         streams.withLock {
             $0[stream]?.variants[variant]?.segments[segmentName] = file
             $0[stream]?.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
             $0[stream]?.variants[variant]?.playlist = bytes
+            $0[stream]?.variants[variant]?.lastPublished = now
             if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
             if $0[stream]?.phase == .starting { $0[stream]?.phase = .live }
         }
+    }
+
+    /// Call after a playlist with new EXT-X-GAP entries is on disk: the variant keeps pace
+    /// with its siblings although its encoder has failed.
+    public func publishGaps(stream: String, variant: String, segmentNames: [String], playlistText: String) {
+        let bytes = ByteBuffer(string: playlistText)
+        let now = clock()
+        streams.withLock {
+            $0[stream]?.variants[variant]?.gaps.formUnion(segmentNames)
+            $0[stream]?.variants[variant]?.playlist = bytes
+            $0[stream]?.variants[variant]?.lastPublished = now
+        }
+    }
+
+    /// Marks a variant failed (with the reason) or healthy again (nil).
+    public func setFailure(stream: String, variant: String, _ reason: String?) {
+        streams.withLock { $0[stream]?.variants[variant]?.failure = reason }
     }
 
     public func setMaster(stream: String, text: String) {
@@ -122,3 +151,6 @@ public final class StreamRegistry: Sendable {
 
     public var streamNames: [String] { streams.withLock { Array($0.keys).sorted() } }
 }
+
+/// The zero of `StreamRegistry.monotonicSeconds`: the first time anything asked.
+private let processEpoch = ContinuousClock.now

@@ -10,7 +10,8 @@ public struct StreamsAPI: Sendable {
     public struct StreamInfo: Codable, Equatable, Sendable {
         public var id: String
         public var title: String
-        /// starting, live, ended or failed.
+        /// starting, live, input-lost, stalled (nothing new published within the stale
+        /// threshold), ended or removed.
         public var state: String
         public var master: String
         public var targetDuration: Int
@@ -19,6 +20,11 @@ public struct StreamsAPI: Sendable {
 
     public struct VariantInfo: Codable, Equatable, Sendable {
         public var name: String
+        /// failed (its encoder stopped; its playlist carries EXT-X-GAP), stalled, or else the
+        /// stream's own state.
+        public var state: String
+        /// Why the variant failed, while it is failed.
+        public var failure: String?
         public var playlist: String
         public var segments: Int
         /// Seconds of media recorded.
@@ -27,8 +33,11 @@ public struct StreamsAPI: Sendable {
         public var averageBitRate: Int
         public var peakSegmentBitRate: Int
 
-        public init(name: String, playlist: String, segments: Int, durationRecorded: Double, averageBitRate: Int, peakSegmentBitRate: Int) {
+        public init(name: String, state: String = "live", failure: String? = nil, playlist: String, segments: Int, durationRecorded: Double,
+                    averageBitRate: Int, peakSegmentBitRate: Int) {
             self.name = name
+            self.state = state
+            self.failure = failure
             self.playlist = playlist
             self.segments = segments
             self.durationRecorded = durationRecorded
@@ -37,16 +46,26 @@ public struct StreamsAPI: Sendable {
         }
     }
 
-    public static func listing(of registry: StreamRegistry) -> Listing {
-        Listing(streams: registry.streamNames.compactMap { name in
+    public static func listing(of registry: StreamRegistry, policy: StatusPolicy = StatusPolicy()) -> Listing {
+        let now = registry.clock()
+        return Listing(streams: registry.streamNames.compactMap { name in
             guard let stream = registry.stream(named: name) else { return nil }
+            func stale(_ variant: StreamRegistry.Variant) -> Bool {
+                guard stream.phase == .live || stream.phase == .inputLost, variant.playlist != nil else { return false }
+                return policy.isStale(.init(resource: .mediaPlaylist, stream: stream.phase, targetDuration: stream.targetDuration,
+                                            lastPublished: variant.lastPublished, servingSince: registry.servingSince, now: now))
+            }
+            let variants = stream.variantOrder.compactMap { stream.variants[$0] }
+            let stalled = !variants.isEmpty && variants.allSatisfy(stale)
             return StreamInfo(
-                id: name, title: stream.title, state: stream.phase.rawValue,
+                id: name, title: stream.title, state: stalled ? "stalled" : stream.phase.rawValue,
                 master: "/live/\(name)/master.m3u8", targetDuration: stream.targetDuration,
                 variants: stream.variantOrder.filter { stream.variants[$0] != nil }.map { variantName in
-                    let recorded = stream.variants[variantName]!.recorded
+                    let variant = stream.variants[variantName]!
+                    let recorded = variant.recorded
                     return VariantInfo(
-                        name: variantName, playlist: "/live/\(name)/\(variantName)/index.m3u8",
+                        name: variantName, state: variant.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: variant.failure,
+                        playlist: "/live/\(name)/\(variantName)/index.m3u8",
                         segments: recorded.segments, durationRecorded: (recorded.duration * 1000).rounded() / 1000,
                         averageBitRate: Int(recorded.averageBitRate.rounded()), peakSegmentBitRate: Int(recorded.peakBitRate.rounded())
                     )

@@ -16,6 +16,7 @@ final class InputStage {
     private let isStopping: @Sendable () -> Bool
     private let timings: SegmentTimings
     private let clock: SegmentClock
+    private let drills: PipelineDrills
 
     private var conformer: FrameRateConformer
     /// Input time (seconds) of the first decoded video frame: output time 0.
@@ -32,8 +33,9 @@ final class InputStage {
 
     init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, audioCapture: AudioCaptureStage?, workers: [VariantWorker], logger: Logger,
          statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool,
-         timings: SegmentTimings) {
+         timings: SegmentTimings, drills: PipelineDrills = PipelineDrills()) {
         self.timings = timings
+        self.drills = drills
         self.clock = configuration.clock
         self.configuration = configuration
         self.input = input
@@ -83,6 +85,7 @@ final class InputStage {
 
     private func readLoop(packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>) throws {
         while !isStopping() {
+            if let seconds = drills.takeStall() { stall(for: seconds) }
             guard try input.read(into: packet) else {
                 try drainDecoders(frame: frame)
                 guard input.kind.needsPacing else {
@@ -112,6 +115,16 @@ final class InputStage {
                 if !accepted { statistics { $0.corruptPackets += 1 } }
             }
         }
+    }
+
+    /// The stall drill: stop reading, as a hung pipeline would, but still notice a stop.
+    private func stall(for seconds: Double) {
+        logger.warning("drill: input thread stalls", metadata: ["seconds": "\(seconds)"])
+        let start = ContinuousClock.now
+        let until = start + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < until && !isStopping() { Thread.sleep(forTimeInterval: 0.05) }
+        // A paced file resumes at real time instead of racing to catch up with the wall clock.
+        pacingStart = pacingStart.map { $0 + start.duration(to: .now) }
     }
 
     private func drainDecoders(frame: UnsafeMutablePointer<AVFrame>) throws {

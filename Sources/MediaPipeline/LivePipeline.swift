@@ -18,6 +18,8 @@ public final class LivePipeline: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let onEvent: @Sendable (PipelineEvent) -> Void
     private let logger: Logger
+    /// Failures on demand (admin API drills).
+    public let drills = PipelineDrills()
 
     /// Opens the input and sets up every encoder, so that a bad input or setting fails here,
     /// before anything is served. Call `start()` to begin.
@@ -55,6 +57,7 @@ public final class LivePipeline: Sendable {
                 }
             }
             worker.simulatedEncodeDelay = configuration.simulatedEncodeDelay[spec.name] ?? 0
+            worker.drills = drills
             workers.append(worker)
         }
         let capture = audioInput.map { audioInput in
@@ -65,7 +68,7 @@ public final class LivePipeline: Sendable {
             configuration: configuration, input: input, audioEncoder: capture == nil ? audio : nil, audioCapture: capture, workers: workers, logger: logger,
             statistics: { update in shared.stats.withLock { update(&$0) } },
             isStopping: { shared.stopping.load(ordering: .relaxed) },
-            timings: timings
+            timings: timings, drills: drills
         ))
     }
 

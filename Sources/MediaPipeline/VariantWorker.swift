@@ -37,6 +37,8 @@ final class VariantWorker {
 
     /// See `PipelineConfiguration.simulatedEncodeDelay`.
     var simulatedEncodeDelay: Double = 0
+    /// Failures the operator asked for (`PipelineDrills`).
+    var drills: PipelineDrills?
 
     init(spec: VariantSpec, clock: SegmentClock, audio: AudioEncoder?, logger: Logger,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
@@ -94,6 +96,7 @@ final class VariantWorker {
 
     private func encode(_ frame: OwnedFrame, index: Int64, captured: Date) throws {
         guard let source = frame.pointer else { return }
+        if drills?.takeFailure(for: spec.name) == true { throw DrillFailure(variant: spec.name) }
         if simulatedEncodeDelay > 0 { Thread.sleep(forTimeInterval: simulatedEncodeDelay) }
         var scaled: UnsafeMutablePointer<AVFrame>? = try scaler.scale(source)
         defer { av_frame_free(&scaled) }

@@ -52,8 +52,11 @@ public final class StreamRecorder: Sendable {
         }
         archivedPreviousRecording = archived
         var recorders: [String: VariantRecorder] = [:]
+        // A crash between two variants' writes leaves one a segment behind: align them.
+        let longest = recovered.values.max { $0.segments.count < $1.segments.count }?.segments ?? []
         for name in variantNames {
-            recorders[name] = try VariantRecorder(layout: layout, variant: name, recovered: recovered[name], recoveredIFrames: recoveredIFrames[name], targetDuration: targetDuration)
+            recorders[name] = try VariantRecorder(layout: layout, variant: name, recovered: recovered[name], recoveredIFrames: recoveredIFrames[name],
+                                                  targetDuration: targetDuration, alignedWith: longest)
             if let playlist = recovered[name] {
                 logger.info("continuing earlier recording", metadata: ["variant": "\(name)", "segments": "\(playlist.segments.count)"])
             }

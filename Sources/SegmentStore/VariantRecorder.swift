@@ -30,7 +30,11 @@ public final class VariantRecorder: Sendable {
         public let segment: MediaSegment
     }
 
-    init(layout: StreamLayout, variant: String, recovered: MediaPlaylist?, recoveredIFrames: MediaPlaylist?, targetDuration: Int) throws(StoreError) {
+    /// `alignedWith`: the entries of the sibling that recorded the most before a crash. A
+    /// variant that is behind gets EXT-X-GAP entries for the segments it never wrote, so
+    /// segment N is the same media time in every variant and players can still switch.
+    init(layout: StreamLayout, variant: String, recovered: MediaPlaylist?, recoveredIFrames: MediaPlaylist?, targetDuration: Int,
+         alignedWith reference: [MediaSegment] = []) throws(StoreError) {
         self.layout = layout
         self.variant = variant
         let directory = layout.variantDirectory(variant)
@@ -44,7 +48,49 @@ public final class VariantRecorder: Sendable {
         playlist.endList = false
         var iFrames = recoveredIFrames ?? Self.emptyIFramePlaylist(targetDuration: targetDuration)
         iFrames.endList = false
+        let missing = playlist.segments.count < reference.count ? Array(reference[playlist.segments.count...]) : []
+        for entry in missing {
+            playlist.segments.append(Self.gapEntry(sequence: playlist.mediaSequence + playlist.segments.count, like: entry))
+        }
+        if !missing.isEmpty { try AtomicFile.write(playlist.render(), to: layout.mediaPlaylistPath(variant)) }
         state = Mutex(State(playlist: LiveMediaPlaylist(playlist), iFrames: LiveMediaPlaylist(iFrames), nextNeedsDiscontinuity: !playlist.segments.isEmpty))
+    }
+
+    /// The entry for a segment this variant does not have, timed like its sibling's `entry`.
+    static func gapEntry(sequence: Int, like entry: MediaSegment) -> MediaSegment {
+        MediaSegment(uri: StreamLayout.segmentName(sequence: sequence), duration: entry.duration, programDateTime: entry.programDateTime, gap: true)
+    }
+
+    /// Number of entries listed (segments and gaps).
+    public var count: Int { state.withLock { $0.playlist.playlist.segments.count } }
+
+    /// What was listed as gaps, and the playlist that lists them.
+    public struct RecordedGaps: Sendable {
+        public let names: [String]
+        public let playlistText: String
+    }
+
+    /// Appends EXT-X-GAP entries, timed like `entry` (a sibling's segment), until the
+    /// playlist has `count` entries; nil when it already has. For a variant whose encoder
+    /// failed: its playlist keeps pace with the others, so players switch away instead of
+    /// waiting for it.
+    public func recordGaps(upTo count: Int, like entry: MediaSegment) throws(StoreError) -> RecordedGaps? {
+        try state.withLock { (state: inout State) throws(StoreError) -> RecordedGaps? in
+            var next = state.playlist
+            var names: [String] = []
+            while next.playlist.segments.count < count {
+                let gap = Self.gapEntry(sequence: next.playlist.mediaSequence + next.playlist.segments.count, like: entry)
+                next.append(gap)
+                names.append(gap.uri)
+            }
+            guard !names.isEmpty else { return nil }
+            let text = next.text
+            try AtomicFile.write(text, to: layout.mediaPlaylistPath(variant))
+            state.playlist = next
+            // The variant's next real segment follows a span it did not encode.
+            state.nextNeedsDiscontinuity = true
+            return RecordedGaps(names: names, playlistText: text)
+        }
     }
 
     public var playlist: MediaPlaylist { state.withLock { $0.playlist.playlist } }

@@ -38,7 +38,14 @@ extension SidelineConfiguration {
         if var server = try top.section("server") {
             config.server.host = try server.string("host", matching: { !$0.isEmpty }, expected: "an IP address or host name") ?? config.server.host
             config.server.port = try server.int("port", in: 0...65535) ?? config.server.port
+            if let limit = try server.int("max_connections", in: 0...1_000_000) { config.server.maxConnections = limit == 0 ? nil : limit }
+            if let limit = try server.int("max_requests_in_flight", in: 0...1_000_000) { config.server.maxRequestsInFlight = limit == 0 ? nil : limit }
             try server.rejectUnknownKeys()
+        }
+        if var admin = try top.section("admin") {
+            config.admin.token = try admin.string("token") ?? config.admin.token
+            config.admin.drills = try admin.bool("drills") ?? config.admin.drills
+            try admin.rejectUnknownKeys()
         }
         config.dataDirectory = try top.string("data_dir", matching: { !$0.isEmpty }, expected: "a directory path") ?? config.dataDirectory
         config.segmentDuration = try top.double("segment_duration", in: 0.5...30) ?? config.segmentDuration

@@ -11,9 +11,12 @@ public struct SidelineConfiguration: Sendable, Equatable {
     /// `video`: the frame rate and ladder of every stream that does not set its own.
     public var video: VideoSettings
     public var audio: AudioSettings
+    public var admin: AdminSettings
 
-    public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings) {
+    public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
+                admin: AdminSettings = AdminSettings()) {
         self.server = server
+        self.admin = admin
         self.dataDirectory = dataDirectory
         self.segmentDuration = segmentDuration
         self.streams = streams
@@ -68,9 +71,32 @@ public struct ServerSettings: Sendable, Equatable {
     public var host: String
     /// `server.port`: 0 picks a free port (printed at start).
     public var port: Int
-    public init(host: String, port: Int) {
+    /// `server.max_connections`: open connections above which requests get 503 with
+    /// Retry-After; nil (0 in the file) for no limit.
+    public var maxConnections: Int?
+    /// `server.max_requests_in_flight`: requests handled at once above which new ones get 503
+    /// with Retry-After; nil (0 in the file) for no limit.
+    public var maxRequestsInFlight: Int?
+    public init(host: String, port: Int, maxConnections: Int? = 1024, maxRequestsInFlight: Int? = 512) {
         self.host = host
         self.port = port
+        self.maxConnections = maxConnections
+        self.maxRequestsInFlight = maxRequestsInFlight
+    }
+}
+
+/// `admin`: the operator's HTTP API under `/admin/`. Off while `token` is empty.
+public struct AdminSettings: Sendable, Equatable {
+    /// `admin.token`: the bearer token every admin request must carry
+    /// (`Authorization: Bearer <token>`). The environment variable SIDELINE_ADMIN_TOKEN, when
+    /// set, takes its place, so the secret need not sit in a file.
+    public var token: String
+    /// `admin.drills`: allow the failure drills (fail a variant's encoder, stall the
+    /// pipeline), for tests and rehearsals. Never on by default.
+    public var drills: Bool
+    public init(token: String = "", drills: Bool = false) {
+        self.token = token
+        self.drills = drills
     }
 }
 

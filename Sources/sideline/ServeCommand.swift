@@ -43,8 +43,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let console = ConsoleStatus(streams: zip(plans, opened).map { ($0.stream.name, $1.pipeline) }, registry: registry)
+        let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight))
+        let adminToken = ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
+        let admin = adminToken.isEmpty ? nil : AdminRoutes(
+            token: adminToken, drillsEnabled: settings.admin.drills,
+            operations: PipelineOperations(pipelines: Dictionary(uniqueKeysWithValues: zip(plans, opened).map { ($0.stream.name, $1.pipeline) }))
+        )
         let application = OriginServer.makeApplication(
-            registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics
+            registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
+            admission: admission, admin: admin
         ) { boundPort in
             for plan in plans {
                 console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name))
@@ -61,6 +68,9 @@ struct ServeCommand: AsyncParsableCommand {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let signalTask = Task {
             for await signal in signals {
+                // New requests get 503 with Retry-After from now on; those in flight finish.
+                // The pipelines stop first (their last segments are written), then the server.
+                admission.beginDraining()
                 for service in pipelineServices { service.endStreamOnStop = signal == .sigint }
                 logger.notice("\(signal == .sigint ? "SIGINT: ending the stream" : "SIGTERM: stopping; the stream stays open for a restart")")
                 await group.triggerGracefulShutdown()

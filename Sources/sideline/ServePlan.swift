@@ -75,12 +75,14 @@ struct ServePlan {
         registry.register(stream: layout.stream, title: stream.title, variants: stream.video.ladder.map(\.name), targetDuration: targetDuration)
         for (name, variant) in recorder.variants where !variant.playlist.segments.isEmpty {
             let segments = Dictionary(uniqueKeysWithValues: variant.playlist.segments.compactMap { segment -> (String, StreamRegistry.SegmentFile)? in
+                guard !segment.gap else { return nil }
                 let path = layout.segmentPath(name, segment.uri)
                 guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) else { return nil }
                 return (segment.uri, StreamRegistry.SegmentFile(path: path, size: size, duration: segment.duration))
             })
             registry.restore(stream: layout.stream, variant: name, playlistText: variant.playlistText,
-                             iFramePlaylistText: variant.iFramePlaylistText, segments: segments)
+                             iFramePlaylistText: variant.iFramePlaylistText, segments: segments,
+                             gaps: Set(variant.playlist.segments.filter(\.gap).map(\.uri)))
         }
         if let master = try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8), recorder.archivedPreviousRecording == nil {
             registry.setMaster(stream: layout.stream, text: master)

@@ -11,6 +11,10 @@ enum SidelineMetrics {
         /// Segments whose bit rate exceeded the BANDWIDTH the master playlist advertises.
         let bandwidthExceeded: Counter
         let writeErrors: Counter
+        /// Times the variant's encoder failed.
+        let failures: Counter
+        /// EXT-X-GAP entries listed while the variant was failed.
+        let gapSegments: Counter
 
         init(stream: String, variant: String) {
             let labels = [("stream", stream), ("variant", variant)]
@@ -18,6 +22,8 @@ enum SidelineMetrics {
             bytes = Counter(label: "sideline_segment_bytes_total", dimensions: labels)
             bandwidthExceeded = Counter(label: "sideline_segment_bandwidth_exceeded_total", dimensions: labels)
             writeErrors = Counter(label: "sideline_segment_write_errors_total", dimensions: labels)
+            failures = Counter(label: "sideline_variant_failures_total", dimensions: labels)
+            gapSegments = Counter(label: "sideline_gap_segments_total", dimensions: labels)
         }
     }
 

@@ -30,7 +30,9 @@ final class StreamPublisher: Sendable {
 
     private struct State {
         var formats: [String: VariantFormat] = [:]
-        var masterWritten = false
+        /// Variants whose encoder failed: their playlists get EXT-X-GAP entries in step with
+        /// the others, and the master served to new clients leaves them out.
+        var failed: Set<String> = []
         var hasAudio = true
         /// Set when the operator stops the server: whether that also ends the stream.
         var stopEndsStream: Bool?
@@ -61,20 +63,26 @@ final class StreamPublisher: Sendable {
     func handle(_ event: PipelineEvent) {
         switch event {
         case let .variantFormat(variant, format):
-            let ready: [String: VariantFormat]? = state.withLock { s in
-                s.formats[variant] = format
-                guard !s.masterWritten, s.formats.count == stream.video.ladder.count else { return nil }
-                s.masterWritten = true
-                return s.formats
-            }
-            if let ready { writeMaster(ready) }
+            state.withLock { $0.formats[variant] = format }
+            writeMasterWhenComplete()
         case let .segment(variant, segment):
             publish(segment, of: variant)
         case let .variantFailed(variant, reason):
-            logger.error("variant stopped", metadata: ["variant": "\(variant)", "reason": "\(reason)"])
+            logger.error("variant failed; its playlist continues with EXT-X-GAP entries and the master leaves it out",
+                         metadata: ["variant": "\(variant)", "reason": "\(reason)"])
+            registry.setFailure(stream: streamName, variant: variant, reason)
+            variantMetrics[variant]?.failures.increment()
+            state.withLock { _ = $0.failed.insert(variant) }
+            if let sibling = recorder.variants.values.filter({ $0.variant != variant }).max(by: { $0.count < $1.count }),
+               let last = sibling.playlist.segments.last {
+                fillGaps(upTo: sibling.count, like: last)
+            }
+            writeMasterWhenComplete()
         case let .inputFailed(error):
-            logger.error("input failed; serving what was recorded", metadata: ["error": "\(error)"])
-            registry.setPhase(stream: streamName, .failed)
+            // Nothing new will be published: the playlists go stale (404) after 1.5 target
+            // durations, and what was recorded stays served.
+            logger.error("input lost; serving what was recorded", metadata: ["error": "\(error)"])
+            registry.setPhase(stream: streamName, .inputLost)
         case let .finished(endOfStream):
             // The input ended by itself, or the operator ended the stream: close the playlists.
             // A plain server stop leaves them open, so a restart continues the recording.
@@ -92,6 +100,7 @@ final class StreamPublisher: Sendable {
                 file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: segment.duration),
                 playlistText: recorded.playlistText, iFramePlaylistText: recorded.iFramePlaylistText
             )
+            fillGaps(upTo: recorded.sequence + 1 - recorder.playlist.mediaSequence, like: recorded.segment)
             variantMetrics[variant]?.segments.increment()
             variantMetrics[variant]?.bytes.increment(by: recorded.size)
             if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
@@ -104,6 +113,22 @@ final class StreamPublisher: Sendable {
             // The stream keeps serving what it has; the next segment tries again.
             variantMetrics[variant]?.writeErrors.increment()
             logger.error("segment not recorded", metadata: ["variant": "\(variant)", "error": "\(error)"])
+        }
+    }
+
+    /// Brings every failed variant's playlist to `count` entries with EXT-X-GAP entries timed
+    /// like a sibling's segment, so segment N is the same media time in every variant.
+    private func fillGaps(upTo count: Int, like entry: MediaSegment) {
+        for name in state.withLock({ $0.failed }) {
+            guard let failed = recorder.variants[name] else { continue }
+            do {
+                guard let gaps = try failed.recordGaps(upTo: count, like: entry) else { continue }
+                registry.publishGaps(stream: streamName, variant: name, segmentNames: gaps.names, playlistText: gaps.playlistText)
+                variantMetrics[name]?.gapSegments.increment(by: gaps.names.count)
+            } catch {
+                variantMetrics[name]?.writeErrors.increment()
+                logger.error("GAP entries not recorded", metadata: ["variant": "\(name)", "error": "\(error)"])
+            }
         }
     }
 
@@ -123,7 +148,26 @@ final class StreamPublisher: Sendable {
         }
     }
 
-    private func writeMaster(_ formats: [String: VariantFormat]) {
+    /// Once every variant's format is known (or its encoder failed before it was), writes the
+    /// master: on disk with every variant that has a format (a restart brings them all back),
+    /// and to new clients without the failed ones, so they do not pick a variant with gaps.
+    private func writeMasterWhenComplete() {
+        let ready: (formats: [String: VariantFormat], failed: Set<String>)? = state.withLock { s in
+            guard s.formats.keys.count + s.failed.subtracting(s.formats.keys).count == stream.video.ladder.count else { return nil }
+            return (s.formats, s.failed)
+        }
+        guard let ready else { return }
+        let full = masterText(ready.formats)
+        let served = ready.failed.isEmpty ? full : masterText(ready.formats.filter { !ready.failed.contains($0.key) })
+        do {
+            try recorder.writeMasterPlaylist(full)
+        } catch {
+            logger.error("master playlist not written", metadata: ["error": "\(error)"])
+        }
+        registry.setMaster(stream: streamName, text: served)
+    }
+
+    private func masterText(_ formats: [String: VariantFormat]) -> String {
         let audio = hasAudio
         let variants = stream.video.ladder.compactMap { spec -> VariantStream? in
             guard let format = formats[spec.name] else { return nil }
@@ -149,13 +193,7 @@ final class StreamPublisher: Sendable {
         let sessionData = [("title", stream.title), ("description", stream.description), ("keywords", stream.keywords)]
             .filter { !$0.1.isEmpty }
             .map { SessionData(dataID: "com.sideline.\($0.0)", value: $0.1) }
-        let text = MultivariantPlaylist(variants: variants, iFrameStreams: iFrameStreams, sessionData: sessionData, startOffset: stream.startOffset).render()
-        do {
-            try recorder.writeMasterPlaylist(text)
-            registry.setMaster(stream: streamName, text: text)
-        } catch {
-            logger.error("master playlist not written", metadata: ["error": "\(error)"])
-        }
+        return MultivariantPlaylist(variants: variants, iFrameStreams: iFrameStreams, sessionData: sessionData, startOffset: stream.startOffset).render()
     }
 
     private func end() {

@@ -36,20 +36,20 @@ import Testing
         ("/live/main/720p/%00.ts", 400),             // malformed
     ])
     func refusals(path: String, status: Int) {
-        guard case let .refuse(found, _, retryAfter) = decide(path, registry()) else {
+        guard case let .refuse(refusal) = decide(path, registry()) else {
             Issue.record("\(path) should be refused")
             return
         }
-        #expect(found == status)
-        #expect(retryAfter == nil)
+        #expect(refusal.status == status)
+        #expect(refusal.retryAfter == nil)
     }
 
     @Test func startingStreamAnswers503WithRetryAfter() {
         let starting = registry(phase: .starting)
         for path in ["/live/main/master.m3u8", "/live/main/720p/index.m3u8"] {
-            #expect(decide(path, starting) == .refuse(status: 503, reason: "stream is starting; no segment yet", retryAfter: 2))
+            #expect(decide(path, starting) == .refuse(.init(status: 503, reason: "stream is starting; no segment yet", retryAfter: 2)))
         }
-        #expect(decide("/live/main/720p/000000.ts", starting) == .refuse(status: 404, reason: "segment not available", retryAfter: nil))
+        #expect(decide("/live/main/720p/000000.ts", starting) == .refuse(.init(status: 404, reason: "segment not available")))
     }
 
     @Test func endedPlaylistsAreLongCacheable() {

@@ -1,0 +1,116 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// What the admin API can ask of the streams. The executable implements it on top of the
+/// pipelines; this module never sees them (it does not import MediaPipeline).
+public protocol StreamOperations: Sendable {
+    /// Makes the variant's encoder fail now (drill).
+    func failVariant(stream: String, variant: String) throws(AdminError)
+    /// Makes the stream's input thread stop reading for `seconds` (drill).
+    func stall(stream: String, seconds: Double) throws(AdminError)
+}
+
+/// A refused admin request: its status and a sentence saying what to do.
+public struct AdminError: Error, Equatable, Sendable {
+    public var status: Int
+    public var message: String
+    public init(status: Int, message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public static func unknownStream(_ name: String) -> AdminError { .init(status: 404, message: "no stream named '\(name)'") }
+    public static func unknownVariant(_ name: String, of stream: String) -> AdminError {
+        .init(status: 404, message: "stream '\(stream)' has no variant '\(name)'")
+    }
+}
+
+/// `/admin/...`: the operator's API. Present only when a token is configured; every request
+/// must carry it as `Authorization: Bearer <token>` (401 without it or with a wrong one).
+/// Drills answer 403 unless `admin.drills` is on.
+public struct AdminRoutes: Sendable {
+    let token: String
+    let drillsEnabled: Bool
+    let operations: any StreamOperations
+
+    public init(token: String, drillsEnabled: Bool, operations: any StreamOperations) {
+        self.token = token
+        self.drillsEnabled = drillsEnabled
+        self.operations = operations
+    }
+
+    public func add<Context: RequestContext>(to router: Router<Context>) {
+        let group = router.group("admin").add(middleware: BearerTokenMiddleware(token: token))
+        group.post("streams/:stream/variants/:variant/fail") { _, context in
+            try drill { () throws(AdminError) in
+                let stream = try context.parameters.require("stream")
+                let variant = try context.parameters.require("variant")
+                try operations.failVariant(stream: stream, variant: variant)
+                return "variant '\(variant)' of stream '\(stream)' is failing"
+            }
+        }
+        group.post("streams/:stream/stall") { request, context in
+            try drill { () throws(AdminError) in
+                let stream = try context.parameters.require("stream")
+                let text = request.uri.queryParameters["seconds"].map(String.init) ?? "10"
+                guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
+                    throw AdminError(status: 400, message: "seconds must be a number from 0 to 600, not '\(text)'")
+                }
+                try operations.stall(stream: stream, seconds: seconds)
+                return "stream '\(stream)' stalls for \(text) s"
+            }
+        }
+    }
+
+    /// Runs a drill if drills are enabled; answers 202 (the failure happens on the pipeline's
+    /// threads, just after) or the error's status.
+    private func drill(_ body: () throws(AdminError) -> String) throws -> Response {
+        guard drillsEnabled else {
+            return Self.text(403, "drills are disabled; set admin.drills: true in the config to rehearse failures")
+        }
+        do {
+            return Self.text(202, try body())
+        } catch {
+            return Self.text(error.status, error.message)
+        }
+    }
+
+    static func text(_ status: Int, _ message: String) -> Response {
+        Response(status: .init(code: status), headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+extension Parameters {
+    /// A route parameter that the route's pattern guarantees.
+    fileprivate func require(_ name: String) throws(AdminError) -> String {
+        guard let value = self.get(name) else { throw AdminError(status: 400, message: "missing \(name)") }
+        return value
+    }
+}
+
+/// 401 with `WWW-Authenticate: Bearer` unless the request carries the token. The comparison
+/// takes the same time wherever the first difference is.
+struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let token: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let header = request.headers[.authorization] ?? ""
+        let prefix = "Bearer "
+        guard header.hasPrefix(prefix), Self.constantTimeEqual(Array(header.utf8.dropFirst(prefix.utf8.count)), Array(token.utf8)) else {
+            var response = AdminRoutes.text(401, header.isEmpty ? "admin requests need 'Authorization: Bearer <admin.token>'" : "wrong admin token")
+            response.headers[.wwwAuthenticate] = "Bearer realm=\"sideline-admin\""
+            return response
+        }
+        return try await next(request, context)
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for i in 0..<max(a.count, b.count) {
+            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return difference == 0
+    }
+}

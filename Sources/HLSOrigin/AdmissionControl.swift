@@ -1,0 +1,86 @@
+import Hummingbird
+import HummingbirdCore
+import Synchronization
+
+/// The server's own condition for `StatusPolicy`: draining for shutdown, or more connections
+/// or requests than configured. Counters are atomics: every request touches them.
+public final class AdmissionControl: Sendable {
+    public struct Limits: Sendable, Equatable {
+        /// Open connections above which requests are answered 503; nil for no limit.
+        public var maxConnections: Int?
+        /// Requests being handled at once above which new ones are answered 503; nil for no limit.
+        public var maxRequestsInFlight: Int?
+
+        public init(maxConnections: Int? = nil, maxRequestsInFlight: Int? = nil) {
+            self.maxConnections = maxConnections
+            self.maxRequestsInFlight = maxRequestsInFlight
+        }
+    }
+
+    public let limits: Limits
+    private let draining = Atomic<Bool>(false)
+    private let connections = Atomic<Int>(0)
+    private let requests = Atomic<Int>(0)
+    /// Requests refused by admission control or draining, for metrics and tests.
+    private let refused = Atomic<Int>(0)
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// From now on every new request is answered 503; requests already admitted finish.
+    public func beginDraining() { draining.store(true, ordering: .releasing) }
+    public var isDraining: Bool { draining.load(ordering: .acquiring) }
+    public var refusedRequests: Int { refused.load(ordering: .relaxed) }
+    public var openConnections: Int { connections.load(ordering: .relaxed) }
+
+    /// Counts the request in if the server is serving; the caller must then call `leave()`.
+    func enter() -> StatusPolicy.ServerCondition {
+        if isDraining {
+            refused.add(1, ordering: .relaxed)
+            return .draining
+        }
+        if let max = limits.maxConnections, connections.load(ordering: .relaxed) > max {
+            refused.add(1, ordering: .relaxed)
+            return .overloaded
+        }
+        let inFlight = requests.add(1, ordering: .acquiringAndReleasing).newValue
+        if let max = limits.maxRequestsInFlight, inFlight > max {
+            requests.subtract(1, ordering: .relaxed)
+            refused.add(1, ordering: .relaxed)
+            return .overloaded
+        }
+        return .serving
+    }
+
+    func leave() { requests.subtract(1, ordering: .relaxed) }
+
+    func connectionOpened() { connections.add(1, ordering: .relaxed) }
+    func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
+
+    /// Counts connections for `limits.maxConnections`. It always accepts: a connection over
+    /// the limit is answered 503 with Retry-After, which a client understands, rather than
+    /// left waiting in the kernel's backlog, which looks like a dead server.
+    public var connectionCounter: some AvailableConnectionsDelegate { ConnectionCounter(control: self) }
+
+    private struct ConnectionCounter: AvailableConnectionsDelegate {
+        let control: AdmissionControl
+        mutating func connectionOpened() { control.connectionOpened() }
+        mutating func connectionClosed() { control.connectionClosed() }
+        func isAcceptingNewConnections() -> Bool { true }
+    }
+}
+
+/// Answers 503 with Retry-After, before any route runs, while the server drains or is over
+/// its limits (`StatusPolicy.admit`).
+struct AdmissionMiddleware<Context: RequestContext>: RouterMiddleware {
+    let control: AdmissionControl
+    let policy: StatusPolicy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let condition = control.enter()
+        if let refusal = policy.admit(condition) { return OriginRoutes.response(for: refusal) }
+        defer { control.leave() }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Synchronization
+
+/// Failures on demand, for tests and for rehearsals before a match (the admin API's drills).
+/// A drill goes through the same code path as the real failure it imitates: a failed
+/// variant's worker throws from its encode step, a stalled input thread stops reading.
+public final class PipelineDrills: Sendable {
+    private let variantsToFail = Mutex<Set<String>>([])
+    private let stallRequest = Mutex<Double?>(nil)
+
+    public init() {}
+
+    /// The named variant's next frame fails to encode.
+    public func failVariant(_ name: String) { variantsToFail.withLock { _ = $0.insert(name) } }
+
+    /// The input thread stops reading for `seconds` (as if the pipeline hung).
+    public func stall(seconds: Double) { stallRequest.withLock { $0 = seconds } }
+
+    /// Called by the variant's own thread before each frame.
+    func takeFailure(for variant: String) -> Bool {
+        variantsToFail.withLock { $0.remove(variant) != nil }
+    }
+
+    /// Called by the input thread between packets.
+    func takeStall() -> Double? {
+        stallRequest.withLock { request in
+            defer { request = nil }
+            return request
+        }
+    }
+}
+
+/// The error a drilled variant fails with.
+struct DrillFailure: Error, CustomStringConvertible {
+    let variant: String
+    var description: String { "encoder of variant '\(variant)' failed (drill requested by the operator)" }
+}

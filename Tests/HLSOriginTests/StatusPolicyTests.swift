@@ -1,0 +1,172 @@
+import HLSOrigin
+import NIOCore
+import Synchronization
+import Testing
+
+/// Every row of the status table (Docs/status-codes.md), as a pure function, then through the
+/// registry with a manual clock: time is moved, never slept.
+@Suite struct StatusPolicyTests {
+    let policy = StatusPolicy()
+    typealias Facts = StatusPolicy.Facts
+
+    func facts(_ resource: StatusPolicy.Resource, _ phase: StatusPolicy.StreamPhase? = .live, server: StatusPolicy.ServerCondition = .serving,
+               variantExists: Bool = true, playlistAvailable: Bool = true, lastPublished: Double? = 100, now: Double = 101) -> Facts {
+        Facts(resource: resource, server: server, stream: phase, variantExists: variantExists, playlistAvailable: playlistAvailable,
+              targetDuration: 2, lastPublished: lastPublished, servingSince: 0, now: now)
+    }
+
+    func status(_ facts: Facts) -> Int {
+        switch policy.decide(facts) {
+        case .serve: 200
+        case let .refuse(refusal): refusal.status
+        }
+    }
+
+    static let playlists: [StatusPolicy.Resource] = [.masterPlaylist, .mediaPlaylist, .iFramePlaylist]
+
+    @Test(arguments: playlists)
+    func liveAndFreshPlaylistIs200WithHalfTargetDurationCaching(resource: StatusPolicy.Resource) {
+        #expect(policy.decide(facts(resource)) == .serve(.livePlaylist(maxAge: 1)))
+    }
+
+    @Test func liveSegments() {
+        #expect(policy.decide(facts(.segment(.listed))) == .serve(.segment))
+        #expect(status(facts(.segment(.unlisted))) == 404)
+    }
+
+    @Test func inputLostStaysServedWhileItAdvances() {
+        // slate and gap keep publishing: the playlist stays 200
+        #expect(status(facts(.mediaPlaylist, .inputLost, lastPublished: 100, now: 102)) == 200)
+        #expect(status(facts(.segment(.listed), .inputLost)) == 200)
+        #expect(status(facts(.segment(.gap), .inputLost)) == 404)
+        // stale policy: it stops advancing, then it is stale
+        #expect(status(facts(.mediaPlaylist, .inputLost, lastPublished: 100, now: 103.1)) == 404)
+    }
+
+    @Test func aGapSegmentIs404AndCacheableForATargetDuration() {
+        guard case let .refuse(refusal) = policy.decide(facts(.segment(.gap))) else {
+            Issue.record("a GAP segment must be refused")
+            return
+        }
+        #expect(refusal.status == 404)
+        #expect(refusal.retryAfter == nil)
+        #expect(refusal.cache == .gapSegment(maxAge: 2))
+        #expect(refusal.cache.headerValue == "public, max-age=2")
+    }
+
+    @Test func staleMeansNothingNewForOneAndAHalfTargetDurations() {
+        // threshold 3 s for a 2 s target duration
+        #expect(status(facts(.mediaPlaylist, lastPublished: 100, now: 103)) == 200)
+        #expect(status(facts(.mediaPlaylist, lastPublished: 100, now: 103.001)) == 404)
+        #expect(status(facts(.iFramePlaylist, lastPublished: 100, now: 104)) == 404)
+        // the master does not change, so it is never stale; listed segments stay 200
+        #expect(status(facts(.masterPlaylist, lastPublished: 100, now: 200)) == 200)
+        #expect(status(facts(.segment(.listed), lastPublished: 100, now: 200)) == 200)
+    }
+
+    @Test func theStaleClockStartsNoEarlierThanTheProcess() {
+        // restored from disk: published long ago by an earlier process, nothing yet by this one
+        var restored = Facts(resource: .mediaPlaylist, stream: .live, targetDuration: 2, lastPublished: nil, servingSince: 50, now: 52.9)
+        #expect(policy.decide(restored) == .serve(.livePlaylist(maxAge: 1)))
+        restored.lastPublished = 10 // an old stamp never counts from before the process
+        #expect(policy.decide(restored) == .serve(.livePlaylist(maxAge: 1)))
+        restored.now = 53.5
+        #expect(status(restored) == 404)
+    }
+
+    @Test(arguments: playlists)
+    func endedPlaylistsAre200AndLongCacheableNeverStale(resource: StatusPolicy.Resource) {
+        #expect(policy.decide(facts(resource, .ended, lastPublished: 0, now: 10_000)) == .serve(.endedPlaylist))
+        #expect(status(facts(.segment(.listed), .ended)) == 200)
+    }
+
+    @Test(arguments: playlists + [.segment(.listed), .segment(.gap), .segment(.unlisted)])
+    func removedIs410AndCacheable(resource: StatusPolicy.Resource) {
+        #expect(policy.decide(facts(resource, .removed)) == .refuse(.init(status: 410, reason: "stream was removed", cache: .gone)))
+    }
+
+    @Test(arguments: playlists + [.segment(.listed)])
+    func drainingAndOverloadAre503WithRetryAfter(resource: StatusPolicy.Resource) {
+        #expect(policy.decide(facts(resource, server: .draining)) == .refuse(.init(status: 503, reason: "server is shutting down", retryAfter: 5)))
+        #expect(policy.decide(facts(resource, server: .overloaded)) == .refuse(.init(status: 503, reason: "server is busy", retryAfter: 1)))
+        // before anything else: even a removed or unknown stream
+        #expect(status(facts(resource, nil, server: .draining)) == 503)
+    }
+
+    @Test(arguments: playlists)
+    func startingPlaylistsAre503WithRetryAfterOneTargetDuration(resource: StatusPolicy.Resource) {
+        #expect(policy.decide(facts(resource, .starting, playlistAvailable: false, lastPublished: nil))
+            == .refuse(.init(status: 503, reason: "stream is starting; no segment yet", retryAfter: 2)))
+    }
+
+    @Test func unknownStreamOrVariantIs404() {
+        #expect(status(facts(.masterPlaylist, nil)) == 404)
+        #expect(status(facts(.mediaPlaylist, variantExists: false)) == 404)
+        #expect(status(facts(.segment(.listed), variantExists: false)) == 404)
+        // the master has no variant
+        #expect(status(facts(.masterPlaylist, variantExists: false)) == 200)
+    }
+
+    // MARK: - through the registry, with a manual clock
+
+    final class ManualClock: Sendable {
+        let now = Mutex<Double>(1000)
+        func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
+        var read: @Sendable () -> Double { { self.now.withLock { $0 } } }
+    }
+
+    func liveRegistry(_ clock: ManualClock) -> StreamRegistry {
+        let registry = StreamRegistry(clock: clock.read)
+        registry.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2)
+        for variant in ["720p", "360p"] {
+            registry.publish(stream: "main", variant: variant, segmentName: "000000.ts",
+                             file: .init(path: "/data/main/\(variant)/000000.ts", size: 1880, duration: 2), playlistText: "#EXTM3U\n")
+        }
+        registry.setMaster(stream: "main", text: "#EXTM3U\n")
+        return registry
+    }
+
+    func status(_ path: String, _ registry: StreamRegistry) -> Int {
+        switch OriginDecision.decide(OriginPath.parse(path), registry: registry) {
+        case .playlist, .segment: 200
+        case let .refuse(refusal): refusal.status
+        }
+    }
+
+    @Test func aVariantThatStopsPublishingGoesStaleAloneAndRecovers() {
+        let clock = ManualClock()
+        let registry = liveRegistry(clock)
+        clock.advance(2.9)
+        registry.publish(stream: "main", variant: "720p", segmentName: "000001.ts",
+                         file: .init(path: "/data/main/720p/000001.ts", size: 1880, duration: 2), playlistText: "#EXTM3U\n")
+        clock.advance(0.2) // 3.1 s since 360p published
+        #expect(status("/live/main/720p/index.m3u8", registry) == 200)
+        #expect(status("/live/main/360p/index.m3u8", registry) == 404)
+        #expect(status("/live/main/360p/000000.ts", registry) == 200)
+        #expect(StreamsAPI.listing(of: registry).streams[0].variants.map(\.state) == ["live", "stalled"])
+        registry.publishGaps(stream: "main", variant: "360p", segmentNames: ["000001.ts"], playlistText: "#EXTM3U\n")
+        #expect(status("/live/main/360p/index.m3u8", registry) == 200)
+        #expect(status("/live/main/360p/000001.ts", registry) == 404)
+        clock.advance(10)
+        #expect(StreamsAPI.listing(of: registry).streams[0].state == "stalled")
+        registry.setPhase(stream: "main", .ended)
+        #expect(status("/live/main/360p/index.m3u8", registry) == 200)
+    }
+
+    @Test func gapAndRemovedThroughTheRegistry() {
+        let clock = ManualClock()
+        let registry = liveRegistry(clock)
+        registry.setFailure(stream: "main", variant: "360p", "x264 said no")
+        registry.publishGaps(stream: "main", variant: "360p", segmentNames: ["000001.ts"], playlistText: "#EXTM3U\n")
+        guard case let .refuse(refusal) = OriginDecision.decide(OriginPath.parse("/live/main/360p/000001.ts"), registry: registry) else {
+            Issue.record("a GAP segment must be refused")
+            return
+        }
+        #expect(refusal.status == 404 && refusal.cache == .gapSegment(maxAge: 2))
+        let variant = StreamsAPI.listing(of: registry).streams[0].variants[1]
+        #expect(variant.state == "failed" && variant.failure == "x264 said no")
+        registry.setPhase(stream: "main", .removed)
+        #expect(status("/live/main/master.m3u8", registry) == 410)
+        #expect(status("/live/main/720p/000000.ts", registry) == 410)
+    }
+}
