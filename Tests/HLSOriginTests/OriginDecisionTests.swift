@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct OriginDecisionTests {
     func registry(phase: StreamRegistry.Phase? = nil) -> StreamRegistry {
-        let registry = StreamRegistry()
+        let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         if phase != .starting {
             registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",

@@ -17,7 +17,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: segmentPath, contents: Data(segmentBytes))
         // A file next to the data directory that no request may reach.
         _ = FileManager.default.createFile(atPath: directory + "/secret.txt", contents: Data("secret".utf8))
-        let registry = StreamRegistry()
+        let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",
                          file: .init(path: segmentPath, size: segmentBytes.count, duration: 2), playlistText: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n")
@@ -134,7 +134,7 @@ import Testing
     }
 
     @Test func startingStreamAnswers503WithRetryAfter() async throws {
-        let registry = StreamRegistry()
+        let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
         try await app.test(.live) { client in

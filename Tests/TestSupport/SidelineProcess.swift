@@ -72,9 +72,10 @@ public struct HTTPResult: Sendable {
     public let body: Data
 }
 
-public func http(_ url: URL, method: String = "GET") async throws -> HTTPResult {
+public func http(_ url: URL, method: String = "GET", headers: [String: String] = [:]) async throws -> HTTPResult {
     var request = URLRequest(url: url)
     request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     request.cachePolicy = .reloadIgnoringLocalCacheData
     let (data, response) = try await URLSession.shared.data(for: request)
     let http = response as! HTTPURLResponse

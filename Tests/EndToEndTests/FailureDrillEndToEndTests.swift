@@ -1,0 +1,148 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HLSPlaylist
+import Testing
+import TestSupport
+
+/// Failures rehearsed through the admin API's drills on a real server: a stalled pipeline's
+/// playlists go stale (404) and come back; a failed variant continues with EXT-X-GAP entries
+/// in step with its sibling, its GAP segments answer 404, the master leaves it out; a restart
+/// brings it back after an EXT-X-DISCONTINUITY.
+@Suite struct FailureDrillEndToEndTests {
+    static let token = "drill-token"
+    static let config = """
+        admin:
+          token: \(token)
+          drills: true
+        stream:
+          input: testpattern
+        video:
+          ladder:
+            - {name: 240p, width: 426, height: 240, bitrate: 400k, preset: ultrafast, profile: main}
+            - {name: 144p, width: 256, height: 144, bitrate: 150k, preset: ultrafast, profile: baseline}
+        """
+
+    struct Server {
+        let process: SidelineProcess
+        let master: URL
+        func url(_ path: String) -> URL { URL(string: path, relativeTo: master)!.absoluteURL }
+        func playlist(_ variant: String) async throws -> MediaPlaylist {
+            try MediaPlaylist.parse(String(decoding: try await waitForOK(url("/live/main/\(variant)/index.m3u8"), timeout: 30).body, as: UTF8.self))
+        }
+        func admin(_ path: String, token: String? = FailureDrillEndToEndTests.token) async throws -> HTTPResult {
+            try await http(url(path), method: "POST", headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
+        }
+        func variantStates() async throws -> [String: String] {
+            let body = try await http(url("/api/streams")).body
+            let listing = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            let stream = try #require((listing["streams"] as? [[String: Any]])?.first)
+            let variants = try #require(stream["variants"] as? [[String: Any]])
+            var states = ["stream": stream["state"] as? String ?? "?"]
+            for variant in variants { states[variant["name"] as? String ?? "?"] = variant["state"] as? String }
+            return states
+        }
+    }
+
+    func start(in directory: String) async throws -> Server {
+        let configPath = directory + "/drills.yaml"
+        try Self.config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let process = try SidelineProcess(arguments: ["--config", configPath, "--host", "127.0.0.1", "--port", "0", "--data-dir", directory + "/data"])
+        return Server(process: process, master: try await process.waitForURL())
+    }
+
+    /// Polls until `condition` holds, or fails after `timeout` seconds.
+    func eventually(_ what: String, timeout: Double = 30, _ condition: () async throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw DrillTimeout(what: what, timeout: timeout)
+    }
+
+    struct DrillTimeout: Error, CustomStringConvertible {
+        let what: String
+        let timeout: Double
+        var description: String { "not within \(timeout) s: \(what)" }
+    }
+
+    @Test func stalledPipelineGoesStaleAndAFailedVariantGetsGaps() async throws {
+        let directory = try makeTemporaryDirectory("drills")
+        var server = try await start(in: directory)
+        _ = try await waitForOK(server.master, timeout: 60)
+        try await eventually("two segments in each variant") {
+            let high = try await server.playlist("240p").segments.count
+            let low = try await server.playlist("144p").segments.count
+            return high >= 2 && low >= 2
+        }
+
+        // Drills need the token.
+        #expect(try await server.admin("/admin/streams/main/stall", token: nil).status == 401)
+        #expect(try await server.admin("/admin/streams/main/stall", token: "wrong").status == 401)
+
+        // Stall: nothing new for more than 1.5 target durations (3 s) makes the playlists 404;
+        // listed segments stay 200; once the pipeline moves again, the playlists are 200.
+        let listed = try await server.playlist("240p").segments[0].uri
+        #expect(try await server.admin("/admin/streams/main/stall?seconds=7").status == 202)
+        var staleAnswer: HTTPResult?
+        try await eventually("the stalled playlist answers 404", timeout: 15) {
+            let answer = try await http(server.url("/live/main/240p/index.m3u8"))
+            if answer.status == 404 { staleAnswer = answer }
+            return answer.status == 404
+        }
+        let staleBody = String(decoding: staleAnswer?.body ?? Data(), as: UTF8.self)
+        #expect(staleBody.contains("stale"), "\(staleBody)")
+        #expect(try await http(server.url("/live/main/240p/\(listed)")).status == 200, "listed segments stay 200")
+        let stateWhileStalled = try await server.variantStates()["stream"]
+        #expect(stateWhileStalled == "stalled")
+        _ = try await waitForOK(server.url("/live/main/240p/index.m3u8"), timeout: 30)
+
+        // Fail 144p's encoder.
+        let before = try await server.playlist("240p").segments.count
+        #expect(try await server.admin("/admin/streams/main/variants/144p/fail").status == 202)
+        try await eventually("144p reported failed") { try await server.variantStates()["144p"] == "failed" }
+        try await eventually("three GAP entries in 144p") { try await server.playlist("144p").segments.filter { $0.gap }.count >= 3 }
+        let low = try await server.playlist("144p")
+        let high = try await server.playlist("240p")
+        #expect(high.segments.count > before, "240p keeps going")
+        #expect(low.segments.count <= high.segments.count && low.segments.count >= high.segments.count - 1, "in step: \(low.segments.count) vs \(high.segments.count)")
+        for (index, entry) in low.segments.enumerated() where entry.gap {
+            #expect(entry.uri == high.segments[index].uri, "segment \(index) has the same name in both")
+            #expect(abs(entry.duration - high.segments[index].duration) < 0.000_001, "GAP entry \(index) lasts as long as 240p's segment")
+        }
+        let firstGap = try #require(low.segments.firstIndex { $0.gap })
+        #expect(low.segments[firstGap...].allSatisfy { $0.gap }, "once failed, every new entry is a GAP")
+
+        let gapURL = server.url("/live/main/144p/\(low.segments[firstGap].uri)")
+        for _ in 0..<40 {
+            let answer = try await http(gapURL)
+            #expect(answer.status == 404)
+            #expect(answer.headers["cache-control"] == "public, max-age=2")
+        }
+
+        let served = String(decoding: try await http(server.master).body, as: UTF8.self)
+        #expect(!served.contains("144p/"), "new clients are not offered the failed variant: \(served)")
+        #expect(served.contains("\n240p/index.m3u8\n"))
+        let onDisk = try String(contentsOfFile: directory + "/data/main/master.m3u8", encoding: .utf8)
+        #expect(onDisk.contains("144p/index.m3u8"), "the recording keeps every variant")
+        let metrics = String(decoding: try await http(server.url("/metrics")).body, as: UTF8.self)
+        #expect(metrics.contains("sideline_variant_failures_total{stream=\"main\",variant=\"144p\"} 1"), "\(metrics)")
+        #expect(metrics.contains("sideline_gap_segments_total{stream=\"main\",variant=\"144p\"}"))
+
+        // A restart brings the variant back: its first new segment follows a DISCONTINUITY.
+        #expect(try await server.process.stop(signal: SIGTERM) == 0, "\(server.process.log)")
+        let recorded = try MediaPlaylist.parse(try String(contentsOfFile: directory + "/data/main/144p/index.m3u8", encoding: .utf8))
+        server = try await start(in: directory)
+        try await eventually("144p records a real segment again") {
+            try await server.playlist("144p").segments.count > recorded.segments.count
+        }
+        let resumed = try await server.playlist("144p")
+        #expect(Array(resumed.segments.prefix(recorded.segments.count)) == recorded.segments, "nothing recorded before the restart changes")
+        #expect(resumed.segments[recorded.segments.count].discontinuity && !resumed.segments[recorded.segments.count].gap)
+        let masterAfterRestart = String(decoding: try await waitForOK(server.master).body, as: UTF8.self)
+        #expect(masterAfterRestart.contains("144p/index.m3u8"))
+        #expect(try await server.process.stop(signal: SIGINT) == 0, "\(server.process.log)")
+    }
+}
