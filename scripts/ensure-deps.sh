@@ -9,6 +9,14 @@ packages=(
   fonts-dejavu-core  # the font of the test pattern's burned-in clock (drawtext)
   ffmpeg   # ffprobe and the ffmpeg CLI: the test suite's HLS client and segment checker
 )
+# With --test: what only the test suite needs. GStreamer's playbin3 is the second real HLS
+# player the input-loss tests play through a camera cut (hlsdemux from plugins-bad, H.264
+# and AAC decoders from gstreamer1.0-libav).
+if [ "${1:-}" = "--test" ]; then
+  packages+=(
+    gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
+  )
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -9,6 +9,12 @@ public protocol StreamOperations: Sendable {
     func failVariant(stream: String, variant: String) throws(AdminError)
     /// Makes the stream's input thread stop reading for `seconds` (drill).
     func stall(stream: String, seconds: Double) throws(AdminError)
+    /// Cuts the stream's live input and keeps it down for `seconds` (drill).
+    func cutInput(stream: String, seconds: Double) throws(AdminError)
+    /// Ends the stream: its last segment is written and EXT-X-ENDLIST closes its playlists.
+    func endStream(stream: String) throws(AdminError)
+    /// Removes the stream for good: 410 from now on (also after a restart), its recording deleted.
+    func removeStream(stream: String) throws(AdminError)
 }
 
 /// A refused admin request: its status and a sentence saying what to do.
@@ -42,6 +48,20 @@ public struct AdminRoutes: Sendable {
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
         let group = router.group("admin").add(middleware: BearerTokenMiddleware(token: token))
+        group.post("streams/:stream/end") { _, context in
+            Self.answer { () throws(AdminError) in
+                let stream = try context.parameters.require("stream")
+                try operations.endStream(stream: stream)
+                return "stream '\(stream)' is ending: its last segment is written, then EXT-X-ENDLIST"
+            }
+        }
+        group.delete("streams/:stream") { _, context in
+            Self.answer { () throws(AdminError) in
+                let stream = try context.parameters.require("stream")
+                try operations.removeStream(stream: stream)
+                return "stream '\(stream)' is removed: 410 from now on; its recording is being deleted"
+            }
+        }
         group.post("streams/:stream/variants/:variant/fail") { _, context in
             try drill { () throws(AdminError) in
                 let stream = try context.parameters.require("stream")
@@ -53,14 +73,28 @@ public struct AdminRoutes: Sendable {
         group.post("streams/:stream/stall") { request, context in
             try drill { () throws(AdminError) in
                 let stream = try context.parameters.require("stream")
-                let text = request.uri.queryParameters["seconds"].map(String.init) ?? "10"
-                guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
-                    throw AdminError(status: 400, message: "seconds must be a number from 0 to 600, not '\(text)'")
-                }
+                let seconds = try Self.seconds(in: request)
                 try operations.stall(stream: stream, seconds: seconds)
-                return "stream '\(stream)' stalls for \(text) s"
+                return "stream '\(stream)' stalls for \(seconds) s"
             }
         }
+        group.post("streams/:stream/cut") { request, context in
+            try drill { () throws(AdminError) in
+                let stream = try context.parameters.require("stream")
+                let seconds = try Self.seconds(in: request)
+                try operations.cutInput(stream: stream, seconds: seconds)
+                return "input of stream '\(stream)' is cut for \(seconds) s"
+            }
+        }
+    }
+
+    /// The `seconds` query parameter of a drill: how long it lasts (10 when not given).
+    private static func seconds(in request: Request) throws(AdminError) -> Double {
+        let text = request.uri.queryParameters["seconds"].map(String.init) ?? "10"
+        guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
+            throw AdminError(status: 400, message: "seconds must be a number from 0 to 600, not '\(text)'")
+        }
+        return seconds
     }
 
     /// Runs a drill if drills are enabled; answers 202 (the failure happens on the pipeline's
@@ -69,10 +103,15 @@ public struct AdminRoutes: Sendable {
         guard drillsEnabled else {
             return Self.text(403, "drills are disabled; set admin.drills: true in the config to rehearse failures")
         }
+        return Self.answer(body)
+    }
+
+    /// 202 with the operation's sentence, or the error's status and message.
+    private static func answer(_ body: () throws(AdminError) -> String) -> Response {
         do {
-            return Self.text(202, try body())
+            return text(202, try body())
         } catch {
-            return Self.text(error.status, error.message)
+            return text(error.status, error.message)
         }
     }
 

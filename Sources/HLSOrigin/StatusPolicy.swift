@@ -156,10 +156,15 @@ public struct StatusPolicy: Sendable, Equatable {
     }
 
     /// Whether a live media playlist has gone without a new entry for longer than the
-    /// threshold, counting from this process's start at the earliest.
+    /// threshold, counting from this process's start at the earliest. Before this process has
+    /// published anything, one more target duration is allowed: the first segment cannot
+    /// exist before a whole segment of input has been read.
     public func isStale(_ facts: Facts) -> Bool {
-        let since = max(facts.lastPublished ?? facts.servingSince, facts.servingSince)
-        return facts.now - since > staleFactor * Double(facts.targetDuration)
+        let threshold = staleFactor * Double(facts.targetDuration)
+        guard let published = facts.lastPublished, published >= facts.servingSince else {
+            return facts.now - facts.servingSince > threshold + Double(facts.targetDuration)
+        }
+        return facts.now - published > threshold
     }
 }
 

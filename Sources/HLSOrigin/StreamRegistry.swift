@@ -31,6 +31,8 @@ public final class StreamRegistry: Sendable {
         public var failure: String?
         /// When this process last published an entry of this variant (registry clock).
         public var lastPublished: Double?
+        /// The last write to the data directory that failed, while writes fail; nil when fine.
+        public var writeError: String?
     }
 
     /// What a variant has recorded, for `/api/streams` and the logs.
@@ -120,6 +122,11 @@ public final class StreamRegistry: Sendable {
             $0[stream]?.variants[variant]?.playlist = bytes
             $0[stream]?.variants[variant]?.lastPublished = now
         }
+    }
+
+    /// Notes that writing this variant's files fails (with the reason), or works again (nil).
+    public func setWriteError(stream: String, variant: String, _ reason: String?) {
+        streams.withLock { $0[stream]?.variants[variant]?.writeError = reason }
     }
 
     /// Marks a variant failed (with the reason) or healthy again (nil).

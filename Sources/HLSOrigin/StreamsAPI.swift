@@ -25,6 +25,8 @@ public struct StreamsAPI: Sendable {
         public var state: String
         /// Why the variant failed, while it is failed.
         public var failure: String?
+        /// The last failed write to the data directory, while writes fail (disk full...).
+        public var writeError: String?
         public var playlist: String
         public var segments: Int
         /// Seconds of media recorded.
@@ -33,11 +35,12 @@ public struct StreamsAPI: Sendable {
         public var averageBitRate: Int
         public var peakSegmentBitRate: Int
 
-        public init(name: String, state: String = "live", failure: String? = nil, playlist: String, segments: Int, durationRecorded: Double,
+        public init(name: String, state: String = "live", failure: String? = nil, writeError: String? = nil, playlist: String, segments: Int, durationRecorded: Double,
                     averageBitRate: Int, peakSegmentBitRate: Int) {
             self.name = name
             self.state = state
             self.failure = failure
+            self.writeError = writeError
             self.playlist = playlist
             self.segments = segments
             self.durationRecorded = durationRecorded
@@ -64,7 +67,7 @@ public struct StreamsAPI: Sendable {
                     let variant = stream.variants[variantName]!
                     let recorded = variant.recorded
                     return VariantInfo(
-                        name: variantName, state: variant.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: variant.failure,
+                        name: variantName, state: variant.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: variant.failure, writeError: variant.writeError,
                         playlist: "/live/\(name)/\(variantName)/index.m3u8",
                         segments: recorded.segments, durationRecorded: (recorded.duration * 1000).rounded() / 1000,
                         averageBitRate: Int(recorded.averageBitRate.rounded()), peakSegmentBitRate: Int(recorded.peakBitRate.rounded())

@@ -38,6 +38,7 @@ extension MediaPlaylist {
         var nextDiscontinuity = false
         var nextGap = false
         var nextRange: MediaSegment.ByteRange?
+        var nextDateRanges: [DateRange] = []
         var previousRangeEnd: [String: Int] = [:]
 
         for (offset, raw) in lines.enumerated() {
@@ -50,6 +51,7 @@ extension MediaPlaylist {
                 segment.programDateTime = nextDate
                 segment.discontinuity = nextDiscontinuity
                 segment.gap = nextGap
+                segment.dateRanges = nextDateRanges
                 if var range = nextRange {
                     if range.offset < 0 { range.offset = previousRangeEnd[line] ?? 0 }
                     previousRangeEnd[line] = range.offset + range.length
@@ -61,6 +63,7 @@ extension MediaPlaylist {
                 nextDiscontinuity = false
                 nextGap = false
                 nextRange = nil
+                nextDateRanges = []
                 continue
             }
             let (tag, value) = split(line)
@@ -84,6 +87,11 @@ extension MediaPlaylist {
             case "#EXT-X-ENDLIST": playlist.endList = true
             case "#EXT-X-DISCONTINUITY": nextDiscontinuity = true
             case "#EXT-X-GAP": nextGap = true
+            case "#EXT-X-DATERANGE":
+                guard let v = value, let range = DateRange.parse(attributes: v) else {
+                    throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
+                }
+                nextDateRanges.append(range)
             case "#EXT-X-I-FRAMES-ONLY": playlist.iFramesOnly = true
             case "#EXT-X-BYTERANGE":
                 // <length>[@<offset>]; without an offset the range follows the previous one of the

@@ -25,7 +25,7 @@ extension MediaPlaylist {
     /// The lines of one segment. EXTINF carries microseconds: the real duration, not a rounded
     /// one (§4.3.2.1 allows decimal-floating-point from version 3).
     public static func renderLines(for segment: MediaSegment) -> String {
-        var text = ""
+        var text = segment.dateRanges.map { $0.render() }.joined()
         if segment.discontinuity { text += "#EXT-X-DISCONTINUITY\n" }
         if let date = segment.programDateTime { text += "#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(date))\n" }
         text += "#EXTINF:\(DecimalFormat.fixed(segment.duration, places: 6)),\n"

@@ -15,6 +15,8 @@ public struct MediaSegment: Sendable, Equatable {
     /// `#EXT-X-BYTERANGE:<length>@<offset>` (§4.3.2.2): only these bytes of the URI. Optional;
     /// needs EXT-X-VERSION 4.
     public var byteRange: ByteRange?
+    /// `#EXT-X-DATERANGE` tags written just before this segment (§4.3.2.7). Optional.
+    public var dateRanges: [DateRange]
 
     public struct ByteRange: Sendable, Equatable {
         public var length: Int
@@ -25,7 +27,9 @@ public struct MediaSegment: Sendable, Equatable {
         }
     }
 
-    public init(uri: String, duration: Double, programDateTime: Date? = nil, discontinuity: Bool = false, gap: Bool = false, byteRange: ByteRange? = nil) {
+    public init(uri: String, duration: Double, programDateTime: Date? = nil, discontinuity: Bool = false, gap: Bool = false, byteRange: ByteRange? = nil,
+                dateRanges: [DateRange] = []) {
+        self.dateRanges = dateRanges
         self.uri = uri
         self.duration = duration
         self.programDateTime = programDateTime

@@ -13,11 +13,17 @@ public struct FrameRateConformer: Sendable {
     public private(set) var dropped = 0
     public private(set) var repeated = 0
     public private(set) var jumps = 0
+    /// Set by `reanchor()`: the next frame becomes the next output frame, whatever its time.
+    private var reanchorNext = false
 
     public init(frameRate: FrameRate, maximumGap: Double = 1.0) {
         self.frameRate = frameRate
         self.maximumGap = maximumGap
     }
+
+    /// A new input follows (a reopened camera, the slate): its first frame takes the next
+    /// output slot, so output time stays continuous. Not counted as a jump.
+    public mutating func reanchor() { reanchorNext = true }
 
     /// The output frame indices the frame with input time `inputTime` (seconds) fills; an
     /// empty range means drop it.
@@ -25,7 +31,11 @@ public struct FrameRateConformer: Sendable {
         let target = Int64(((inputTime + offset) * frameRate.value).rounded())
         let maximumGapFrames = Int64((maximumGap * frameRate.value).rounded())
         let range: Range<Int64>
-        if abs(target - nextIndex) > maximumGapFrames {
+        if reanchorNext {
+            reanchorNext = false
+            offset += Double(nextIndex - target) / frameRate.value
+            range = nextIndex..<(nextIndex + 1)
+        } else if abs(target - nextIndex) > maximumGapFrames {
             // Re-anchor: this frame becomes the next output frame.
             offset += Double(nextIndex - target) / frameRate.value
             jumps += 1

@@ -11,6 +11,9 @@ public enum InputKind: Sendable, Equatable {
     /// moving picture, a burned-in wall clock and frame counter, and a 1 kHz tone, so a server
     /// can be set up and checked with no camera or file.
     case testPattern
+    /// The "signal lost" card Sideline encodes while a live input is lost (never named by a
+    /// config: the pipeline opens it itself).
+    case slate(width: Int, height: Int)
 
     public static let testPatternName = "testpattern"
 
@@ -42,8 +45,17 @@ public enum InputKind: Sendable, Equatable {
     /// Live sources deliver frames at their own pace; files must be paced by Sideline.
     public var needsPacing: Bool {
         switch self {
-        case .file, .testPattern: true
+        case .file, .testPattern, .slate: true
         case .device, .url: false
+        }
+    }
+
+    /// Whether losing the input is an outage to ride out (reconnecting, with the slate on air)
+    /// rather than the end: cameras and feeds. A file ends or loops; the test pattern never fails.
+    public var reconnects: Bool {
+        switch self {
+        case .device, .url: true
+        case .file, .testPattern, .slate: false
         }
     }
 
@@ -55,7 +67,7 @@ public enum InputKind: Sendable, Equatable {
             "Check that the sound device exists and is not in use by another program (try: arecord -l, or pactl list sources)."
         case .device: "Check that the device exists, is not in use by another program and that this user may open it (try: v4l2-ctl --list-devices)."
         case .url: "Check that the address is right, the sender is running and reachable from this machine (try: ffprobe <url>)."
-        case .testPattern: "The test pattern needs libavfilter with the testsrc2, drawtext and sine filters (Debian's libavfilter8 has them) and a font (fonts-dejavu-core)."
+        case .testPattern, .slate: "The test pattern and the slate need libavfilter with the testsrc2, drawtext and sine filters (Debian's libavfilter8 has them) and a font (fonts-dejavu-core)."
         }
     }
 }

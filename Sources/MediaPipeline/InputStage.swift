@@ -6,7 +6,8 @@ import Logging
 /// audio once, and fan frames and packets out to the variant workers.
 final class InputStage {
     let configuration: PipelineConfiguration
-    let input: MediaInput
+    /// The input being read: the camera or feed, or the slate while it is lost.
+    private(set) var input: MediaInput
     let audioEncoder: AudioEncoder?
     /// A separate audio input, read on its own thread; then `audioEncoder` is nil.
     let audioCapture: AudioCaptureStage?
@@ -17,6 +18,12 @@ final class InputStage {
     private let timings: SegmentTimings
     private let clock: SegmentClock
     private let drills: PipelineDrills
+    private let onEvent: @Sendable (PipelineEvent) -> Void
+    /// The pipeline's own deadline: cancelled when it stops; every input opened later
+    /// (the slate, a reopened camera) gets a deadline of its own under it.
+    private let stopDeadline: InterruptDeadline
+    /// When the latest video frame was read, for placing the slate on the wall clock.
+    private var lastVideoWall: ContinuousClock.Instant?
 
     private var conformer: FrameRateConformer
     /// Input time (seconds) of the first decoded video frame: output time 0.
@@ -33,9 +40,12 @@ final class InputStage {
 
     init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, audioCapture: AudioCaptureStage?, workers: [VariantWorker], logger: Logger,
          statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool,
-         timings: SegmentTimings, drills: PipelineDrills = PipelineDrills()) {
+         timings: SegmentTimings, drills: PipelineDrills = PipelineDrills(), stopDeadline: InterruptDeadline? = nil,
+         onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) {
         self.timings = timings
         self.drills = drills
+        self.onEvent = onEvent
+        self.stopDeadline = stopDeadline ?? InterruptDeadline(timeout: .seconds(configuration.inputTimeout))
         self.clock = configuration.clock
         self.configuration = configuration
         self.input = input
@@ -83,9 +93,30 @@ final class InputStage {
         return failure
     }
 
+    /// Reads the input; a camera or feed that is lost is ridden out (slate on air while it
+    /// reconnects) and reading goes on with it when it is back.
     private func readLoop(packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>) throws {
-        while !isStopping() {
+        let reconnects = input.kind.reconnects
+        if reconnects { input.container.readTimeout = .milliseconds(Int64(configuration.lossTimeout * 1000)) }
+        while true {
+            do {
+                try readPackets(packet: packet, frame: frame)
+                return
+            } catch let error as PipelineError where reconnects && !isStopping() {
+                if case .internalFailure = error { throw error }
+                try rideOutOutage(after: error, packet: packet, frame: frame)
+                if isStopping() { return }
+            }
+        }
+    }
+
+    /// Reads packets until the input ends, the pipeline stops, or `switchNow` says so.
+    private func readPackets(packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>, switchNow: () -> Bool = { false }) throws {
+        while !isStopping() && !switchNow() {
             if let seconds = drills.takeStall() { stall(for: seconds) }
+            if input.kind.reconnects && drills.takeCut() {
+                throw PipelineError.readFailed(input: input.input, reason: "cut by a drill")
+            }
             guard try input.read(into: packet) else {
                 try drainDecoders(frame: frame)
                 guard input.kind.needsPacing else {
@@ -115,6 +146,61 @@ final class InputStage {
                 if !accepted { statistics { $0.corruptPackets += 1 } }
             }
         }
+    }
+
+    /// Keeps every variant advancing while a live input is lost: the slate goes on air at
+    /// once (first catching up with the wall clock for the silence before the loss was
+    /// noticed), a reconnect thread reopens the input with backoff, and the input returns at
+    /// the first segment boundary after it is ready, so each segment is wholly slate or wholly
+    /// camera.
+    private func rideOutOutage(after error: PipelineError, packet: UnsafeMutablePointer<AVPacket>, frame: UnsafeMutablePointer<AVFrame>) throws {
+        let lostAt = Date()
+        let next = conformer.nextIndex
+        let firstSlateSegment = clock.segment(ofFrame: next) + (clock.startsSegment(frame: next) ? 0 : 1)
+        logger.error("input lost; the slate is on air while reconnecting", metadata: ["error": "\(error)", "first-slate-segment": "\(firstSlateSegment)"])
+        statistics { $0.inputLosses += 1 }
+        onEvent(.inputLost(reason: "\(error)", since: lostAt, firstSlateSegment: firstSlateSegment))
+
+        if isStopping() { return }
+        // The lost input is closed first: a UDP port or SRT listener can then be bound again.
+        let lastFrameWall = lastVideoWall
+        let largest = configuration.variants.max { $0.width * $0.height < $1.width * $1.height }
+        input = try MediaInput(input: "slate", kind: .slate(width: largest?.width ?? 1280, height: largest?.height ?? 720),
+                               timeout: configuration.inputTimeout, deadline: InterruptDeadline(timeout: .seconds(configuration.inputTimeout), parent: stopDeadline),
+                               frameRate: configuration.frameRate, withAudio: audioEncoder != nil)
+        switchInput(wallClockOfNextFrame: lastFrameWall.map { $0 + .milliseconds(Int64(configuration.frameRate.frameDuration * 1000)) })
+
+        let settings = configuration
+        let stopDeadline = self.stopDeadline
+        let withAudio = audioEncoder != nil
+        let reconnector = InputReconnector(logger: logger, isHeldDown: { [drills] in drills.isInputHeldDown }) { () throws(PipelineError) -> MediaInput in
+            let input = try MediaInput(input: settings.input, timeout: settings.inputTimeout,
+                                       deadline: InterruptDeadline(timeout: .seconds(settings.inputTimeout), parent: stopDeadline),
+                                       frameRate: settings.frameRate, options: settings.inputOptions, withAudio: withAudio)
+            input.container.readTimeout = .milliseconds(Int64(settings.lossTimeout * 1000))
+            return input
+        }
+        reconnector.start()
+        defer { reconnector.cancel() }
+        try readPackets(packet: packet, frame: frame) { reconnector.isReady && clock.startsSegment(frame: conformer.nextIndex) }
+        guard !isStopping(), let restored = reconnector.take() else { return }
+        input = restored
+        switchInput(wallClockOfNextFrame: nil)
+        let firstLiveSegment = clock.segment(ofFrame: conformer.nextIndex)
+        logger.notice("input restored", metadata: ["first-live-segment": "\(firstLiveSegment)", "lost-for-seconds": "\(Int(Date().timeIntervalSince(lostAt)))"])
+        onEvent(.inputRestored(at: Date(), firstLiveSegment: firstLiveSegment))
+    }
+
+    /// Continues the output timeline with a new input: its first frame becomes the next
+    /// output frame. A paced input (the slate) is paced so that frame is due at
+    /// `wallClockOfNextFrame` (now when nil).
+    private func switchInput(wallClockOfNextFrame: ContinuousClock.Instant?) {
+        origin = nil
+        lastVideoTime = nil
+        loopOffset = passEnd
+        pacingOrigin = nil
+        pacingStart = (wallClockOfNextFrame ?? .now) - .milliseconds(Int64(loopOffset * 1000))
+        conformer.reanchor()
     }
 
     /// The stall drill: stop reading, as a hung pipeline would, but still notice a stop.
@@ -158,6 +244,7 @@ final class InputStage {
             time = (lastVideoTime ?? -configuration.frameRate.frameDuration) + configuration.frameRate.frameDuration
         }
         lastVideoTime = time
+        lastVideoWall = .now
         passEnd = max(passEnd, time + configuration.frameRate.frameDuration)
         let before = (conformer.dropped, conformer.repeated, conformer.jumps)
         let indices = conformer.place(inputTime: time)

@@ -11,18 +11,24 @@ final class InterruptDeadline: Sendable {
     }
     private let state = Mutex(State())
     let timeout: Duration
+    /// Cancelling the parent (the pipeline stopping) interrupts this one too.
+    private let parent: InterruptDeadline?
 
-    init(timeout: Duration) { self.timeout = timeout }
+    init(timeout: Duration, parent: InterruptDeadline? = nil) {
+        self.timeout = timeout
+        self.parent = parent
+    }
 
     /// Starts a new wait of `timeout` (before opening, and before each read).
-    func arm() { state.withLock { $0.deadline = .now + timeout } }
+    func arm() { arm(for: timeout) }
+    func arm(for wait: Duration) { state.withLock { $0.deadline = .now + wait } }
     func disarm() { state.withLock { $0.deadline = nil } }
     func cancel() { state.withLock { $0.cancelled = true } }
 
     var shouldInterrupt: Bool {
-        state.withLock { s in s.cancelled || (s.deadline.map { ContinuousClock.now > $0 } ?? false) }
+        isCancelled || state.withLock { s in s.deadline.map { ContinuousClock.now > $0 } ?? false }
     }
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
+    var isCancelled: Bool { state.withLock { $0.cancelled } || parent?.isCancelled == true }
 
     /// Installs the callback on `context`. The context must not outlive `self`: MediaInput
     /// keeps both and frees the context first.

@@ -68,7 +68,7 @@ public final class LivePipeline: Sendable {
             configuration: configuration, input: input, audioEncoder: capture == nil ? audio : nil, audioCapture: capture, workers: workers, logger: logger,
             statistics: { update in shared.stats.withLock { update(&$0) } },
             isStopping: { shared.stopping.load(ordering: .relaxed) },
-            timings: timings, drills: drills
+            timings: timings, drills: drills, stopDeadline: deadline, onEvent: onEvent
         ))
     }
 

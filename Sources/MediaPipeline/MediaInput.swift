@@ -13,10 +13,14 @@ final class InputContainer {
     private let deadline: InterruptDeadline
     /// Options given for the input that libavformat did not use (probably misspelt).
     private(set) var unusedOptions: [String] = []
+    /// How long a read may wait for the next packet; the open timeout when nil. A live input
+    /// that reconnects counts as lost after a shorter silence (`stream.loss_timeout`).
+    var readTimeout: Duration?
 
-    init(input: String, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate, options given: [String: String]) throws(PipelineError) {
+    init(input: String, kind override: InputKind? = nil, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate, options given: [String: String]) throws(PipelineError) {
         self.input = input
-        self.kind = InputKind(classifying: input)
+        let kind = override ?? InputKind(classifying: input)
+        self.kind = kind
         self.deadline = deadline
         Self.registerDevicesOnce
 
@@ -35,6 +39,9 @@ final class InputContainer {
             }
         case .testPattern:
             path = TestPattern.filterGraph(frameRate: frameRate)
+            format = av_find_input_format("lavfi")
+        case let .slate(width, height):
+            path = Slate.filterGraph(width: width, height: height, frameRate: frameRate)
             format = av_find_input_format("lavfi")
         case .url:
             // Socket-level timeouts where the protocol has them; the interrupt callback covers the rest.
@@ -120,7 +127,7 @@ final class InputContainer {
     /// A live input that delivers nothing within the timeout fails with `readFailed`.
     func read(into packet: UnsafeMutablePointer<AVPacket>) throws(PipelineError) -> Bool {
         while true {
-            deadline.arm()
+            deadline.arm(for: readTimeout ?? deadline.timeout)
             let result = av_read_frame(context, packet)
             deadline.disarm()
             if result == sideline_averror_eof() { return false }
@@ -154,8 +161,9 @@ final class MediaInput {
     var kind: InputKind { container.kind }
     var unusedOptions: [String] { container.unusedOptions }
 
-    init(input: String, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate = FrameRate(30), options: [String: String] = [:], withAudio: Bool = true) throws(PipelineError) {
-        container = try InputContainer(input: input, timeout: timeout, deadline: deadline, frameRate: frameRate, options: options)
+    init(input: String, kind: InputKind? = nil, timeout: Double, deadline: InterruptDeadline, frameRate: FrameRate = FrameRate(30), options: [String: String] = [:],
+         withAudio: Bool = true) throws(PipelineError) {
+        container = try InputContainer(input: input, kind: kind, timeout: timeout, deadline: deadline, frameRate: frameRate, options: options)
         guard let stream = container.bestStream(AVMEDIA_TYPE_VIDEO) else {
             throw .noVideoStream(input: input, found: container.streamSummary)
         }

@@ -6,8 +6,12 @@ public struct PipelineConfiguration: Sendable {
     /// For file inputs: deliver frames at real time, as a camera would. Off for benchmarks
     /// and tests that only need the output.
     public var realtime: Bool
-    /// Seconds a network input may take to open or to deliver the next packet.
+    /// Seconds a network input may take to open (and, for inputs that do not reconnect, to
+    /// deliver the next packet).
     public var inputTimeout: Double
+    /// Seconds without a packet after which a camera or feed counts as lost: the slate goes on
+    /// air and the pipeline reconnects. Short, so playlists never stop advancing.
+    public var lossTimeout: Double = 1
     /// libavformat options for opening the input (`rtsp_transport: tcp`, `video_size: 1920x1080`,
     /// `rtsp_flags: listen`, ...). They override Sideline's own defaults.
     public var inputOptions: [String: String]

@@ -3,10 +3,12 @@ import Synchronization
 
 /// Failures on demand, for tests and for rehearsals before a match (the admin API's drills).
 /// A drill goes through the same code path as the real failure it imitates: a failed
-/// variant's worker throws from its encode step, a stalled input thread stops reading.
+/// variant's worker throws from its encode step, a stalled input thread stops reading, a cut
+/// input fails its read and its reconnect attempts until the cut is over.
 public final class PipelineDrills: Sendable {
     private let variantsToFail = Mutex<Set<String>>([])
     private let stallRequest = Mutex<Double?>(nil)
+    private let cut = Mutex<(requested: Bool, until: ContinuousClock.Instant?)>((false, nil))
 
     public init() {}
 
@@ -15,6 +17,24 @@ public final class PipelineDrills: Sendable {
 
     /// The input thread stops reading for `seconds` (as if the pipeline hung).
     public func stall(seconds: Double) { stallRequest.withLock { $0 = seconds } }
+
+    /// The live input is cut now and stays down (reconnect attempts fail) for `seconds`.
+    public func cutInput(seconds: Double) {
+        cut.withLock { $0 = (true, .now + .milliseconds(Int64(seconds * 1000))) }
+    }
+
+    /// Called by the input thread between packets: whether to lose the input now.
+    func takeCut() -> Bool {
+        cut.withLock { state in
+            defer { state.requested = false }
+            return state.requested
+        }
+    }
+
+    /// Whether a cut drill still holds the input down.
+    var isInputHeldDown: Bool {
+        cut.withLock { $0.until.map { ContinuousClock.now < $0 } ?? false }
+    }
 
     /// Called by the variant's own thread before each frame.
     func takeFailure(for variant: String) -> Bool {

@@ -11,6 +11,11 @@ public enum PipelineEvent: Sendable {
     case variantFailed(variant: String, reason: String)
     /// The input failed while reading. The pipeline flushes what it has and finishes.
     case inputFailed(PipelineError)
+    /// A live input was lost at `since`; the pipeline reconnects and encodes the slate
+    /// meanwhile. Segments from `firstSlateSegment` on show the slate until `.inputRestored`.
+    case inputLost(reason: String, since: Date, firstSlateSegment: Int)
+    /// The input is back at `at`; segment `firstLiveSegment` is the first with its pictures.
+    case inputRestored(at: Date, firstLiveSegment: Int)
     /// Every variant has written its last segment. `endOfStream` is true when the input ended
     /// or the operator stopped the stream, so its playlists can be closed with EXT-X-ENDLIST.
     case finished(endOfStream: Bool)
@@ -45,5 +50,7 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var repeatedFrames = 0
     public var timestampJumps = 0
     public var loops = 0
+    /// Times a live input was lost (each ridden out with the slate while reconnecting).
+    public var inputLosses = 0
     public init() {}
 }

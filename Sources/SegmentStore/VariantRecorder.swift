@@ -28,11 +28,15 @@ public final class VariantRecorder: Sendable {
         public let playlistText: String
         public let iFramePlaylistText: String
         public let segment: MediaSegment
+        /// False when the segment could not be written (disk full, I/O error): it is listed
+        /// as EXT-X-GAP instead, so the playlist keeps pace and never names a missing file.
+        public let segmentWritten: Bool
+        /// The first write that failed (segment, playlist or I-frame playlist), if any. The
+        /// playlist in memory is always up to date; the copy on disk catches up at the next
+        /// write that succeeds.
+        public let diskError: StoreError?
     }
 
-    /// `alignedWith`: the entries of the sibling that recorded the most before a crash. A
-    /// variant that is behind gets EXT-X-GAP entries for the segments it never wrote, so
-    /// segment N is the same media time in every variant and players can still switch.
     init(layout: StreamLayout, variant: String, recovered: MediaPlaylist?, recoveredIFrames: MediaPlaylist?, targetDuration: Int,
          alignedWith reference: [MediaSegment] = []) throws(StoreError) {
         self.layout = layout
@@ -68,28 +72,36 @@ public final class VariantRecorder: Sendable {
     public struct RecordedGaps: Sendable {
         public let names: [String]
         public let playlistText: String
+        /// The playlist could not be written; the copy on disk catches up at the next write.
+        public let diskError: StoreError?
     }
 
     /// Appends EXT-X-GAP entries, timed like `entry` (a sibling's segment), until the
     /// playlist has `count` entries; nil when it already has. For a variant whose encoder
     /// failed: its playlist keeps pace with the others, so players switch away instead of
     /// waiting for it.
-    public func recordGaps(upTo count: Int, like entry: MediaSegment) throws(StoreError) -> RecordedGaps? {
-        try state.withLock { (state: inout State) throws(StoreError) -> RecordedGaps? in
+    public func recordGaps(upTo count: Int, like entry: MediaSegment, dateRanges: [DateRange] = []) -> RecordedGaps? {
+        state.withLock { (state: inout State) -> RecordedGaps? in
             var next = state.playlist
             var names: [String] = []
             while next.playlist.segments.count < count {
-                let gap = Self.gapEntry(sequence: next.playlist.mediaSequence + next.playlist.segments.count, like: entry)
+                var gap = Self.gapEntry(sequence: next.playlist.mediaSequence + next.playlist.segments.count, like: entry)
+                if names.isEmpty { gap.dateRanges = dateRanges }
                 next.append(gap)
                 names.append(gap.uri)
             }
             guard !names.isEmpty else { return nil }
             let text = next.text
-            try AtomicFile.write(text, to: layout.mediaPlaylistPath(variant))
+            var diskError: StoreError?
+            do throws(StoreError) {
+                try AtomicFile.write(text, to: layout.mediaPlaylistPath(variant))
+            } catch {
+                diskError = error
+            }
             state.playlist = next
             // The variant's next real segment follows a span it did not encode.
             state.nextNeedsDiscontinuity = true
-            return RecordedGaps(names: names, playlistText: text)
+            return RecordedGaps(names: names, playlistText: text, diskError: diskError)
         }
     }
 
@@ -102,31 +114,46 @@ public final class VariantRecorder: Sendable {
         MediaPlaylist(version: 4, targetDuration: targetDuration, iFramesOnly: true)
     }
 
-    public func record(_ segment: EncodedSegment) throws(StoreError) -> Recorded {
-        try state.withLock { (state: inout State) throws(StoreError) -> Recorded in
+    /// `dateRanges` go just before the entry; `discontinuity` forces EXT-X-DISCONTINUITY (the
+    /// first segment after an outage).
+    public func record(_ segment: EncodedSegment, dateRanges: [DateRange] = [], discontinuity: Bool = false) -> Recorded {
+        state.withLock { (state: inout State) -> Recorded in
             let sequence = state.playlist.playlist.mediaSequence + state.playlist.playlist.segments.count
             let name = StreamLayout.segmentName(sequence: sequence)
-            try AtomicFile.write(segment.bytes, to: layout.segmentPath(variant, name))
+            var diskError: StoreError?
+            var written = true
+            do throws(StoreError) {
+                try AtomicFile.write(segment.bytes, to: layout.segmentPath(variant, name))
+            } catch {
+                diskError = error
+                written = false
+            }
             let entry = MediaSegment(
                 uri: name, duration: segment.duration, programDateTime: segment.programDateTime,
-                discontinuity: segment.discontinuity || state.nextNeedsDiscontinuity
+                discontinuity: segment.discontinuity || discontinuity || state.nextNeedsDiscontinuity, gap: !written, dateRanges: dateRanges
             )
-            var next = state.playlist
-            next.append(entry)
-            let text = next.text
-            try AtomicFile.write(text, to: layout.mediaPlaylistPath(variant))
-            state.playlist = next
+            state.playlist.append(entry)
             state.nextNeedsDiscontinuity = false
-            if let idr = segment.keyframeRanges.first {
+            let text = state.playlist.text
+            do throws(StoreError) {
+                try AtomicFile.write(text, to: layout.mediaPlaylistPath(variant))
+            } catch {
+                diskError = diskError ?? error
+            }
+            if written, let idr = segment.keyframeRanges.first {
                 var iFrame = entry
                 iFrame.programDateTime = nil
+                iFrame.dateRanges = []
                 iFrame.byteRange = .init(length: idr.count, offset: idr.lowerBound)
-                var nextIFrames = state.iFrames
-                nextIFrames.append(iFrame)
-                try AtomicFile.write(nextIFrames.text, to: layout.iFramePlaylistPath(variant))
-                state.iFrames = nextIFrames
+                state.iFrames.append(iFrame)
+                do throws(StoreError) {
+                    try AtomicFile.write(state.iFrames.text, to: layout.iFramePlaylistPath(variant))
+                } catch {
+                    diskError = diskError ?? error
+                }
             }
-            return Recorded(name: name, sequence: sequence, size: segment.bytes.count, playlistText: text, iFramePlaylistText: state.iFrames.text, segment: entry)
+            return Recorded(name: name, sequence: sequence, size: written ? segment.bytes.count : 0, playlistText: text,
+                            iFramePlaylistText: state.iFrames.text, segment: entry, segmentWritten: written, diskError: diskError)
         }
     }
 

@@ -94,6 +94,11 @@ extension SidelineConfiguration {
         settings.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? settings.input
         settings.loop = try stream.bool("loop") ?? settings.loop
         settings.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? settings.inputTimeout
+        settings.lossTimeout = try stream.double("loss_timeout", in: 0.2...30) ?? settings.lossTimeout
+        let policies = InputLossPolicy.allCases.map(\.rawValue)
+        if let policy = try stream.string("on_input_loss", matching: { policies.contains($0) }, expected: policies.joined(separator: ", ")) {
+            settings.onInputLoss = InputLossPolicy(rawValue: policy)!
+        }
         let quotable = "text without double quotes or line breaks (it goes in a quoted playlist attribute)"
         let isQuotable: (String) -> Bool = { !$0.contains { c in c == "\"" || c == "\n" || c == "\r" || c == "\r\n" } }
         settings.title = try stream.string("title", matching: isQuotable, expected: quotable) ?? settings.title

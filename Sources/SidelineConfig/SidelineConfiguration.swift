@@ -100,6 +100,17 @@ public struct AdminSettings: Sendable, Equatable {
     }
 }
 
+/// What the playlists carry while a live input is lost (see Docs/status-codes.md).
+public enum InputLossPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Real segments showing a "signal lost" card with the time since the loss, and silence:
+    /// every player keeps playing.
+    case slate
+    /// EXT-X-GAP entries of the segments' duration: hls.js skips them; other players stall.
+    case gap
+    /// Nothing: the playlists stop advancing and answer 404 once stale.
+    case stale
+}
+
 public struct StreamSettings: Sendable, Equatable {
     /// `stream.name`: the `{stream}` of every URL.
     public var name: String
@@ -107,8 +118,13 @@ public struct StreamSettings: Sendable, Equatable {
     public var input: String
     /// `stream.loop`: start a file input again at its end, so it plays like a camera that never stops.
     public var loop: Bool
-    /// `stream.input_timeout`: seconds to wait when opening or reading a network input.
+    /// `stream.input_timeout`: seconds to wait when opening a network input or device.
     public var inputTimeout: Double
+    /// `stream.loss_timeout`: seconds without a packet after which a camera or feed counts as
+    /// lost (the slate goes on air and Sideline reconnects).
+    public var lossTimeout: Double = 1
+    /// `stream.on_input_loss`: what the playlists carry while a camera or feed is lost.
+    public var onInputLoss: InputLossPolicy = .slate
     /// `stream.title`, `stream.description`, `stream.keywords`: EXT-X-SESSION-DATA of the
     /// master playlist (empty: left out).
     public var title: String

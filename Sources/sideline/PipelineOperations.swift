@@ -1,22 +1,67 @@
+import Foundation
 import HLSOrigin
+import Logging
 import MediaPipeline
+import SegmentStore
 
-/// The admin API's operations, carried out on the running pipelines.
+/// The admin API's operations, carried out on the running pipelines and the recordings.
 struct PipelineOperations: StreamOperations {
-    let pipelines: [String: LivePipeline]
+    let services: [String: PipelineService]
+    let registry: StreamRegistry
+    let dataDirectory: String
+    let logger: Logger
 
-    private func pipeline(_ stream: String) throws(AdminError) -> LivePipeline {
-        guard let pipeline = pipelines[stream] else { throw .unknownStream(stream) }
-        return pipeline
+    private func service(_ stream: String) throws(AdminError) -> PipelineService {
+        guard let service = services[stream] else {
+            if registry.stream(named: stream)?.phase == .removed { throw AdminError(status: 410, message: "stream '\(stream)' was removed") }
+            throw .unknownStream(stream)
+        }
+        return service
     }
 
     func failVariant(stream: String, variant: String) throws(AdminError) {
-        let pipeline = try pipeline(stream)
+        let pipeline = try service(stream).pipeline
         guard pipeline.configuration.variants.contains(where: { $0.name == variant }) else { throw .unknownVariant(variant, of: stream) }
         pipeline.drills.failVariant(variant)
     }
 
     func stall(stream: String, seconds: Double) throws(AdminError) {
-        try pipeline(stream).drills.stall(seconds: seconds)
+        try service(stream).pipeline.drills.stall(seconds: seconds)
+    }
+
+    func cutInput(stream: String, seconds: Double) throws(AdminError) {
+        let pipeline = try service(stream).pipeline
+        guard InputKind(classifying: pipeline.configuration.input).reconnects else {
+            throw AdminError(status: 409, message: "stream '\(stream)' reads a file or the test pattern, which cannot be lost; the cut drill needs a camera or feed")
+        }
+        pipeline.drills.cutInput(seconds: seconds)
+    }
+
+    func endStream(stream: String) throws(AdminError) {
+        let service = try service(stream)
+        guard registry.stream(named: stream)?.phase != .removed else { throw AdminError(status: 410, message: "stream '\(stream)' was removed") }
+        logger.notice("ending the stream (admin API)", metadata: ["stream": "\(stream)"])
+        service.endNow()
+    }
+
+    func removeStream(stream: String) throws(AdminError) {
+        guard let entry = registry.stream(named: stream) else { throw .unknownStream(stream) }
+        guard entry.phase != .removed else { return }
+        // 410 from this moment; the pipeline stops (without EXT-X-ENDLIST) and then the
+        // recording is deleted behind the tombstone, on a thread of its own.
+        registry.setPhase(stream: stream, .removed)
+        logger.warning("removing the stream and deleting its recording (admin API)", metadata: ["stream": "\(stream)"])
+        let service = services[stream]
+        let layout = StreamLayout(dataDirectory: dataDirectory, stream: stream)
+        let logger = self.logger
+        Thread {
+            service?.stopForRemoval()
+            do {
+                try StreamTombstone.remove(layout, reason: "removed by the operator through the admin API")
+                logger.notice("stream removed; its recording is deleted", metadata: ["stream": "\(stream)"])
+            } catch {
+                logger.error("stream removed, but its recording could not be deleted", metadata: ["stream": "\(stream)", "error": "\(error)"])
+            }
+        }.start()
     }
 }

@@ -21,6 +21,21 @@ final class PipelineService: Service, Sendable {
         set { endStream.store(newValue, ordering: .relaxed) }
     }
 
+    /// Ends the stream now, while the server goes on (the admin API's `end`).
+    func endNow() {
+        endStreamOnStop = true
+        publisher.prepareStop(endStream: true)
+        pipeline.stop()
+    }
+
+    /// Stops the pipeline without ending the stream and waits until it has finished. Blocks:
+    /// call on a thread of your own.
+    func stopForRemoval() {
+        publisher.prepareStop(endStream: false)
+        pipeline.stop()
+        pipeline.waitUntilFinished()
+    }
+
     func run() async throws {
         pipeline.start()
         let mirror = Task { await mirrorStatisticsIntoMetrics() }

@@ -3,6 +3,7 @@ import Foundation
 import HLSOrigin
 import Logging
 import ServiceLifecycle
+import SegmentStore
 import SidelineConfig
 import UnixSignals
 
@@ -34,10 +35,21 @@ struct ServeCommand: AsyncParsableCommand {
     private func serve(logger: Logger) async throws {
         let settings = try options.resolve(host: host, port: port)
         let metrics = PrometheusExport.bootstrap()
-        let plans = settings.streams.map { ServePlan(configuration: settings, stream: $0, realtime: !noRealtime) }
+        let allPlans = settings.streams.map { ServePlan(configuration: settings, stream: $0, realtime: !noRealtime) }
+        // A stream removed by the operator stays removed (410), even if the config still names it.
+        let removed = allPlans.filter { StreamTombstone.read($0.layout) != nil }
+        for plan in removed {
+            logger.warning("stream was removed by the operator; it answers 410 and is not encoded. To record under this name again, delete \(plan.layout.streamDirectory)",
+                           metadata: ["stream": "\(plan.stream.name)"])
+        }
+        let plans = allPlans.filter { plan in !removed.contains { $0.stream.name == plan.stream.name } }
         // Every input is opened before anything is written, so one bad camera leaves no trace.
         let opened = try plans.map { try $0.openPipeline(logger: logger.forStream($0.stream.name, of: settings)) }
         let registry = StreamRegistry()
+        for plan in removed {
+            registry.register(stream: plan.stream.name, title: plan.stream.title, variants: [], targetDuration: plan.targetDuration)
+            registry.setPhase(stream: plan.stream.name, .removed)
+        }
         let publishers = try zip(plans, opened).map { plan, pipeline in
             try plan.makePublisher(for: pipeline, registry: registry, logger: logger.forStream(plan.stream.name, of: settings))
         }
@@ -45,9 +57,11 @@ struct ServeCommand: AsyncParsableCommand {
         let console = ConsoleStatus(streams: zip(plans, opened).map { ($0.stream.name, $1.pipeline) }, registry: registry)
         let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight))
         let adminToken = ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
+        let pipelineServices = zip(opened, publishers).map { PipelineService(pipeline: $0.pipeline, publisher: $1) }
         let admin = adminToken.isEmpty ? nil : AdminRoutes(
             token: adminToken, drillsEnabled: settings.admin.drills,
-            operations: PipelineOperations(pipelines: Dictionary(uniqueKeysWithValues: zip(plans, opened).map { ($0.stream.name, $1.pipeline) }))
+            operations: PipelineOperations(services: Dictionary(uniqueKeysWithValues: zip(plans, pipelineServices).map { ($0.stream.name, $1) }),
+                                           registry: registry, dataDirectory: settings.dataDirectory, logger: logger)
         )
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
@@ -57,7 +71,6 @@ struct ServeCommand: AsyncParsableCommand {
                 console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name))
             }
         }
-        let pipelineServices = zip(opened, publishers).map { PipelineService(pipeline: $0.pipeline, publisher: $1) }
         let consoleService = ConsoleService(console: console)
         let group = ServiceGroup(configuration: .init(
             services: [ServiceGroupConfiguration.ServiceConfiguration(service: application), .init(service: consoleService)]

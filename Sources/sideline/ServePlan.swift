@@ -15,7 +15,7 @@ struct ServePlan {
     let realtime: Bool
 
     var pipelineConfiguration: PipelineConfiguration {
-        PipelineConfiguration(
+        var configuration = PipelineConfiguration(
             input: stream.input,
             loop: stream.loop,
             realtime: realtime,
@@ -31,6 +31,8 @@ struct ServePlan {
             audioInput: stream.audioInput.isEmpty ? nil : stream.audioInput,
             audioInputOptions: stream.audioInputOptions
         )
+        configuration.lossTimeout = stream.lossTimeout
+        return configuration
     }
 
     var targetDuration: Int {
@@ -64,8 +66,10 @@ struct ServePlan {
     /// A stream's name before its errors when the server has several, so the message says which camera.
     private var streamLabel: String { configuration.streams.count > 1 ? "stream '\(stream.name)': " : "" }
 
+    var layout: StreamLayout { StreamLayout(dataDirectory: configuration.dataDirectory, stream: stream.name) }
+
     private func makePublisher(registry: StreamRegistry, logger: Logger) throws -> StreamPublisher {
-        let layout = StreamLayout(dataDirectory: configuration.dataDirectory, stream: stream.name)
+        let layout = self.layout
         let recorder: StreamRecorder
         do {
             recorder = try StreamRecorder(layout: layout, variantNames: stream.video.ladder.map(\.name), targetDuration: targetDuration, logger: logger)

@@ -35,6 +35,8 @@ enum SidelineMetrics {
         let framesDroppedBySlowVariants: Counter
         let inputFramesDropped: Counter
         let inputFramesRepeated: Counter
+        /// Times the live input was lost (and ridden out while reconnecting).
+        let inputLosses: Counter
 
         init(stream: String) {
             let labels = [("stream", stream)]
@@ -43,6 +45,7 @@ enum SidelineMetrics {
             framesDroppedBySlowVariants = Counter(label: "sideline_frames_dropped_by_slow_variants_total", dimensions: labels)
             inputFramesDropped = Counter(label: "sideline_input_frames_dropped_total", dimensions: labels)
             inputFramesRepeated = Counter(label: "sideline_input_frames_repeated_total", dimensions: labels)
+            inputLosses = Counter(label: "sideline_input_losses_total", dimensions: labels)
         }
     }
 }

@@ -33,9 +33,33 @@ final class StreamPublisher: Sendable {
         /// Variants whose encoder failed: their playlists get EXT-X-GAP entries in step with
         /// the others, and the master served to new clients leaves them out.
         var failed: Set<String> = []
+        /// Input outages of this run, oldest first.
+        var outages: [Outage] = []
         var hasAudio = true
         /// Set when the operator stops the server: whether that also ends the stream.
         var stopEndsStream: Bool?
+    }
+
+    /// One input outage: which segments the slate fills, and when it began and ended.
+    struct Outage {
+        let since: Date
+        let firstSlateSegment: Int
+        var restoredAt: Date?
+        var firstLiveSegment: Int?
+        /// Variants whose playlist already carries the opening EXT-X-DATERANGE.
+        var opened: Set<String> = []
+
+        func contains(segment index: Int) -> Bool {
+            index >= firstSlateSegment && (firstLiveSegment.map { index < $0 } ?? true)
+        }
+    }
+
+    /// What a finished segment is, given the outages: the camera's, the slate's, or the
+    /// camera's first after an outage.
+    private enum Role {
+        case camera
+        case slate(openingDateRange: DateRange?)
+        case firstAfterOutage(DateRange)
     }
 
     init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry, logger: Logger) {
@@ -78,6 +102,18 @@ final class StreamPublisher: Sendable {
                 fillGaps(upTo: sibling.count, like: last)
             }
             writeMasterWhenComplete()
+        case let .inputLost(reason, since, firstSlateSegment):
+            state.withLock { $0.outages.append(Outage(since: since, firstSlateSegment: firstSlateSegment)) }
+            registry.setPhase(stream: streamName, .inputLost)
+            streamMetrics.inputLosses.increment()
+            logger.error("input lost; reconnecting", metadata: ["policy": "\(stream.onInputLoss.rawValue)", "reason": "\(reason)"])
+        case let .inputRestored(at, firstLiveSegment):
+            state.withLock { s in
+                guard !s.outages.isEmpty else { return }
+                s.outages[s.outages.count - 1].restoredAt = at
+                s.outages[s.outages.count - 1].firstLiveSegment = firstLiveSegment
+            }
+            registry.setPhase(stream: streamName, .live)
         case let .inputFailed(error):
             // Nothing new will be published: the playlists go stale (404) after 1.5 target
             // durations, and what was recorded stays served.
@@ -91,44 +127,105 @@ final class StreamPublisher: Sendable {
         }
     }
 
+    private func role(of segment: EncodedSegment, variant: String) -> Role {
+        state.withLock { s in
+            for i in s.outages.indices.reversed() {
+                let outage = s.outages[i]
+                if outage.contains(segment: segment.index) {
+                    let opening = s.outages[i].opened.insert(variant).inserted
+                    return .slate(openingDateRange: opening ? DateRange.inputLost(since: outage.since) : nil)
+                }
+                if outage.firstLiveSegment == segment.index, let restoredAt = outage.restoredAt {
+                    return .firstAfterOutage(DateRange.inputLost(since: outage.since, until: restoredAt))
+                }
+            }
+            return .camera
+        }
+    }
+
     private func publish(_ segment: EncodedSegment, of variant: String) {
         guard let recorder = recorder.variants[variant] else { return }
-        do {
-            let recorded = try recorder.record(segment)
+        var dateRanges: [DateRange] = []
+        var afterOutage = false
+        switch role(of: segment, variant: variant) {
+        case .camera:
+            break
+        case let .slate(opening):
+            dateRanges = opening.map { [$0] } ?? []
+            switch stream.onInputLoss {
+            case .slate:
+                break
+            case .gap:
+                publishGap(for: segment, of: variant, dateRanges: dateRanges)
+                return
+            case .stale:
+                return
+            }
+        case let .firstAfterOutage(range):
+            // The closing tag; with `stale` nothing carried the opening one, so this one is all.
+            dateRanges = [range]
+            afterOutage = true
+        }
+        let recorded = recorder.record(segment, dateRanges: dateRanges, discontinuity: afterOutage)
+        if recorded.segmentWritten {
             registry.publish(
                 stream: streamName, variant: variant, segmentName: recorded.name,
                 file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: segment.duration),
                 playlistText: recorded.playlistText, iFramePlaylistText: recorded.iFramePlaylistText
             )
-            fillGaps(upTo: recorded.sequence + 1 - recorder.playlist.mediaSequence, like: recorded.segment)
             variantMetrics[variant]?.segments.increment()
             variantMetrics[variant]?.bytes.increment(by: recorded.size)
-            if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
-                let latency = start.duration(to: .now)
-                publishLatency.record(latency.inSeconds)
-                streamMetrics.publishLatency.recordSeconds(latency.inSeconds)
-            }
-            checkBitRate(segment, of: variant)
-        } catch {
-            // The stream keeps serving what it has; the next segment tries again.
-            variantMetrics[variant]?.writeErrors.increment()
-            logger.error("segment not recorded", metadata: ["variant": "\(variant)", "error": "\(error)"])
+        } else {
+            // Not on disk: listed as EXT-X-GAP, so players skip it and the playlist keeps pace.
+            registry.publishGaps(stream: streamName, variant: variant, segmentNames: [recorded.name], playlistText: recorded.playlistText)
+            variantMetrics[variant]?.gapSegments.increment()
         }
+        reportDisk(recorded.diskError, variant: variant)
+        fillGaps(upTo: recorded.sequence + 1 - recorder.playlist.mediaSequence, like: recorded.segment)
+        if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
+            let latency = start.duration(to: .now)
+            publishLatency.record(latency.inSeconds)
+            streamMetrics.publishLatency.recordSeconds(latency.inSeconds)
+        }
+        if recorded.segmentWritten { checkBitRate(segment, of: variant) }
+    }
+
+    /// A disk that refuses writes is reported loudly, once when it starts and once when it
+    /// recovers (log, `/api/streams`, and a metric for every failed write); what is recorded
+    /// stays served meanwhile.
+    private func reportDisk(_ error: StoreError?, variant: String) {
+        let previous = registry.stream(named: streamName)?.variants[variant]?.writeError
+        if let error {
+            variantMetrics[variant]?.writeErrors.increment()
+            registry.setWriteError(stream: streamName, variant: variant, error.description)
+            if previous == nil {
+                logger.critical("cannot write to the data directory; segments are listed as EXT-X-GAP until it can",
+                                metadata: ["variant": "\(variant)", "error": "\(error)"])
+            }
+        } else if previous != nil {
+            registry.setWriteError(stream: streamName, variant: variant, nil)
+            logger.notice("writing to the data directory again", metadata: ["variant": "\(variant)"])
+        }
+    }
+
+    /// With `on_input_loss: gap`, a slate segment is listed as EXT-X-GAP instead of written.
+    private func publishGap(for segment: EncodedSegment, of variant: String, dateRanges: [DateRange]) {
+        guard let recorder = recorder.variants[variant] else { return }
+        let entry = MediaSegment(uri: "", duration: segment.duration, programDateTime: segment.programDateTime)
+        guard let gaps = recorder.recordGaps(upTo: recorder.count + 1, like: entry, dateRanges: dateRanges) else { return }
+        registry.publishGaps(stream: streamName, variant: variant, segmentNames: gaps.names, playlistText: gaps.playlistText)
+        variantMetrics[variant]?.gapSegments.increment(by: gaps.names.count)
+        reportDisk(gaps.diskError, variant: variant)
     }
 
     /// Brings every failed variant's playlist to `count` entries with EXT-X-GAP entries timed
     /// like a sibling's segment, so segment N is the same media time in every variant.
     private func fillGaps(upTo count: Int, like entry: MediaSegment) {
         for name in state.withLock({ $0.failed }) {
-            guard let failed = recorder.variants[name] else { continue }
-            do {
-                guard let gaps = try failed.recordGaps(upTo: count, like: entry) else { continue }
-                registry.publishGaps(stream: streamName, variant: name, segmentNames: gaps.names, playlistText: gaps.playlistText)
-                variantMetrics[name]?.gapSegments.increment(by: gaps.names.count)
-            } catch {
-                variantMetrics[name]?.writeErrors.increment()
-                logger.error("GAP entries not recorded", metadata: ["variant": "\(name)", "error": "\(error)"])
-            }
+            guard let failed = recorder.variants[name], let gaps = failed.recordGaps(upTo: count, like: entry) else { continue }
+            registry.publishGaps(stream: streamName, variant: name, segmentNames: gaps.names, playlistText: gaps.playlistText)
+            variantMetrics[name]?.gapSegments.increment(by: gaps.names.count)
+            reportDisk(gaps.diskError, variant: name)
         }
     }
 

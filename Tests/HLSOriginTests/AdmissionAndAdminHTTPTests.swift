@@ -22,6 +22,18 @@ import Testing
             guard stream == "main" else { throw .unknownStream(stream) }
             calls.withLock { $0.append("stall \(stream) \(seconds)") }
         }
+        func cutInput(stream: String, seconds: Double) throws(AdminError) {
+            guard stream == "main" else { throw .unknownStream(stream) }
+            calls.withLock { $0.append("cut \(stream) \(seconds)") }
+        }
+        func endStream(stream: String) throws(AdminError) {
+            guard stream == "main" else { throw .unknownStream(stream) }
+            calls.withLock { $0.append("end \(stream)") }
+        }
+        func removeStream(stream: String) throws(AdminError) {
+            guard stream == "main" else { throw .unknownStream(stream) }
+            calls.withLock { $0.append("remove \(stream)") }
+        }
     }
 
     func makeApplication(admission: AdmissionControl = AdmissionControl(), admin: AdminRoutes? = nil) -> some ApplicationProtocol {
@@ -107,25 +119,32 @@ import Testing
             try await client.execute(uri: uri, method: .post, headers: auth) { #expect($0.status == .accepted) }
             try await client.execute(uri: "/admin/streams/main/stall?seconds=2.5", method: .post, headers: auth) { #expect($0.status == .accepted) }
             try await client.execute(uri: "/admin/streams/main/stall?seconds=-1", method: .post, headers: auth) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/admin/streams/main/cut?seconds=30", method: .post, headers: auth) { #expect($0.status == .accepted) }
             try await client.execute(uri: "/admin/streams/other/stall", method: .post, headers: auth) { #expect($0.status == .notFound) }
             try await client.execute(uri: "/admin/streams/main/variants/1080p/fail", method: .post, headers: auth) { response in
                 #expect(response.status == .notFound)
                 #expect(String(buffer: response.body) == "stream 'main' has no variant '1080p'\n")
             }
-            #expect(operations.calls.withLock { $0 } == ["fail main/720p", "stall main 2.5"])
+            #expect(operations.calls.withLock { $0 } == ["fail main/720p", "stall main 2.5", "cut main 30.0"])
         }
     }
 
-    @Test func drillsAreRefusedUnlessEnabled() async throws {
+    @Test func drillsAreRefusedUnlessEnabledButEndAndRemoveAreNot() async throws {
         let operations = RecordedOperations()
         let app = makeApplication(admin: AdminRoutes(token: "s3cret", drillsEnabled: false, operations: operations))
         try await app.test(.live) { client in
-            try await client.execute(uri: "/admin/streams/main/stall", method: .post, headers: [.authorization: "Bearer s3cret"]) { response in
+            let auth: HTTPFields = [.authorization: "Bearer s3cret"]
+            try await client.execute(uri: "/admin/streams/main/stall", method: .post, headers: auth) { response in
                 #expect(response.status == .forbidden)
                 #expect(String(buffer: response.body).contains("admin.drills"))
             }
+            try await client.execute(uri: "/admin/streams/main/end", method: .post) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/admin/streams/main", method: .delete) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/admin/streams/main/end", method: .post, headers: auth) { #expect($0.status == .accepted) }
+            try await client.execute(uri: "/admin/streams/main", method: .delete, headers: auth) { #expect($0.status == .accepted) }
+            try await client.execute(uri: "/admin/streams/other", method: .delete, headers: auth) { #expect($0.status == .notFound) }
         }
-        #expect(operations.calls.withLock { $0 }.isEmpty)
+        #expect(operations.calls.withLock { $0 } == ["end main", "remove main"])
     }
 
     @Test func withoutATokenThereIsNoAdminAPI() async throws {

@@ -65,13 +65,19 @@ import Testing
     }
 
     @Test func theStaleClockStartsNoEarlierThanTheProcess() {
-        // restored from disk: published long ago by an earlier process, nothing yet by this one
-        var restored = Facts(resource: .mediaPlaylist, stream: .live, targetDuration: 2, lastPublished: nil, servingSince: 50, now: 52.9)
+        // restored from disk: published long ago by an earlier process, nothing yet by this one;
+        // the first segment needs a whole target duration of input, so it has 2 + 3 s
+        var restored = Facts(resource: .mediaPlaylist, stream: .live, targetDuration: 2, lastPublished: nil, servingSince: 50, now: 54.9)
         #expect(policy.decide(restored) == .serve(.livePlaylist(maxAge: 1)))
         restored.lastPublished = 10 // an old stamp never counts from before the process
         #expect(policy.decide(restored) == .serve(.livePlaylist(maxAge: 1)))
-        restored.now = 53.5
+        restored.now = 55.1
         #expect(status(restored) == 404)
+        // once this process has published, the usual 1.5 target durations apply
+        restored.lastPublished = 52
+        #expect(status(restored) == 404)
+        restored.lastPublished = 52.2
+        #expect(status(restored) == 200)
     }
 
     @Test(arguments: playlists)

@@ -31,20 +31,22 @@ import TestSupport
         // Not the test runner\'s stdout: a sender left running would hold the runner\'s pipe open.
         sender.standardOutput = FileHandle.nullDevice
         try sender.run()
-        defer { if sender.isRunning { sender.terminate() } }
+        defer { if sender.isRunning { kill(sender.processIdentifier, SIGKILL) } }
 
         var configuration = PipelineRun.configuration(input: "udp://127.0.0.1:\(port)")
         // Generous: the suite runs other encodes at the same time, and the receiver must wait
         // for PAT/PMT and a keyframe (every 2.5 s in the sample) before it can open.
         configuration.inputTimeout = 6
-        let outcome = try await PipelineRun.run(configuration)
+        configuration.lossTimeout = 4
+        let outcome = try await PipelineRun.run(configuration, stopOnInputLoss: true)
         let segments = try #require(outcome.segments["720p"])
         // About 9 s were sent; the receiver joins a moment late and needs a keyframe to start.
         #expect(segments.count >= 2)
         for segment in segments.dropLast() { #expect(abs(segment.duration - 2) < 1e-6) }
-        // The feed stopping is reported as a lost input, and the stream is not ended.
-        #expect(outcome.failures.contains { $0.contains("udp://127.0.0.1:\(port)") && $0.contains("no data for the read timeout") }, "\(outcome.failures)")
-        #expect(outcome.endOfStream == false)
+        // The feed stopping is an input loss (ridden out while reconnecting), not the end.
+        #expect(outcome.outages.first.map { $0.hasPrefix("lost ") && $0.contains("udp://127.0.0.1:\(port)") && $0.contains("no data for the read timeout") } == true,
+                "\(outcome.outages)")
+        #expect(outcome.failures.isEmpty, "\(outcome.failures)")
         let directory = try makeTemporaryDirectory("udp")
         for file in try PipelineRun.write(segments, to: directory) {
             #expect(try await FFprobe.packets(file, stream: "v").first?.isKeyframe == true)
@@ -60,6 +62,8 @@ import TestSupport
         var configuration = PipelineRun.configuration(input: "rtsp://127.0.0.1:\(port)/live")
         configuration.inputOptions = ["rtsp_flags": "listen"]
         configuration.inputTimeout = 8
+        // These test the transport: only the sender's end counts as the loss that stops them.
+        configuration.lossTimeout = 4
 
         // Opening blocks until the sender connects, so open on a thread of its own.
         let sender = Process()
@@ -73,14 +77,14 @@ import TestSupport
             Thread.sleep(forTimeInterval: 1)
             try? sender.run()
         }.start()
-        defer { if sender.isRunning { sender.terminate() } }
+        defer { if sender.isRunning { kill(sender.processIdentifier, SIGKILL) } }
 
-        let outcome = try await PipelineRun.run(configuration)
+        let outcome = try await PipelineRun.run(configuration, stopOnInputLoss: true)
         let segments = try #require(outcome.segments["720p"])
         #expect(segments.count >= 2, "\(outcome.failures)")
         for segment in segments.dropLast() { #expect(abs(segment.duration - 2) < 1e-6) }
         #expect(outcome.formats["720p"]?.codecs.count == 2, "video and audio came through RTSP")
-        #expect(outcome.endOfStream == false, "a feed that stops is input loss, not the end of the event")
+        #expect(outcome.outages.first?.hasPrefix("lost ") == true, "a feed that stops is input loss, not the end of the event: \(outcome.outages)")
     }
 }
 
@@ -121,7 +125,7 @@ import TestSupport
         // Not the test runner\'s stdout: a sender left running would hold the runner\'s pipe open.
         sender.standardOutput = FileHandle.nullDevice
         sender.standardError = FileHandle.nullDevice
-        defer { if sender.isRunning { sender.terminate() } }
+        defer { if sender.isRunning { kill(sender.processIdentifier, SIGKILL) } }
         if feed.senderFirst {
             try sender.run()
         } else {
@@ -135,11 +139,13 @@ import TestSupport
         var configuration = PipelineRun.configuration(input: feed.input(port), variants: [cheap])
         configuration.inputOptions = feed.options
         configuration.inputTimeout = 8
+        // These test the transport: only the sender's end counts as the loss that stops them.
+        configuration.lossTimeout = 4
         // A sender that is the server may take a moment to listen on a loaded machine.
         var finished: PipelineRun.Outcome?
         for attempt in 1...20 {
             do {
-                finished = try await PipelineRun.run(configuration)
+                finished = try await PipelineRun.run(configuration, stopOnInputLoss: true)
                 break
             } catch let error as PipelineError where feed.senderFirst && attempt < 20 && "\(error)".contains("Connection refused") {
                 try await Task.sleep(for: .milliseconds(250))
@@ -150,7 +156,7 @@ import TestSupport
         #expect(segments.count >= 2, "\(outcome.failures)")
         for segment in segments.dropLast() { #expect(abs(segment.duration - 2) < 1e-6) }
         #expect(outcome.formats["180p"]?.codecs.count == 2, "video and audio came through")
-        #expect(outcome.endOfStream == false, "a feed that stops is input loss, not the end of the event")
+        #expect(outcome.outages.first?.hasPrefix("lost ") == true, "a feed that stops is input loss, not the end of the event: \(outcome.outages)")
         let directory = try makeTemporaryDirectory("feed")
         for file in try PipelineRun.write(segments, to: directory) {
             #expect(try await FFprobe.packets(file, stream: "v").first?.isKeyframe == true)

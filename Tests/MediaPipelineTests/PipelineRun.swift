@@ -12,6 +12,10 @@ final class PipelineRun: Sendable {
         var formats: [String: VariantFormat] = [:]
         var failures: [String] = []
         var endOfStream: Bool?
+        /// Input losses and restorations, in order: "lost <first slate segment>", "restored <first live segment>".
+        var outages: [String] = []
+        /// The run hit its timeout and was stopped.
+        var timedOut = false
         var statistics = PipelineStatistics()
     }
 
@@ -23,14 +27,20 @@ final class PipelineRun: Sendable {
         )
     }
 
-    /// Encodes until the input ends, or until `stopAfterSegments` segments of the first variant exist.
-    static func run(_ configuration: PipelineConfiguration, stopAfterSegments: Int? = nil) async throws -> Outcome {
+    /// Encodes until the input ends, or until `stopAfterSegments` segments of the first variant
+    /// exist, or (with `stopOnInputLoss`) until a live input is lost.
+    /// A run still going after `timeout` seconds is stopped (and `timedOut` set), so a test
+    /// whose stop condition never comes fails instead of hanging the suite.
+    static func run(_ configuration: PipelineConfiguration, stopAfterSegments: Int? = nil, stopOnInputLoss: Bool = false,
+                    timeout: Double = 240, observe: (@Sendable (PipelineEvent) -> Void)? = nil,
+                    stopWhen: (@Sendable (Outcome) -> Bool)? = nil) async throws -> Outcome {
         let outcome = Mutex(Outcome())
         let holder = Mutex<LivePipeline?>(nil)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         // Opening may block (a listening input waits for its sender): do it off the cooperative pool.
         let pipeline = try await open(configuration, logger: logger) { event in
+            observe?(event)
             var stop = false
             outcome.withLock { o in
                 switch event {
@@ -41,13 +51,24 @@ final class PipelineRun: Sendable {
                 case let .variantFailed(variant, reason): o.failures.append("\(variant): \(reason)")
                 case let .inputFailed(error): o.failures.append("input: \(error)")
                 case let .finished(endOfStream): o.endOfStream = endOfStream
+                case let .inputLost(reason, _, firstSlateSegment):
+                    o.outages.append("lost \(firstSlateSegment): \(reason)")
+                    if stopOnInputLoss { stop = true }
+                case let .inputRestored(_, firstLiveSegment): o.outages.append("restored \(firstLiveSegment)")
                 }
             }
+            if let stopWhen, outcome.withLock({ stopWhen($0) }) { stop = true }
             if stop { holder.withLock { $0?.stop() } }
         }
         holder.withLock { $0 = pipeline }
         pipeline.start()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(timeout))
+            outcome.withLock { $0.timedOut = true }
+            holder.withLock { $0?.stop() }
+        }
         await pipeline.finished()
+        watchdog.cancel()
         var result = outcome.withLock { $0 }
         result.statistics = pipeline.statistics
         holder.withLock { $0 = nil }

@@ -45,7 +45,7 @@ func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> En
         let recorder = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
         let variant = try #require(recorder.variants["720p"])
         for index in 0..<3 {
-            let recorded = try variant.record(segment(index))
+            let recorded = variant.record(segment(index))
             #expect(recorded.sequence == index)
             let onDisk = try MediaPlaylist.parse(try String(contentsOfFile: layout.mediaPlaylistPath("720p"), encoding: .utf8))
             for listed in onDisk.segments {
@@ -63,19 +63,61 @@ func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> En
         #expect(try Data(contentsOf: URL(fileURLWithPath: layout.segmentPath("720p", "000002.ts"))) == Data(segment(2).bytes))
     }
 
+    /// Writes that fail (a full disk, an I/O error) never stop the recording or tear a file:
+    /// a segment that cannot be written is listed as EXT-X-GAP, a playlist that cannot be
+    /// written stays as it was on disk and catches up at the next write that succeeds. The
+    /// failures are made by putting a directory where a file must go (renaming onto it fails).
+    @Test func failedWritesBecomeGapsAndTheDiskCatchesUp() throws {
+        let data = try temporaryDirectory()
+        let layout = StreamLayout(dataDirectory: data, stream: "main")
+        let recorder = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+        let variant = try #require(recorder.variants["720p"])
+        #expect(variant.record(segment(0)).diskError == nil)
+
+        // Segment 1 cannot be written: listed as a GAP, never as a missing file.
+        try FileManager.default.createDirectory(atPath: layout.segmentPath("720p", "000001.ts"), withIntermediateDirectories: false)
+        let failed = variant.record(segment(1))
+        #expect(!failed.segmentWritten && failed.segment.gap && failed.diskError != nil)
+        var onDisk = try MediaPlaylist.parse(try String(contentsOfFile: layout.mediaPlaylistPath("720p"), encoding: .utf8))
+        #expect(onDisk.segments.map(\.gap) == [false, true])
+
+        // The playlist itself cannot be written: the copy on disk stays whole and as it was.
+        let playlistPath = layout.mediaPlaylistPath("720p")
+        let before = try String(contentsOfFile: playlistPath, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: playlistPath)
+        try FileManager.default.createDirectory(atPath: playlistPath, withIntermediateDirectories: false)
+        let unlisted = variant.record(segment(2))
+        #expect(unlisted.segmentWritten && unlisted.diskError != nil)
+        #expect(unlisted.playlistText.contains("000002.ts"), "the playlist in memory (served) is up to date")
+
+        // Space is back: the next write brings the disk up to date, every entry in order.
+        try FileManager.default.removeItem(atPath: playlistPath)
+        #expect(!before.isEmpty)
+        let recovered = variant.record(segment(3))
+        #expect(recovered.diskError == nil)
+        onDisk = try MediaPlaylist.parse(try String(contentsOfFile: playlistPath, encoding: .utf8))
+        #expect(onDisk.segments.map(\.uri) == ["000000.ts", "000001.ts", "000002.ts", "000003.ts"])
+        #expect(onDisk.segments.map(\.gap) == [false, true, false, false])
+        for listed in onDisk.segments where !listed.gap {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: layout.segmentPath("720p", listed.uri))).count == 1880)
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: layout.variantDirectory("720p"))
+        #expect(!names.contains { $0.hasPrefix(".tmp-") }, "no temporary file is left behind: \(names)")
+    }
+
     @Test func aRestartContinuesTheRecordingAfterADiscontinuity() throws {
         let data = try temporaryDirectory()
         let layout = StreamLayout(dataDirectory: data, stream: "main")
         do {
             let first = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
-            _ = try first.variants["720p"]!.record(segment(0))
-            _ = try first.variants["720p"]!.record(segment(1))
+            _ = first.variants["720p"]!.record(segment(0))
+            _ = first.variants["720p"]!.record(segment(1))
             try first.variants["720p"]!.end()
         }
         // A crash leaves a temporary file behind; the restart removes it.
         _ = FileManager.default.createFile(atPath: layout.variantDirectory("720p") + "/\(AtomicFile.temporaryPrefix)000002.ts.123", contents: Data([1, 2]))
         let second = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
-        let recorded = try second.variants["720p"]!.record(segment(0))
+        let recorded = second.variants["720p"]!.record(segment(0))
         #expect(recorded.name == "000002.ts", "numbering continues; nothing is overwritten")
         let playlist = try MediaPlaylist.parse(recorded.playlistText)
         #expect(playlist.segments.map(\.uri) == ["000000.ts", "000001.ts", "000002.ts"])
@@ -91,7 +133,7 @@ func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> En
         let layout = StreamLayout(dataDirectory: data, stream: "main")
         do {
             let first = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
-            _ = try first.variants["720p"]!.record(segment(0))
+            _ = first.variants["720p"]!.record(segment(0))
         }
         let second = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 6, logger: logger)
         let archived = try #require(second.archivedPreviousRecording)

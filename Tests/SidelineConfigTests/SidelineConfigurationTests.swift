@@ -110,6 +110,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     @Test(arguments: [
         ("segment_duraton: 2\n", "segment_duraton"),
         ("server:\n  prot: 80\n", "server.prot"),
+        ("admin:\n  tokn: x\n", "admin.tokn"),
         ("video:\n  ladder:\n    - name: a\n      width: 640\n      height: 360\n      bitrate: 1M\n      presett: fast\n", "video.ladder[0].presett"),
     ])
     func unknownKeysAreNamed(yaml: String, key: String) {
@@ -127,6 +128,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("segment_duration: 0\n", "segment_duration"),
         ("stream:\n  name: ../etc\n", "stream.name"),
         ("stream:\n  loop: sometimes\n", "stream.loop"),
+        ("stream:\n  on_input_loss: freeze\n", "stream.on_input_loss"),
+        ("stream:\n  loss_timeout: 0\n", "stream.loss_timeout"),
+        ("server:\n  max_connections: -1\n", "server.max_connections"),
+        ("admin:\n  drills: maybe\n", "admin.drills"),
         ("video:\n  frame_rate: 0\n", "video.frame_rate"),
         ("video:\n  ladder: []\n", "video.ladder"),
         ("video:\n  ladder:\n    - name: a\n      width: 641\n      height: 360\n      bitrate: 1M\n", "video.ladder[0].width/height"),

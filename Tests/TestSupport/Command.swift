@@ -26,7 +26,9 @@ public enum Command {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if Date() > deadline {
-                process.terminate()
+                // SIGKILL: a child started from one of the test runner's threads inherits
+                // their blocked signals, SIGTERM among them.
+                kill(process.processIdentifier, SIGKILL)
                 break
             }
             try await Task.sleep(for: .milliseconds(50))

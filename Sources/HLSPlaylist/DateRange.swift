@@ -1,0 +1,64 @@
+import Foundation
+
+/// `#EXT-X-DATERANGE` (RFC 8216 §4.3.2.7): a span of wall-clock time with a meaning.
+/// Sideline marks each input outage with one of its own CLASS, so tools can find the spans
+/// where the slate (or GAP entries) stood in for the camera. An outage is written twice with
+/// the same ID: once when it begins (no END-DATE yet) and once when it ends; §4.3.2.7.1 allows
+/// that as long as the attributes both tags carry are equal.
+public struct DateRange: Sendable, Equatable {
+    public var id: String
+    public var classLabel: String?
+    public var startDate: Date
+    public var endDate: Date?
+
+    public init(id: String, classLabel: String? = nil, startDate: Date, endDate: Date? = nil) {
+        self.id = id
+        self.classLabel = classLabel
+        self.startDate = startDate
+        self.endDate = endDate
+    }
+
+    /// The CLASS of an input outage.
+    public static let inputLostClass = "com.sideline.input-lost"
+
+    /// One outage, named by when it began (unique within a stream).
+    public static func inputLost(since start: Date, until end: Date? = nil) -> DateRange {
+        DateRange(id: "input-lost-" + ProgramDateTime.format(start), classLabel: inputLostClass, startDate: start, endDate: end)
+    }
+
+    public func render() -> String {
+        var text = "#EXT-X-DATERANGE:ID=\"\(id)\""
+        if let classLabel { text += ",CLASS=\"\(classLabel)\"" }
+        text += ",START-DATE=\"\(ProgramDateTime.format(startDate))\""
+        if let endDate { text += ",END-DATE=\"\(ProgramDateTime.format(endDate))\"" }
+        return text + "\n"
+    }
+
+    /// Reads the attributes Sideline writes; nil when ID or START-DATE is missing or invalid.
+    public static func parse(attributes text: String) -> DateRange? {
+        var values: [String: String] = [:]
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            guard let equals = rest.firstIndex(of: "=") else { return nil }
+            let name = String(rest[..<equals])
+            rest = rest[rest.index(after: equals)...]
+            let value: Substring
+            if rest.first == "\"" {
+                let body = rest.dropFirst()
+                guard let close = body.firstIndex(of: "\"") else { return nil }
+                value = body[..<close]
+                rest = body[body.index(after: close)...]
+            } else {
+                let end = rest.firstIndex(of: ",") ?? rest.endIndex
+                value = rest[..<end]
+                rest = rest[end...]
+            }
+            values[name] = String(value)
+            if rest.first == "," { rest = rest.dropFirst() }
+        }
+        guard let id = values["ID"], let start = values["START-DATE"].flatMap({ ProgramDateTime.parse(Substring($0)) }) else { return nil }
+        let end = values["END-DATE"].flatMap { ProgramDateTime.parse(Substring($0)) }
+        if values["END-DATE"] != nil && end == nil { return nil }
+        return DateRange(id: id, classLabel: values["CLASS"], startDate: start, endDate: end)
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import SidelineConfig
+
+/// `sideline admin end|remove <stream>`: the operator's commands, sent to a running server's
+/// admin API with its bearer token.
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Tell a running server to end or remove a stream (its admin API).",
+        discussion: """
+        The token is taken from --token, else the environment variable SIDELINE_ADMIN_TOKEN, else \
+        admin.token of the config. `end` writes the stream's last segment and EXT-X-ENDLIST (its \
+        playlists answer 200 from then on); `remove` makes every URL of the stream answer 410, also \
+        after a restart, and deletes its recording.
+        """
+    )
+
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        case end, remove
+    }
+
+    @Argument(help: "end or remove.")
+    var action: Action
+    @Argument(help: "The stream's name.")
+    var stream: String
+    @Option(help: "Config file of the server (for its port and admin token).")
+    var config: String?
+    @Option(help: "The server's address; default http://127.0.0.1:<server.port of the config>.")
+    var server: String?
+    @Option(help: "The admin token.")
+    var token: String?
+
+    func run() async throws {
+        try await reportingStartupErrors {
+            let settings: SidelineConfiguration
+            do {
+                settings = try config.map { try SidelineConfiguration.load(contentsOf: $0) } ?? .defaults
+            } catch let error as ConfigError {
+                throw SidelineStartupError(message: error.description)
+            }
+            let secret = token ?? ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
+            guard !secret.isEmpty else {
+                throw SidelineStartupError(message: "no admin token: pass --token, set SIDELINE_ADMIN_TOKEN, or set admin.token in the config given with --config")
+            }
+            let base = server ?? "http://127.0.0.1:\(settings.server.port)"
+            guard SidelineConfiguration.isValidName(stream), let url = URL(string: base + "/admin/streams/\(stream)" + (action == .end ? "/end" : "")) else {
+                throw SidelineStartupError(message: "'\(base)' and '\(stream)' do not make a URL; give the server as http://host:port and a stream name")
+            }
+            var request = URLRequest(url: url)
+            request.httpMethod = action == .end ? "POST" : "DELETE"
+            request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
+            let (body, response): (Data, URLResponse)
+            do {
+                (body, response) = try await URLSession.shared.data(for: request)
+            } catch {
+                throw SidelineStartupError(message: "cannot reach the server at \(base): \(error.localizedDescription). Is sideline serve running there?")
+            }
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard status == 202 else {
+                let hint = status == 404 && text.isEmpty ? " (is the admin API on? it needs admin.token in the server's config)" : ""
+                throw SidelineStartupError(message: "the server answered \(status): \(text)\(hint)")
+            }
+            print(text)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HLSPlaylist
+import Testing
+import TestSupport
+
+/// A UDP camera feed (the ffmpeg CLI on loopback) cut for 30 s and restored, once per
+/// `on_input_loss` policy, through a real `sideline serve`: the playlists behave as configured
+/// during the cut, the span is marked with an EXT-X-DATERANGE of Sideline's class, and the
+/// first segment after it carries EXT-X-DISCONTINUITY. With `slate`, the ffmpeg CLI and
+/// GStreamer's playbin3 play through the cut.
+@Suite struct InputLossEndToEndTests {
+    static let cut = 30.0
+
+    static func config(port: Int, policy: String) -> String {
+        """
+        stream:
+          input: udp://127.0.0.1:\(port)
+          input_timeout: 8
+          loss_timeout: 1
+          on_input_loss: \(policy)
+        video:
+          ladder:
+            - {name: 180p, width: 320, height: 180, bitrate: 300k, preset: ultrafast, profile: main}
+        """
+    }
+
+    /// The sample, looped, sent as MPEG-TS over UDP at real time.
+    static func startSender(port: Int) throws -> Process {
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: try Command.which("ffmpeg"))
+        sender.arguments = ["-v", "error", "-re", "-stream_loop", "-1", "-i", Repository.sample, "-c", "copy", "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"]
+        sender.standardInput = FileHandle.nullDevice
+        sender.standardOutput = FileHandle.nullDevice
+        sender.standardError = FileHandle.nullDevice
+        try sender.run()
+        return sender
+    }
+
+    /// A player that runs in the background; its output goes to a file read at the end.
+    final class Player: @unchecked Sendable {
+        let process = Process()
+        let logPath: String
+        init(_ executable: String, _ arguments: [String]) throws {
+            logPath = try makeTemporaryDirectory("player") + "/output.log"
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+            process.executableURL = URL(fileURLWithPath: try Command.which(executable))
+            process.arguments = arguments
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+            process.standardError = process.standardOutput
+            try process.run()
+        }
+        var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    func playlist(_ url: URL) async throws -> (Int, MediaPlaylist?) {
+        let answer = try await http(url)
+        return (answer.status, answer.status == 200 ? try MediaPlaylist.parse(String(decoding: answer.body, as: UTF8.self)) : nil)
+    }
+
+    @Test(arguments: ["slate", "gap", "stale"])
+    func aCameraCutForThirtySecondsAndRestored(policy: String) async throws {
+        let directory = try makeTemporaryDirectory("loss-\(policy)")
+        let port = Int.random(in: 20000...40000)
+        let configPath = directory + "/loss.yaml"
+        try Self.config(port: port, policy: policy).write(toFile: configPath, atomically: true, encoding: .utf8)
+        var sender = try Self.startSender(port: port)
+        // SIGKILL: a child started from one of the test runner's threads inherits their
+        // blocked signals, SIGTERM and SIGINT among them.
+        defer { if sender.isRunning { kill(sender.processIdentifier, SIGKILL) } }
+        let server = try SidelineProcess(arguments: ["--config", configPath, "--host", "127.0.0.1", "--port", "0", "--data-dir", directory + "/data"])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let master = try await server.waitForURL()
+        let media = URL(string: "/live/main/180p/index.m3u8", relativeTo: master)!.absoluteURL
+        _ = try await waitForOK(media, timeout: 60)
+        let start = Date().addingTimeInterval(30)
+        while Date() < start, (try await playlist(media).1?.segments.count ?? 0) < 3 { try await Task.sleep(for: .milliseconds(200)) }
+
+        // Players, with the slate: they must play through the cut.
+        var players: [Player] = []
+        if policy == "slate" {
+            players.append(try Player("ffmpeg", ["-hide_banner", "-v", "error", "-i", master.absoluteString, "-t", "55", "-f", "null", "-"]))
+            if (try? Command.which("gst-launch-1.0")) != nil {
+                players.append(try Player("gst-launch-1.0", ["-q", "playbin3", "uri=\(master.absoluteString)", "video-sink=fakesink sync=true", "audio-sink=fakesink sync=true"]))
+            }
+            try await Task.sleep(for: .seconds(3))
+        }
+
+        // Cut the camera.
+        kill(sender.processIdentifier, SIGKILL)
+        sender.waitUntilExit()
+        let cutAt = Date()
+        var statuses: [Int] = []
+        var counts: [Int] = []
+        while Date().timeIntervalSince(cutAt) < Self.cut {
+            let (status, list) = try await playlist(media)
+            statuses.append(status)
+            if let list { counts.append(list.segments.count) }
+            try await Task.sleep(for: .seconds(1))
+        }
+        sender = try Self.startSender(port: port)
+
+        // Back: wait for the first segment after the outage.
+        var restored: MediaPlaylist?
+        let back = Date().addingTimeInterval(40)
+        while Date() < back {
+            if let list = try await playlist(media).1, list.segments.contains { $0.discontinuity }, list.segments.last?.discontinuity == false {
+                restored = list
+                break
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        let after = try #require(restored, "no segment after the outage within 40 s of the camera's return: \(server.log)")
+        let seam = try #require(after.segments.lastIndex { $0.discontinuity })
+        let closing = try #require(after.segments[seam].dateRanges.first, "the first segment after the outage closes the DATERANGE")
+        #expect(closing.classLabel == DateRange.inputLostClass && closing.endDate != nil)
+        #expect(!after.segments[seam].gap)
+
+        switch policy {
+        case "slate":
+            #expect(statuses.allSatisfy { $0 == 200 }, "the playlist stays 200 through the cut: \(statuses)")
+            #expect((counts.last ?? 0) >= (counts.first ?? 0) + 12, "it keeps advancing, a segment every 2 s: \(counts)")
+            let opening = try #require(after.segments.firstIndex { !$0.dateRanges.isEmpty && $0.dateRanges[0].endDate == nil })
+            #expect(after.segments[opening].dateRanges[0].id == closing.id && after.segments[opening].dateRanges[0].startDate == closing.startDate)
+            for entry in after.segments[opening..<seam] {
+                #expect(!entry.gap)
+                let segment = try await http(media.deletingLastPathComponent().appendingPathComponent(entry.uri))
+                #expect(segment.status == 200, "slate segment \(entry.uri)")
+            }
+        case "gap":
+            #expect(statuses.allSatisfy { $0 == 200 }, "the playlist stays 200 through the cut: \(statuses)")
+            #expect((counts.last ?? 0) >= (counts.first ?? 0) + 12, "it keeps advancing with GAP entries: \(counts)")
+            let gaps = after.segments.filter { $0.gap }
+            #expect(gaps.count >= 12, "\(gaps.count) GAP entries")
+            #expect(gaps.first?.dateRanges.first?.classLabel == DateRange.inputLostClass)
+            if let gap = gaps.first {
+                #expect(try await http(media.deletingLastPathComponent().appendingPathComponent(gap.uri)).status == 404)
+            }
+        default: // stale
+            #expect(statuses.suffix(20).allSatisfy { $0 == 404 }, "the playlist goes stale and answers 404: \(statuses)")
+            #expect(statuses.prefix(2).contains(200), "and not before 1.5 target durations: \(statuses)")
+            #expect(closing.startDate < closing.endDate!, "one tag with the start and the end")
+        }
+        let durations = after.segments.filter { !$0.gap }.dropLast().map { $0.duration }
+        #expect(durations.allSatisfy { abs($0 - 2) < 0.05 }, "\(durations)")
+
+        // The players went on through the cut and reach the live edge after it.
+        if policy == "slate" {
+            let ffmpegPlayer = players[0]
+            let deadline = Date().addingTimeInterval(60)
+            while ffmpegPlayer.process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(500)) }
+            #expect(!ffmpegPlayer.process.isRunning && ffmpegPlayer.process.terminationStatus == 0, "ffmpeg played 55 s through the cut: \(ffmpegPlayer.log)")
+            if players.count > 1 {
+                let gst = players[1]
+                #expect(gst.process.isRunning, "playbin3 is still playing: \(gst.log)")
+                #expect(!gst.log.contains("ERROR"), "\(gst.log)")
+                kill(gst.process.processIdentifier, SIGKILL)
+            }
+        }
+        #expect(try await server.stop(signal: SIGINT) == 0, "\(server.log)")
+    }
+}
