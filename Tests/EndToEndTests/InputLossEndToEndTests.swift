@@ -108,7 +108,7 @@ import TestSupport
         var restored: MediaPlaylist?
         let back = Date().addingTimeInterval(40)
         while Date() < back {
-            if let list = try await playlist(media).1, list.segments.contains { $0.discontinuity }, list.segments.last?.discontinuity == false {
+            if let list = try await playlist(media).1, list.segments.contains(where: { $0.discontinuity }), list.segments.last?.discontinuity == false {
                 restored = list
                 break
             }
