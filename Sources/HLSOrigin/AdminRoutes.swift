@@ -70,20 +70,22 @@ public struct AdminRoutes: Sendable {
                 return "variant '\(variant)' of stream '\(stream)' is failing"
             }
         }
-        group.post("streams/:stream/stall") { request, context in
-            try drill { () throws(AdminError) in
-                let stream = try context.parameters.require("stream")
-                let seconds = try Self.seconds(in: request)
-                try operations.stall(stream: stream, seconds: seconds)
-                return "stream '\(stream)' stalls for \(seconds) s"
-            }
+        addTimedDrill("stall", to: group) { stream, seconds throws(AdminError) in
+            try operations.stall(stream: stream, seconds: seconds)
+            return "stream '\(stream)' stalls for \(seconds) s"
         }
-        group.post("streams/:stream/cut") { request, context in
+        addTimedDrill("cut", to: group) { stream, seconds throws(AdminError) in
+            try operations.cutInput(stream: stream, seconds: seconds)
+            return "input of stream '\(stream)' is cut for \(seconds) s"
+        }
+    }
+
+    /// `POST /admin/streams/{stream}/<name>?seconds=N`: a drill on a whole stream that lasts N s.
+    private func addTimedDrill<Context: RequestContext>(_ name: String, to group: RouterGroup<Context>,
+                                                       _ perform: @escaping @Sendable (String, Double) throws(AdminError) -> String) {
+        group.post("streams/:stream/\(name)") { request, context in
             try drill { () throws(AdminError) in
-                let stream = try context.parameters.require("stream")
-                let seconds = try Self.seconds(in: request)
-                try operations.cutInput(stream: stream, seconds: seconds)
-                return "input of stream '\(stream)' is cut for \(seconds) s"
+                try perform(try context.parameters.require("stream"), try Self.seconds(in: request))
             }
         }
     }

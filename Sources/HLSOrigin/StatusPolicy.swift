@@ -1,3 +1,5 @@
+import HLSPlaylist
+
 /// What the origin answers, as a pure function of what is asked for, the state of the stream
 /// and its variant, the server's own condition, and the time. No I/O and no clock reads: the
 /// caller passes `now`, so every row of the table is tested by moving time, not by sleeping.
@@ -149,7 +151,7 @@ public struct StatusPolicy: Sendable, Equatable {
             }
             if phase == .ended { return .serve(.endedPlaylist) }
             if facts.resource != .masterPlaylist && isStale(facts) {
-                return .refuse(.init(status: 404, reason: "playlist is stale: nothing new for \(DecimalText.seconds(staleFactor * Double(facts.targetDuration))) s"))
+                return .refuse(.init(status: 404, reason: "playlist is stale: nothing new for \(DecimalFormat.compact(staleFactor * Double(facts.targetDuration))) s"))
             }
             return .serve(.livePlaylist(maxAge: max(0, facts.targetDuration / 2)))
         }
@@ -165,12 +167,5 @@ public struct StatusPolicy: Sendable, Equatable {
             return facts.now - facts.servingSince > threshold + Double(facts.targetDuration)
         }
         return facts.now - published > threshold
-    }
-}
-
-/// Short decimal text for messages: 3 for 3.0, 1.5 for 1.5.
-enum DecimalText {
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

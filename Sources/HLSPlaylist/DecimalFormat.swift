@@ -1,6 +1,11 @@
 /// Locale-free decimal formatting for playlist attributes, so a renderer never depends on
 /// the process locale (a comma decimal separator would corrupt EXTINF).
-enum DecimalFormat {
+public enum DecimalFormat {
+    /// Seconds for messages: "3" for 3.0, "1.5" for 1.5.
+    public static func compact(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
     /// `value` with exactly `places` decimals, rounded half away from zero.
     static func fixed(_ value: Double, places: Int) -> String {
         var scale: Int64 = 1

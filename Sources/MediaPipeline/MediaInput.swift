@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import HLSPlaylist
 
 /// The demuxer: opens the input with libavformat, picks its best video stream (required) and
 /// best audio stream (optional), and reads packets. Owned by the input thread.
@@ -61,7 +62,7 @@ final class InputContainer {
         guard openResult >= 0, let opened else {
             // avformat_open_input frees the context on failure.
             let reason = deadline.isCancelled ? "stopped while opening"
-                : timedOut ? "nothing usable arrived within the input timeout (\(Self.seconds(timeout)) s, stream.input_timeout)"
+                : timedOut ? "nothing usable arrived within the input timeout (\(DecimalFormat.compact(timeout)) s, stream.input_timeout)"
                 : FFmpegError.text(for: openResult)
             throw .inputUnopenable(input: input, reason: reason, hint: kind.openFailureHint)
         }
@@ -79,7 +80,7 @@ final class InputContainer {
         deadline.disarm()
         if infoResult < 0 {
             avformat_close_input(&context)
-            let reason = infoTimedOut ? "no stream information within the input timeout (\(Self.seconds(timeout)) s, stream.input_timeout)"
+            let reason = infoTimedOut ? "no stream information within the input timeout (\(DecimalFormat.compact(timeout)) s, stream.input_timeout)"
                 : "cannot read stream information: \(FFmpegError.text(for: infoResult))"
             throw .inputUnopenable(input: input, reason: reason, hint: kind.openFailureHint)
         }
@@ -89,9 +90,6 @@ final class InputContainer {
 
     private static let registerDevicesOnce: Void = { avdevice_register_all() }()
 
-    private static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
-    }
 
     /// The streams of the input, as "video h264" etc., for messages.
     var streamSummary: [String] {

@@ -35,6 +35,8 @@ final class StreamPublisher: Sendable {
         var failed: Set<String> = []
         /// Input outages of this run, oldest first.
         var outages: [Outage] = []
+        /// Variants whose last write to the data directory failed.
+        var failingWrites: Set<String> = []
         var hasAudio = true
         /// Set when the operator stops the server: whether that also ends the stream.
         var stopEndsStream: Bool?
@@ -194,15 +196,17 @@ final class StreamPublisher: Sendable {
     /// recovers (log, `/api/streams`, and a metric for every failed write); what is recorded
     /// stays served meanwhile.
     private func reportDisk(_ error: StoreError?, variant: String) {
-        let previous = registry.stream(named: streamName)?.variants[variant]?.writeError
+        let wasFailing = state.withLock { s in
+            error == nil ? s.failingWrites.remove(variant) != nil : !s.failingWrites.insert(variant).inserted
+        }
         if let error {
             variantMetrics[variant]?.writeErrors.increment()
             registry.setWriteError(stream: streamName, variant: variant, error.description)
-            if previous == nil {
+            if !wasFailing {
                 logger.critical("cannot write to the data directory; segments are listed as EXT-X-GAP until it can",
                                 metadata: ["variant": "\(variant)", "error": "\(error)"])
             }
-        } else if previous != nil {
+        } else if wasFailing {
             registry.setWriteError(stream: streamName, variant: variant, nil)
             logger.notice("writing to the data directory again", metadata: ["variant": "\(variant)"])
         }
