@@ -5,8 +5,9 @@ import NIOCore
 /// What the admin API can ask of the streams. The executable implements it on top of the
 /// pipelines; this module never sees them (it does not import MediaPipeline).
 public protocol StreamOperations: Sendable {
-    /// Makes the variant's encoder fail now (drill).
-    func failVariant(stream: String, variant: String) throws(AdminError)
+    /// Makes the variant's encoder fail now, and its recovery fail for `seconds` (nil: until
+    /// the pipeline restarts) (drill).
+    func failVariant(stream: String, variant: String, seconds: Double?) throws(AdminError)
     /// Makes the stream's input thread stop reading for `seconds` (drill).
     func stall(stream: String, seconds: Double) throws(AdminError)
     /// Cuts the stream's live input and keeps it down for `seconds` (drill).
@@ -62,12 +63,14 @@ public struct AdminRoutes: Sendable {
                 return "stream '\(stream)' is removed: 410 from now on; its recording is being deleted"
             }
         }
-        group.post("streams/:stream/variants/:variant/fail") { _, context in
+        group.post("streams/:stream/variants/:variant/fail") { request, context in
             try drill { () throws(AdminError) in
                 let stream = try context.parameters.require("stream")
                 let variant = try context.parameters.require("variant")
-                try operations.failVariant(stream: stream, variant: variant)
-                return "variant '\(variant)' of stream '\(stream)' is failing"
+                // Without `seconds` the variant stays failed until the pipeline restarts.
+                let seconds = request.uri.queryParameters["seconds"] == nil ? nil : try Self.seconds(in: request)
+                try operations.failVariant(stream: stream, variant: variant, seconds: seconds)
+                return "variant '\(variant)' of stream '\(stream)' is failing" + (seconds.map { " and recovers after \($0) s" } ?? " until the pipeline restarts")
             }
         }
         addTimedDrill("stall", to: group) { stream, seconds throws(AdminError) in

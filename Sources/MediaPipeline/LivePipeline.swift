@@ -122,6 +122,14 @@ public final class LivePipeline: Sendable {
         done.signal()
     }
 
+    /// Like `waitUntilFinished()`, but gives up after `seconds`: a pipeline that hangs inside
+    /// a call that cannot be interrupted may never finish. True when it finished.
+    public func waitUntilFinished(seconds: Double) -> Bool {
+        guard done.wait(timeout: .now() + seconds) == .success else { return false }
+        done.signal()
+        return true
+    }
+
     /// Suspends until `.finished` has been reported. The blocking wait happens on a thread of
     /// its own, so no thread of Swift concurrency's pool is held.
     public func finished() async {

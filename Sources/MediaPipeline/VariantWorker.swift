@@ -16,14 +16,19 @@ enum VariantMessage: Sendable {
 
 /// Scales, encodes and segments one variant on a thread of its own, fed by a bounded queue,
 /// so a slow variant never holds up decoding for the others.
+///
+/// An encoder that fails is reported (the variant's playlist gets EXT-X-GAP entries) and set
+/// up again with backoff, while what arrives meanwhile is dropped so the input never waits for
+/// it; the new encoder starts on the next segment boundary, so every segment still begins with
+/// an IDR at the same media time as its siblings'.
 final class VariantWorker {
     let spec: VariantSpec
     let queue: BoundedQueue<VariantMessage>
     private let clock: SegmentClock
     private let scaler: VideoScaler
-    private let encoder: VideoEncoder
-    private var muxer: SegmentMuxer!
-    private let hasAudio: Bool
+    private let audio: AudioEncoder?
+    private var encoder: VideoEncoder
+    private var muxer: SegmentMuxer
     private var reportedFormat = false
     /// Capture times of segment-starting frames, until their packet leaves the encoder.
     private var captureTimes: [Int64: Date] = [:]
@@ -39,6 +44,10 @@ final class VariantWorker {
     var simulatedEncodeDelay: Double = 0
     /// Failures the operator asked for (`PipelineDrills`).
     var drills: PipelineDrills?
+    /// Seconds before the first attempt to set up a failed encoder again; doubled after each
+    /// failed attempt up to `maximumRecoveryDelay`.
+    static let firstRecoveryDelay = 1.0
+    static let maximumRecoveryDelay = 30.0
 
     init(spec: VariantSpec, clock: SegmentClock, audio: AudioEncoder?, logger: Logger,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
@@ -47,51 +56,127 @@ final class VariantWorker {
         self.clock = clock
         self.queue = BoundedQueue(capacity: 8)
         self.scaler = VideoScaler(width: spec.width, height: spec.height)
-        self.encoder = try VideoEncoder(spec: spec, clock: clock)
-        self.hasAudio = audio != nil
+        self.audio = audio
         self.onEvent = onEvent
         self.onEncoded = onEncoded
         self.logger = logger
+        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, audio: audio, onEvent: onEvent, onEncoded: onEncoded)
+    }
+
+    /// A new encoder and muxer for this variant. The muxer starts its first segment at the
+    /// first IDR it is given, so a replacement joins the output timeline at a segment boundary.
+    private static func makeEncoder(spec: VariantSpec, clock: SegmentClock, audio: AudioEncoder?,
+                                    onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+                                    onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) -> (VideoEncoder, SegmentMuxer) {
+        let encoder = try VideoEncoder(spec: spec, clock: clock)
         let name = spec.name
         do {
-            muxer = try SegmentMuxer(video: encoder, audio: audio, clock: clock) { segment in
+            let muxer = try SegmentMuxer(video: encoder, audio: audio, clock: clock) { segment in
                 onEncoded(segment.startTime + segment.duration, segment.bytes.count)
                 onEvent(.segment(variant: name, segment))
             }
+            return (encoder, muxer)
         } catch {
             throw .encoderSetupFailed(variant: spec.name, reason: error.description)
         }
     }
 
-    /// The thread body. Returns when `.end` has been handled or the variant failed.
+    /// The thread body. Returns when `.end` has been handled, or when the queue is closed
+    /// (the input gave up on this variant, or the input ended while it was failed).
     func run() {
-        do {
-            while let message = queue.take() {
-                switch message {
-                case let .video(frame, index, captured):
-                    try encode(frame, index: index, captured: captured)
-                case let .audio(packet):
-                    muxer.addAudio(packet)
-                case .end:
-                    try encoder.encode(nil) { packet in try handle(packet) }
-                    try muxer.finish()
-                    queue.close()
-                    return
+        var resumeWith: VariantMessage?
+        while true {
+            do {
+                if let first = resumeWith {
+                    resumeWith = nil
+                    if try process(first) { return }
                 }
+                while let message = queue.take() {
+                    if try process(message) { return }
+                }
+                return
+            } catch {
+                report(failure: "\(error)")
+                guard let boundary = recover() else { return }
+                resumeWith = boundary
             }
-        } catch {
-            abandon(reason: "\(error)")
         }
     }
 
-    /// Stops this variant and reports it failed, once: on its own thread when encoding fails,
-    /// or from the input thread when it has stalled. No more messages are queued; its siblings go on.
-    func abandon(reason: String) {
-        // Closing makes the input thread's puts return at once instead of blocking.
-        queue.close()
+    /// Handles one message; true once the last one (`.end`) has been handled.
+    private func process(_ message: VariantMessage) throws -> Bool {
+        switch message {
+        case let .video(frame, index, captured):
+            try encode(frame, index: index, captured: captured)
+        case let .audio(packet):
+            muxer.addAudio(packet)
+        case .end:
+            try encoder.encode(nil) { packet in try handle(packet) }
+            try muxer.finish()
+            queue.close()
+            return true
+        }
+        return false
+    }
+
+    /// After a failure: drops what arrives (the input never waits for a failed variant) while
+    /// setting up a new encoder with backoff, then returns the first frame of the next segment,
+    /// where the new encoder starts. Nil when the input ends first.
+    private func recover() -> VariantMessage? {
+        var delay = Self.firstRecoveryDelay
+        var retryAt = ContinuousClock.now + .milliseconds(Int64(delay * 1000))
+        var ready = false
+        while let message = queue.take() {
+            guard case let .video(_, index, _) = message else {
+                if case .end = message {
+                    queue.close()
+                    return nil
+                }
+                continue
+            }
+            if !ready {
+                guard ContinuousClock.now >= retryAt else { continue }
+                do {
+                    try rebuildEncoder()
+                    ready = true
+                } catch {
+                    logger.warning("variant encoder cannot be set up again yet", metadata: [
+                        "variant": "\(spec.name)", "error": "\(error)", "retry-in-seconds": "\(DecimalFormat.compact(delay * 2))",
+                    ])
+                    delay = min(delay * 2, Self.maximumRecoveryDelay)
+                    retryAt = ContinuousClock.now + .milliseconds(Int64(delay * 1000))
+                    continue
+                }
+            }
+            guard clock.startsSegment(frame: index) else { continue }
+            reportedFailure.store(false, ordering: .relaxed)
+            logger.notice("variant recovered: a new encoder starts at the next segment",
+                          metadata: ["variant": "\(spec.name)", "segment": "\(clock.segment(ofFrame: index))"])
+            return message
+        }
+        return nil
+    }
+
+    private func rebuildEncoder() throws {
+        if drills?.isVariantHeldDown(spec.name) == true { throw DrillFailure(variant: spec.name) }
+        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, audio: audio, onEvent: onEvent, onEncoded: onEncoded)
+        captureTimes = [:]
+        reportedFormat = false
+    }
+
+    /// Reports the variant failed, once per failure, without stopping its thread (it recovers).
+    private func report(failure reason: String) {
         guard !reportedFailure.exchange(true, ordering: .relaxed) else { return }
         logger.error("variant failed", metadata: ["variant": "\(spec.name)", "error": "\(reason)"])
         onEvent(.variantFailed(variant: spec.name, reason: reason))
+    }
+
+    /// Stops feeding this variant and reports it failed: called from the input thread when the
+    /// variant has stalled. Its thread ends once it has taken what was queued; its siblings go on.
+    func abandon(reason: String) {
+        // Closing makes the input thread's puts return at once instead of blocking.
+        queue.close()
+        report(failure: reason)
     }
 
     private func encode(_ frame: OwnedFrame, index: Int64, captured: Date) throws {
@@ -127,7 +212,7 @@ final class VariantWorker {
             return
         }
         reportedFormat = true
-        let codecs = hasAudio ? [video, AVCCodecString.aacLC] : [video]
+        let codecs = audio != nil ? [video, AVCCodecString.aacLC] : [video]
         onEvent(.variantFormat(variant: spec.name, VariantFormat(codecs: codecs, width: spec.width, height: spec.height, frameRate: clock.frameRate.value)))
     }
 }

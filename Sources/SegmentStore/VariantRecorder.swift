@@ -105,6 +105,12 @@ public final class VariantRecorder: Sendable {
         }
     }
 
+    /// The next segment follows a break in the timestamps (a pipeline started again): it
+    /// carries EXT-X-DISCONTINUITY.
+    public func breakContinuity() {
+        state.withLock { $0.nextNeedsDiscontinuity = true }
+    }
+
     public var playlist: MediaPlaylist { state.withLock { $0.playlist.playlist } }
     public var playlistText: String { state.withLock { $0.playlist.text } }
     public var iFramePlaylistText: String { state.withLock { $0.iFrames.text } }

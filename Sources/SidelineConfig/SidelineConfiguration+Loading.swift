@@ -47,6 +47,12 @@ extension SidelineConfiguration {
             config.admin.drills = try admin.bool("drills") ?? config.admin.drills
             try admin.rejectUnknownKeys()
         }
+        if var retention = try top.section("retention") {
+            config.retention.maxAgeHours = try retention.double("max_age_hours", in: 0...1_000_000) ?? config.retention.maxAgeHours
+            config.retention.maxSizeGB = try retention.double("max_size_gb", in: 0...1_000_000) ?? config.retention.maxSizeGB
+            config.retention.checkInterval = try retention.double("check_interval", in: 1...86_400) ?? config.retention.checkInterval
+            try retention.rejectUnknownKeys()
+        }
         config.dataDirectory = try top.string("data_dir", matching: { !$0.isEmpty }, expected: "a directory path") ?? config.dataDirectory
         config.segmentDuration = try top.double("segment_duration", in: 0.5...30) ?? config.segmentDuration
         if var video = try top.section("video") {
@@ -95,6 +101,7 @@ extension SidelineConfiguration {
         settings.loop = try stream.bool("loop") ?? settings.loop
         settings.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? settings.inputTimeout
         settings.lossTimeout = try stream.double("loss_timeout", in: 0.2...30) ?? settings.lossTimeout
+        settings.watchdogTimeout = try stream.double("watchdog_timeout", in: 0...3600) ?? settings.watchdogTimeout
         let policies = InputLossPolicy.allCases.map(\.rawValue)
         if let policy = try stream.string("on_input_loss", matching: { policies.contains($0) }, expected: policies.joined(separator: ", ")) {
             settings.onInputLoss = InputLossPolicy(rawValue: policy)!
@@ -156,6 +163,12 @@ extension SidelineConfiguration {
                 throw .invalidValue(file: file, key: "\(path).name", value: stream.name, expected: "a name no other stream has")
             }
             try stream.video.validate(file: file, path: stream.video == video ? "video" : "\(path).video")
+            // Segments finish every segment_duration seconds; a shorter watchdog would restart
+            // a healthy pipeline.
+            guard stream.watchdogTimeout == 0 || stream.watchdogTimeout >= segmentDuration + 1 else {
+                throw .invalidValue(file: file, key: "\(path).watchdog_timeout", value: String(format: "%g", stream.watchdogTimeout),
+                                    expected: "0 (off) or at least segment_duration + 1 (\(String(format: "%g", segmentDuration + 1)))")
+            }
         }
     }
 }

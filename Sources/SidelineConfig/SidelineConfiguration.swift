@@ -12,11 +12,13 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var video: VideoSettings
     public var audio: AudioSettings
     public var admin: AdminSettings
+    public var retention: RetentionSettings
 
     public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
-                admin: AdminSettings = AdminSettings()) {
+                admin: AdminSettings = AdminSettings(), retention: RetentionSettings = RetentionSettings()) {
         self.server = server
         self.admin = admin
+        self.retention = retention
         self.dataDirectory = dataDirectory
         self.segmentDuration = segmentDuration
         self.streams = streams
@@ -86,6 +88,25 @@ public struct ServerSettings: Sendable, Equatable {
 }
 
 /// `admin`: the operator's HTTP API under `/admin/`. Off while `token` is empty.
+/// `retention`: when recordings are removed to make room. A stream that is being encoded is
+/// never removed; an ended stream, or a recording no configured stream continues, is.
+public struct RetentionSettings: Sendable, Equatable {
+    /// `retention.max_age_hours`: remove a recording nothing was written to for this long.
+    /// 0: no limit.
+    public var maxAgeHours: Double
+    /// `retention.max_size_gb`: remove a recording larger than this (10^9 bytes). 0: no limit.
+    public var maxSizeGB: Double
+    /// `retention.check_interval`: seconds between two looks at the data directory.
+    public var checkInterval: Double
+    public init(maxAgeHours: Double = 0, maxSizeGB: Double = 0, checkInterval: Double = 60) {
+        self.maxAgeHours = maxAgeHours
+        self.maxSizeGB = maxSizeGB
+        self.checkInterval = checkInterval
+    }
+    /// Whether any limit is set.
+    public var isEnabled: Bool { maxAgeHours > 0 || maxSizeGB > 0 }
+}
+
 public struct AdminSettings: Sendable, Equatable {
     /// `admin.token`: the bearer token every admin request must carry
     /// (`Authorization: Bearer <token>`). The environment variable SIDELINE_ADMIN_TOKEN, when
@@ -123,6 +144,9 @@ public struct StreamSettings: Sendable, Equatable {
     /// `stream.loss_timeout`: seconds without a packet after which a camera or feed counts as
     /// lost (the slate goes on air and Sideline reconnects).
     public var lossTimeout: Double = 1
+    /// `stream.watchdog_timeout`: seconds without a finished segment after which the pipeline
+    /// counts as stuck and is restarted; 0 turns the watchdog off.
+    public var watchdogTimeout: Double = 5
     /// `stream.on_input_loss`: what the playlists carry while a camera or feed is lost.
     public var onInputLoss: InputLossPolicy = .slate
     /// `stream.title`, `stream.description`, `stream.keywords`: EXT-X-SESSION-DATA of the

@@ -7,13 +7,13 @@ import Synchronization
 /// speed, output bit rate and the URL to open. Rewritten in place on a terminal; on a pipe or
 /// a log file, one line every ten seconds. With several streams, one part per stream.
 final class ConsoleStatus: Sendable {
-    private let streams: [(name: String, pipeline: LivePipeline)]
+    private let streams: [(name: String, statistics: @Sendable () -> PipelineStatistics)]
     private let registry: StreamRegistry
     private let url = Mutex<String?>(nil)
     private let started = ContinuousClock.now
     private let isTerminal = isatty(STDERR_FILENO) == 1
 
-    init(streams: [(name: String, pipeline: LivePipeline)], registry: StreamRegistry) {
+    init(streams: [(name: String, statistics: @Sendable () -> PipelineStatistics)], registry: StreamRegistry) {
         self.streams = streams
         self.registry = registry
     }
@@ -44,7 +44,7 @@ final class ConsoleStatus: Sendable {
     func line() -> String {
         let wall = started.duration(to: .now).inSeconds
         var text = streams.map { stream in
-            let part = Self.part(stream.pipeline.statistics, phase: registry.stream(named: stream.name)?.phase.rawValue ?? "?", wall: wall)
+            let part = Self.part(stream.statistics(), phase: registry.stream(named: stream.name)?.phase.rawValue ?? "?", wall: wall)
             return streams.count == 1 ? part : "\(stream.name): \(part)"
         }.joined(separator: " | ")
         if let url = url.withLock({ $0 }) { text += " \(url)" }

@@ -11,6 +11,14 @@ struct PipelineOperations: StreamOperations {
     let dataDirectory: String
     let logger: Logger
 
+    /// The stream's running pipeline, for a drill.
+    private func pipeline(_ stream: String) throws(AdminError) -> LivePipeline {
+        guard let pipeline = try service(stream).pipeline else {
+            throw AdminError(status: 409, message: "stream '\(stream)' has no running pipeline (its input is being opened); try the drill again when it is live")
+        }
+        return pipeline
+    }
+
     private func service(_ stream: String) throws(AdminError) -> PipelineService {
         guard let service = services[stream] else {
             if registry.stream(named: stream)?.phase == .removed { throw AdminError(status: 410, message: "stream '\(stream)' was removed") }
@@ -19,18 +27,18 @@ struct PipelineOperations: StreamOperations {
         return service
     }
 
-    func failVariant(stream: String, variant: String) throws(AdminError) {
-        let pipeline = try service(stream).pipeline
+    func failVariant(stream: String, variant: String, seconds: Double?) throws(AdminError) {
+        let pipeline = try pipeline(stream)
         guard pipeline.configuration.variants.contains(where: { $0.name == variant }) else { throw .unknownVariant(variant, of: stream) }
-        pipeline.drills.failVariant(variant)
+        pipeline.drills.failVariant(variant, seconds: seconds)
     }
 
     func stall(stream: String, seconds: Double) throws(AdminError) {
-        try service(stream).pipeline.drills.stall(seconds: seconds)
+        try pipeline(stream).drills.stall(seconds: seconds)
     }
 
     func cutInput(stream: String, seconds: Double) throws(AdminError) {
-        let pipeline = try service(stream).pipeline
+        let pipeline = try pipeline(stream)
         guard InputKind(classifying: pipeline.configuration.input).reconnects else {
             throw AdminError(status: 409, message: "stream '\(stream)' reads a file or the test pattern, which cannot be lost; the cut drill needs a camera or feed")
         }
@@ -45,19 +53,32 @@ struct PipelineOperations: StreamOperations {
     }
 
     func removeStream(stream: String) throws(AdminError) {
+        try removeStream(stream: stream, reason: "removed by the operator through the admin API")
+    }
+
+    /// Whether this server encodes the stream now (retention never removes such a stream).
+    func isEncoding(_ stream: String) -> Bool {
+        guard services[stream] != nil, let phase = registry.stream(named: stream)?.phase else { return false }
+        return phase != .ended && phase != .removed
+    }
+
+    /// Whether the stream is one of this server's (configured) streams.
+    func serves(_ stream: String) -> Bool { services[stream] != nil }
+
+    func removeStream(stream: String, reason: String) throws(AdminError) {
         guard let entry = registry.stream(named: stream) else { throw .unknownStream(stream) }
         guard entry.phase != .removed else { return }
         // 410 from this moment; the pipeline stops (without EXT-X-ENDLIST) and then the
         // recording is deleted behind the tombstone, on a thread of its own.
         registry.setPhase(stream: stream, .removed)
-        logger.warning("removing the stream and deleting its recording (admin API)", metadata: ["stream": "\(stream)"])
+        logger.warning("removing the stream and deleting its recording", metadata: ["stream": "\(stream)", "reason": "\(reason)"])
         let service = services[stream]
         let layout = StreamLayout(dataDirectory: dataDirectory, stream: stream)
         let logger = self.logger
         Thread {
             service?.stopForRemoval()
             do {
-                try StreamTombstone.remove(layout, reason: "removed by the operator through the admin API")
+                try StreamTombstone.remove(layout, reason: reason)
                 logger.notice("stream removed; its recording is deleted", metadata: ["stream": "\(stream)"])
             } catch {
                 logger.error("stream removed, but its recording could not be deleted", metadata: ["stream": "\(stream)", "error": "\(error)"])

@@ -43,26 +43,30 @@ struct ServeCommand: AsyncParsableCommand {
                            metadata: ["stream": "\(plan.stream.name)"])
         }
         let plans = allPlans.filter { plan in !removed.contains { $0.stream.name == plan.stream.name } }
-        // Every input is opened before anything is written, so one bad camera leaves no trace.
-        let opened = try plans.map { try $0.openPipeline(logger: logger.forStream($0.stream.name, of: settings)) }
+        // A new stream's input is opened before anything is written, so one bad camera leaves
+        // no trace and the server exits. A recorded stream is served first: its input is
+        // opened (and retried while it fails) once the server answers.
+        var opened: [String: OpenedPipeline] = [:]
+        for plan in plans where !plan.hasRecording {
+            opened[plan.stream.name] = try plan.openPipeline(logger: logger.forStream(plan.stream.name, of: settings))
+        }
         let registry = StreamRegistry()
         for plan in removed {
             registry.register(stream: plan.stream.name, title: plan.stream.title, variants: [], targetDuration: plan.targetDuration)
             registry.setPhase(stream: plan.stream.name, .removed)
         }
-        let publishers = try zip(plans, opened).map { plan, pipeline in
-            try plan.makePublisher(for: pipeline, registry: registry, logger: logger.forStream(plan.stream.name, of: settings))
+        let pipelineServices = try plans.map { plan in
+            let streamLogger = logger.forStream(plan.stream.name, of: settings)
+            let publisher = try plan.makePublisher(registry: registry, logger: streamLogger)
+            return PipelineService(plan: plan, publisher: publisher, opened: opened[plan.stream.name], logger: streamLogger)
         }
 
-        let console = ConsoleStatus(streams: zip(plans, opened).map { ($0.stream.name, $1.pipeline) }, registry: registry)
+        let console = ConsoleStatus(streams: pipelineServices.map { service in (service.plan.stream.name, { service.statistics }) }, registry: registry)
         let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight))
         let adminToken = ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
-        let pipelineServices = zip(opened, publishers).map { PipelineService(pipeline: $0.pipeline, publisher: $1) }
-        let admin = adminToken.isEmpty ? nil : AdminRoutes(
-            token: adminToken, drillsEnabled: settings.admin.drills,
-            operations: PipelineOperations(services: Dictionary(uniqueKeysWithValues: zip(plans, pipelineServices).map { ($0.stream.name, $1) }),
-                                           registry: registry, dataDirectory: settings.dataDirectory, logger: logger)
-        )
+        let operations = PipelineOperations(services: Dictionary(uniqueKeysWithValues: pipelineServices.map { ($0.plan.stream.name, $0) }),
+                                            registry: registry, dataDirectory: settings.dataDirectory, logger: logger)
+        let admin = adminToken.isEmpty ? nil : AdminRoutes(token: adminToken, drillsEnabled: settings.admin.drills, operations: operations)
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
             admission: admission, admin: admin
@@ -74,7 +78,11 @@ struct ServeCommand: AsyncParsableCommand {
         let consoleService = ConsoleService(console: console)
         let group = ServiceGroup(configuration: .init(
             services: [ServiceGroupConfiguration.ServiceConfiguration(service: application), .init(service: consoleService)]
-                + pipelineServices.map { .init(service: $0) },
+                + pipelineServices.map { .init(service: $0) }
+                // A service that returns ends the group, so retention runs only when it has a limit.
+                + (settings.retention.isEnabled
+                    ? [.init(service: RetentionService(settings: settings.retention, dataDirectory: settings.dataDirectory, operations: operations, logger: logger))]
+                    : []),
             logger: logger
         ))
         // Ctrl-C ends the stream (EXT-X-ENDLIST); SIGTERM only stops the server.

@@ -55,12 +55,17 @@ struct ServePlan {
     /// Connects an opened pipeline to the recorder and the registry. Separate from `openPipeline`
     /// so a server with several streams opens every input before it writes anything.
     func makePublisher(for opened: OpenedPipeline, registry: StreamRegistry, logger: Logger) throws -> StreamPublisher {
-        let pipeline = opened.pipeline
         let publisher = try makePublisher(registry: registry, logger: logger)
-        publisher.hasAudio = pipeline.hasAudio
-        publisher.measureLatency(from: pipeline.timings)
+        publisher.beginRun(of: opened.pipeline)
         opened.events.connect(publisher)
         return publisher
+    }
+
+    /// Whether the data directory holds a recording of this stream (a media playlist of any
+    /// variant). Such a stream is served before its input is opened: a restart answers at
+    /// once, even when the camera is down.
+    var hasRecording: Bool {
+        stream.video.ladder.contains { FileManager.default.fileExists(atPath: layout.mediaPlaylistPath($0.name)) }
     }
 
     /// A stream's name before its errors when the server has several, so the message says which camera.
@@ -68,7 +73,9 @@ struct ServePlan {
 
     var layout: StreamLayout { StreamLayout(dataDirectory: configuration.dataDirectory, stream: stream.name) }
 
-    private func makePublisher(registry: StreamRegistry, logger: Logger) throws -> StreamPublisher {
+    /// The recorder (continuing any recording on disk) and its publisher, registered in the
+    /// registry; the pipeline comes later (`StreamPublisher.beginRun`).
+    func makePublisher(registry: StreamRegistry, logger: Logger) throws -> StreamPublisher {
         let layout = self.layout
         let recorder: StreamRecorder
         do {
@@ -99,13 +106,30 @@ struct ServePlan {
 /// A stream's pipeline, open and ready to start, not yet connected to a recorder.
 struct OpenedPipeline {
     let pipeline: LivePipeline
-    fileprivate let events: EventForwarder
+    let events: EventForwarder
 }
 
-/// Lets the pipeline be built before the publisher it reports to. Events only flow after
-/// `LivePipeline.start()`, which comes after `connect`.
+/// Lets the pipeline be built before the publisher it reports to (events only flow after
+/// `LivePipeline.start()`, which comes after `connect`), cuts off a pipeline the watchdog
+/// abandoned, and notes the progress the watchdog looks at.
 final class EventForwarder: Sendable {
     private let target = Mutex<StreamPublisher?>(nil)
+    private let progress = Mutex<(lastSegment: ContinuousClock.Instant?, finished: Bool)>((nil, false))
+
     func connect(_ publisher: StreamPublisher) { target.withLock { $0 = publisher } }
-    func forward(_ event: PipelineEvent) { target.withLock { $0 }?.handle(event) }
+    func disconnect() { target.withLock { $0 = nil } }
+
+    func forward(_ event: PipelineEvent) {
+        switch event {
+        case .segment: progress.withLock { $0.lastSegment = .now }
+        case .finished: progress.withLock { $0.finished = true }
+        default: break
+        }
+        target.withLock { $0 }?.handle(event)
+    }
+
+    /// When the pipeline last finished a segment of any variant.
+    var lastSegment: ContinuousClock.Instant? { progress.withLock { $0.lastSegment } }
+    /// Whether the pipeline has reported `.finished` (it has nothing more to do).
+    var hasFinished: Bool { progress.withLock { $0.finished } }
 }

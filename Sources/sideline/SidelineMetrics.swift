@@ -37,6 +37,8 @@ enum SidelineMetrics {
         let inputFramesRepeated: Counter
         /// Times the live input was lost (and ridden out while reconnecting).
         let inputLosses: Counter
+        /// Times the watchdog restarted a pipeline that made no progress.
+        let pipelineRestarts: Counter
 
         init(stream: String) {
             let labels = [("stream", stream)]
@@ -46,6 +48,7 @@ enum SidelineMetrics {
             inputFramesDropped = Counter(label: "sideline_input_frames_dropped_total", dimensions: labels)
             inputFramesRepeated = Counter(label: "sideline_input_frames_repeated_total", dimensions: labels)
             inputLosses = Counter(label: "sideline_input_losses_total", dimensions: labels)
+            pipelineRestarts = Counter(label: "sideline_pipeline_restarts_total", dimensions: labels)
         }
     }
 }

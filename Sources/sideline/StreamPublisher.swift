@@ -40,6 +40,14 @@ final class StreamPublisher: Sendable {
         var hasAudio = true
         /// Set when the operator stops the server: whether that also ends the stream.
         var stopEndsStream: Bool?
+        /// Entries every variant had when the current pipeline started: its segment N is entry
+        /// `runBase + N`. A recovered variant's segment whose entry is already a GAP is late.
+        var runBase = 0
+        /// Whether a pipeline already ran in this process (a new one starts after a break).
+        var hasRun = false
+        /// The input could not be opened: the stream shows as input-lost until a camera
+        /// segment is published.
+        var inputUnavailable = false
     }
 
     /// One input outage: which segments the slate fills, and when it began and ended.
@@ -77,6 +85,31 @@ final class StreamPublisher: Sendable {
     var hasAudio: Bool {
         get { state.withLock { $0.hasAudio } }
         set { state.withLock { $0.hasAudio = newValue } }
+    }
+
+    /// Call before a pipeline's events reach this publisher: the first one, or one that
+    /// replaces a pipeline the watchdog abandoned. A replacement's timestamps start again, so
+    /// its first segment in every variant carries EXT-X-DISCONTINUITY; its outages are its own.
+    func beginRun(of pipeline: LivePipeline) {
+        measureLatency(from: pipeline.timings)
+        let base = recorder.variants.values.map(\.count).max() ?? 0
+        let isRestart = state.withLock { s in
+            s.hasAudio = pipeline.hasAudio
+            s.runBase = base
+            s.outages = []
+            defer { s.hasRun = true }
+            return s.hasRun
+        }
+        guard isRestart else { return }
+        for variant in recorder.variants.values { variant.breakContinuity() }
+    }
+
+    /// The pipeline could not be opened: shown as input-lost (`/api/streams`, console) until
+    /// the camera's segments are published again.
+    func noteInputUnavailable() {
+        state.withLock { $0.inputUnavailable = true }
+        let phase = registry.stream(named: streamName)?.phase
+        if phase != .ended && phase != .removed { registry.setPhase(stream: streamName, .inputLost) }
     }
 
     var streamName: String { stream.name }
@@ -125,7 +158,7 @@ final class StreamPublisher: Sendable {
             // The input ended by itself, or the operator ended the stream: close the playlists.
             // A plain server stop leaves them open, so a restart continues the recording.
             let stopEndsStream = state.withLock { $0.stopEndsStream }
-            if endOfStream && (stopEndsStream ?? true) { end() }
+            if endOfStream && (stopEndsStream ?? true) { endStream() }
         }
     }
 
@@ -147,11 +180,16 @@ final class StreamPublisher: Sendable {
 
     private func publish(_ segment: EncodedSegment, of variant: String) {
         guard let recorder = recorder.variants[variant] else { return }
+        guard takeBack(variant, at: segment) else { return }
         var dateRanges: [DateRange] = []
         var afterOutage = false
         switch role(of: segment, variant: variant) {
         case .camera:
-            break
+            let wasUnavailable = state.withLock { s in
+                defer { s.inputUnavailable = false }
+                return s.inputUnavailable
+            }
+            if wasUnavailable, registry.stream(named: streamName)?.phase == .inputLost { registry.setPhase(stream: streamName, .live) }
         case let .slate(opening):
             dateRanges = opening.map { [$0] } ?? []
             switch stream.onInputLoss {
@@ -190,6 +228,27 @@ final class StreamPublisher: Sendable {
             streamMetrics.publishLatency.recordSeconds(latency.inSeconds)
         }
         if recorded.segmentWritten { checkBitRate(segment, of: variant) }
+    }
+
+    /// A failed variant's first segment from a new encoder (see `VariantWorker`): it takes its
+    /// place again if its entry is not yet listed as a GAP, and the master lists the variant
+    /// again. Its first entry carries EXT-X-DISCONTINUITY (it follows GAP entries). False
+    /// when the segment comes too late for its entry, which is already a GAP.
+    private func takeBack(_ variant: String, at segment: EncodedSegment) -> Bool {
+        let (failed, base) = state.withLock { ($0.failed.contains(variant), $0.runBase) }
+        guard failed, let recorder = recorder.variants[variant] else { return true }
+        let entry = base + segment.index
+        if recorder.count > entry { return false }
+        if recorder.count < entry, let gaps = recorder.recordGaps(upTo: entry, like: MediaSegment(uri: "", duration: segment.duration, programDateTime: segment.programDateTime)) {
+            registry.publishGaps(stream: streamName, variant: variant, segmentNames: gaps.names, playlistText: gaps.playlistText)
+            variantMetrics[variant]?.gapSegments.increment(by: gaps.names.count)
+        }
+        state.withLock { _ = $0.failed.remove(variant) }
+        registry.setFailure(stream: streamName, variant: variant, nil)
+        logger.notice("variant recovered; its playlist continues after EXT-X-DISCONTINUITY and the master lists it again",
+                      metadata: ["variant": "\(variant)", "entry": "\(entry)"])
+        writeMasterWhenComplete()
+        return true
     }
 
     /// A disk that refuses writes is reported loudly, once when it starts and once when it
@@ -297,7 +356,8 @@ final class StreamPublisher: Sendable {
         return MultivariantPlaylist(variants: variants, iFrameStreams: iFrameStreams, sessionData: sessionData, startOffset: stream.startOffset).render()
     }
 
-    private func end() {
+    /// Closes every playlist with EXT-X-ENDLIST.
+    func endStream() {
         for (name, variant) in recorder.variants {
             do {
                 let text = try variant.end()

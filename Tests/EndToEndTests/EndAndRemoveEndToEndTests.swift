@@ -84,4 +84,64 @@ import TestSupport
         #expect(again.log.contains("was removed by the operator"), "\(again.log)")
         #expect(try await again.stop(signal: SIGTERM) == 0, "\(again.log)")
     }
+
+    /// Retention by age, against a real server: an old recording no configured stream
+    /// continues is deleted at start; a stream being encoded is kept however old its
+    /// beginning; once it is ended and nothing was written to it for longer than
+    /// max_age_hours, it is removed like `sideline admin remove` (410, tombstone).
+    @Test func retentionRemovesOldRecordingsButNeverALiveOne() async throws {
+        let directory = try makeTemporaryDirectory("retention")
+        let data = directory + "/data"
+        // An old match, recorded weeks ago and no longer configured.
+        try FileManager.default.createDirectory(atPath: data + "/old-match/180p", withIntermediateDirectories: true)
+        try "#EXTM3U\n".write(toFile: data + "/old-match/master.m3u8", atomically: true, encoding: .utf8)
+        try "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\n000000.ts\n#EXT-X-ENDLIST\n".write(toFile: data + "/old-match/180p/index.m3u8", atomically: true, encoding: .utf8)
+        try Data(count: 188).write(to: URL(fileURLWithPath: data + "/old-match/180p/000000.ts"))
+        let weeksAgo = Date().addingTimeInterval(-21 * 24 * 3600)
+        for path in ["", "/master.m3u8", "/180p", "/180p/index.m3u8", "/180p/000000.ts"] {
+            try FileManager.default.setAttributes([.modificationDate: weeksAgo], ofItemAtPath: data + "/old-match" + path)
+        }
+        let configPath = directory + "/retention.yaml"
+        try """
+            admin:
+              token: \(Self.token)
+            retention:
+              max_age_hours: 0.002
+              check_interval: 1
+            video:
+              ladder:
+                - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
+            stream:
+              input: testpattern
+            """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let server = try SidelineProcess(arguments: ["--config", configPath, "--host", "127.0.0.1", "--port", "0", "--data-dir", data])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let master = try await server.waitForURL()
+        let port = try #require(master.port)
+        let media = URL(string: "http://127.0.0.1:\(port)/live/main/180p/index.m3u8")!
+        _ = try await waitForOK(media, timeout: 60)
+
+        var deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, FileManager.default.fileExists(atPath: data + "/old-match") { try await Task.sleep(for: .milliseconds(200)) }
+        #expect(!FileManager.default.fileExists(atPath: data + "/old-match"), "the old recording is deleted: \(server.log)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/old-match/removed"), "no tombstone: the name stays free")
+
+        // Live for longer than max_age_hours (7.2 s): kept, because it is being encoded.
+        try await Task.sleep(for: .seconds(9))
+        #expect(try await http(media).status == 200)
+
+        // Ended: once nothing was written for 7.2 s, it goes, like an operator's remove.
+        #expect(try await admin(["end", "main"], port: port).status == 0)
+        var status = 200
+        deadline = Date().addingTimeInterval(40)
+        while Date() < deadline, status != 410 {
+            status = try await http(media).status
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(status == 410, "\(server.log)")
+        #expect(try await http(master).status == 410)
+        #expect(FileManager.default.fileExists(atPath: data + "/main/removed"))
+        #expect(server.log.contains("retention: nothing written for"), "\(server.log)")
+        #expect(try await server.stop(signal: SIGINT) == 0, "\(server.log)")
+    }
 }

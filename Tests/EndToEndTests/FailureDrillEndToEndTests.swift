@@ -7,9 +7,10 @@ import Testing
 import TestSupport
 
 /// Failures rehearsed through the admin API's drills on a real server: a stalled pipeline's
-/// playlists go stale (404) and come back; a failed variant continues with EXT-X-GAP entries
-/// in step with its sibling, its GAP segments answer 404, the master leaves it out; a restart
-/// brings it back after an EXT-X-DISCONTINUITY.
+/// playlists go stale (404) until the watchdog restarts it; a failed variant continues with
+/// EXT-X-GAP entries in step with its sibling, its GAP segments answer 404, the master leaves
+/// it out, and it comes back by itself after an EXT-X-DISCONTINUITY (or, failed for good, at a
+/// restart).
 @Suite struct FailureDrillEndToEndTests {
     static let token = "drill-token"
     static let config = """
@@ -68,7 +69,7 @@ import TestSupport
         var description: String { "not within \(timeout) s: \(what)" }
     }
 
-    @Test func stalledPipelineGoesStaleAndAFailedVariantGetsGaps() async throws {
+    @Test func stalledPipelineIsRestartedAndAFailedVariantGetsGapsAndRecovers() async throws {
         let directory = try makeTemporaryDirectory("drills")
         var server = try await start(in: directory)
         _ = try await waitForOK(server.master, timeout: 60)
@@ -82,10 +83,12 @@ import TestSupport
         #expect(try await server.admin("/admin/streams/main/stall", token: nil).status == 401)
         #expect(try await server.admin("/admin/streams/main/stall", token: "wrong").status == 401)
 
-        // Stall: nothing new for more than 1.5 target durations (3 s) makes the playlists 404;
-        // listed segments stay 200; once the pipeline moves again, the playlists are 200.
+        // Stall for longer than the watchdog waits (5 s): nothing new for more than 1.5 target
+        // durations (3 s) makes the playlists 404; listed segments stay 200; the watchdog
+        // restarts the pipeline, and the recording continues after a DISCONTINUITY.
         let listed = try await server.playlist("240p").segments[0].uri
-        #expect(try await server.admin("/admin/streams/main/stall?seconds=7").status == 202)
+        let beforeStall = try await server.playlist("240p").segments.count
+        #expect(try await server.admin("/admin/streams/main/stall?seconds=60").status == 202)
         var staleAnswer: HTTPResult?
         try await eventually("the stalled playlist answers 404", timeout: 15) {
             let answer = try await http(server.url("/live/main/240p/index.m3u8"))
@@ -98,10 +101,18 @@ import TestSupport
         let stateWhileStalled = try await server.variantStates()["stream"]
         #expect(stateWhileStalled == "stalled")
         _ = try await waitForOK(server.url("/live/main/240p/index.m3u8"), timeout: 30)
+        try await eventually("the restarted pipeline records") { try await server.playlist("240p").segments.count > beforeStall + 1 }
+        let afterStall = try await server.playlist("240p").segments
+        let restartedAt = try #require(afterStall.indices.dropFirst(beforeStall - 1).first { afterStall[$0].discontinuity },
+                                       "the restarted pipeline's first segment carries EXT-X-DISCONTINUITY")
+        #expect(!afterStall[restartedAt].gap)
+        let restarts = String(decoding: try await http(server.url("/metrics")).body, as: UTF8.self)
+        #expect(restarts.contains("sideline_pipeline_restarts_total{stream=\"main\"} 1"), "\(restarts)")
+        #expect(server.process.log.contains("pipeline made no progress; restarting it"))
 
-        // Fail 144p's encoder.
+        // Fail 144p's encoder, and keep it from being set up again for 8 s.
         let before = try await server.playlist("240p").segments.count
-        #expect(try await server.admin("/admin/streams/main/variants/144p/fail").status == 202)
+        #expect(try await server.admin("/admin/streams/main/variants/144p/fail?seconds=8").status == 202)
         try await eventually("144p reported failed") { try await server.variantStates()["144p"] == "failed" }
         try await eventually("three GAP entries in 144p") { try await server.playlist("144p").segments.filter { $0.gap }.count >= 3 }
         let low = try await server.playlist("144p")
@@ -131,7 +142,22 @@ import TestSupport
         #expect(metrics.contains("sideline_variant_failures_total{stream=\"main\",variant=\"144p\"} 1"), "\(metrics)")
         #expect(metrics.contains("sideline_gap_segments_total{stream=\"main\",variant=\"144p\"}"))
 
-        // A restart brings the variant back: its first new segment follows a DISCONTINUITY.
+        // The encoder is set up again once the drill lets it: the next real entry follows a
+        // DISCONTINUITY in the same slot as its sibling's, and the master offers it again.
+        try await eventually("144p recovers", timeout: 40) { try await server.playlist("144p").segments.last.map { !$0.gap } ?? false }
+        let recovered = try await server.playlist("144p")
+        let back = try #require(recovered.segments.indices.first { $0 > firstGap && !recovered.segments[$0].gap })
+        #expect(recovered.segments[back].discontinuity, "the first entry after the gaps carries EXT-X-DISCONTINUITY")
+        let sibling = try await server.playlist("240p")
+        #expect(recovered.segments[back].uri == sibling.segments[back].uri)
+        #expect(recovered.segments[back...].allSatisfy { !$0.gap })
+        try await eventually("the master offers 144p again") { String(decoding: try await http(server.master).body, as: UTF8.self).contains("144p/index.m3u8") }
+        #expect(try await server.variantStates()["144p"] == "live")
+        #expect(try await http(server.url("/live/main/144p/\(recovered.segments[back].uri)")).status == 200)
+
+        // Failed for good (no `seconds`): a restart brings the variant back after a DISCONTINUITY.
+        #expect(try await server.admin("/admin/streams/main/variants/144p/fail").status == 202)
+        try await eventually("144p failed again") { try await server.playlist("144p").segments.last?.gap ?? false }
         #expect(try await server.process.stop(signal: SIGTERM) == 0, "\(server.process.log)")
         let recorded = try MediaPlaylist.parse(try String(contentsOfFile: directory + "/data/main/144p/index.m3u8", encoding: .utf8))
         server = try await start(in: directory)

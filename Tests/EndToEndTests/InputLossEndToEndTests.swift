@@ -163,4 +163,73 @@ import TestSupport
         }
         #expect(try await server.stop(signal: SIGINT) == 0, "\(server.log)")
     }
+
+    /// A server restarted while its camera is down serves the recording at once (instead of
+    /// exiting because the input cannot be opened), shows the stream as input-lost, retries
+    /// with backoff, and continues the recording after a DISCONTINUITY when the camera is back.
+    @Test func aRecordedStreamRestartedWithItsCameraDownIsServedAndReconnects() async throws {
+        let directory = try makeTemporaryDirectory("camera-down")
+        let udpPort = Int.random(in: 20000...40000)
+        let configPath = directory + "/down.yaml"
+        try Self.config(port: udpPort, policy: "slate").replacingOccurrences(of: "input_timeout: 8", with: "input_timeout: 2")
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
+        let httpPort = try freePort()
+        let arguments = ["--config", configPath, "--host", "127.0.0.1", "--port", String(httpPort), "--data-dir", directory + "/data"]
+        let media = URL(string: "http://127.0.0.1:\(httpPort)/live/main/180p/index.m3u8")!
+        var sender = try Self.startSender(port: udpPort)
+        defer { if sender.isRunning { kill(sender.processIdentifier, SIGKILL) } }
+
+        let first = try SidelineProcess(arguments: arguments)
+        defer { if first.process.isRunning { kill(first.process.processIdentifier, SIGKILL) } }
+        _ = try await first.waitForURL()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, (try await playlist(media).1?.segments.count ?? 0) < 2 { try await Task.sleep(for: .milliseconds(200)) }
+        #expect(try await first.stop(signal: SIGTERM) == 0, "\(first.log)")
+        kill(sender.processIdentifier, SIGKILL)
+        sender.waitUntilExit()
+        let recorded = try MediaPlaylist.parse(try String(contentsOfFile: directory + "/data/main/180p/index.m3u8", encoding: .utf8))
+        #expect(recorded.segments.count >= 2)
+
+        // Restart with the camera down: the recording answers within a second of launch.
+        let launched = ContinuousClock.now
+        let second = try SidelineProcess(arguments: arguments)
+        defer { if second.process.isRunning { kill(second.process.processIdentifier, SIGKILL) } }
+        var answer: (Int, MediaPlaylist?) = (0, nil)
+        while launched.duration(to: .now) < .seconds(10) {
+            if let polled = try? await playlist(media), polled.0 == 200 {
+                answer = polled
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let answeredAfter = launched.duration(to: .now)
+        #expect(answer.0 == 200 && answeredAfter < .seconds(1), "answered after \(answeredAfter): \(second.log)")
+        #expect(answer.1?.segments == recorded.segments)
+        let stateDeadline = Date().addingTimeInterval(20)
+        var state = ""
+        while Date() < stateDeadline, state != "input-lost" {
+            let listing = try JSONSerialization.jsonObject(with: try await http(URL(string: "http://127.0.0.1:\(httpPort)/api/streams")!).body) as? [String: Any]
+            state = ((listing?["streams"] as? [[String: Any]])?.first?["state"] as? String) ?? ""
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(state == "input-lost", "\(second.log)")
+        #expect(second.log.contains("cannot start the pipeline"), "\(second.log)")
+        #expect(second.process.isRunning, "the server keeps serving while the camera is down")
+
+        // The camera comes back: the retry opens it, and the recording continues.
+        sender = try Self.startSender(port: udpPort)
+        var continued: MediaPlaylist?
+        let back = Date().addingTimeInterval(60)
+        while Date() < back {
+            if let list = try await playlist(media).1, list.segments.count > recorded.segments.count + 1 {
+                continued = list
+                break
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        let after = try #require(continued, "no new segment within 60 s of the camera's return: \(second.log)")
+        #expect(Array(after.segments.prefix(recorded.segments.count)) == recorded.segments)
+        #expect(after.segments[recorded.segments.count].discontinuity && !after.segments[recorded.segments.count].gap)
+        #expect(try await second.stop(signal: SIGINT) == 0, "\(second.log)")
+    }
 }

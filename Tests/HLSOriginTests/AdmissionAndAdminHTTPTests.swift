@@ -13,10 +13,10 @@ import Testing
     /// Records what the admin API asked for: the seam between HTTP and the pipelines.
     final class RecordedOperations: StreamOperations {
         let calls = Mutex<[String]>([])
-        func failVariant(stream: String, variant: String) throws(AdminError) {
+        func failVariant(stream: String, variant: String, seconds: Double?) throws(AdminError) {
             guard stream == "main" else { throw .unknownStream(stream) }
             guard variant == "720p" else { throw .unknownVariant(variant, of: stream) }
-            calls.withLock { $0.append("fail \(stream)/\(variant)") }
+            calls.withLock { $0.append("fail \(stream)/\(variant)" + (seconds.map { " \($0)" } ?? "")) }
         }
         func stall(stream: String, seconds: Double) throws(AdminError) {
             guard stream == "main" else { throw .unknownStream(stream) }
@@ -117,6 +117,8 @@ import Testing
             #expect(operations.calls.withLock { $0 }.isEmpty)
             let auth: HTTPFields = [.authorization: "Bearer s3cret"]
             try await client.execute(uri: uri, method: .post, headers: auth) { #expect($0.status == .accepted) }
+            try await client.execute(uri: uri + "?seconds=4", method: .post, headers: auth) { #expect($0.status == .accepted) }
+            try await client.execute(uri: uri + "?seconds=0", method: .post, headers: auth) { #expect($0.status == .badRequest) }
             try await client.execute(uri: "/admin/streams/main/stall?seconds=2.5", method: .post, headers: auth) { #expect($0.status == .accepted) }
             try await client.execute(uri: "/admin/streams/main/stall?seconds=-1", method: .post, headers: auth) { #expect($0.status == .badRequest) }
             try await client.execute(uri: "/admin/streams/main/cut?seconds=30", method: .post, headers: auth) { #expect($0.status == .accepted) }
@@ -125,7 +127,7 @@ import Testing
                 #expect(response.status == .notFound)
                 #expect(String(buffer: response.body) == "stream 'main' has no variant '1080p'\n")
             }
-            #expect(operations.calls.withLock { $0 } == ["fail main/720p", "stall main 2.5", "cut main 30.0"])
+            #expect(operations.calls.withLock { $0 } == ["fail main/720p", "fail main/720p 4.0", "stall main 2.5", "cut main 30.0"])
         }
     }
 

@@ -111,6 +111,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("segment_duraton: 2\n", "segment_duraton"),
         ("server:\n  prot: 80\n", "server.prot"),
         ("admin:\n  tokn: x\n", "admin.tokn"),
+        ("retention:\n  max_age: 3\n", "retention.max_age"),
         ("video:\n  ladder:\n    - name: a\n      width: 640\n      height: 360\n      bitrate: 1M\n      presett: fast\n", "video.ladder[0].presett"),
     ])
     func unknownKeysAreNamed(yaml: String, key: String) {
@@ -130,6 +131,12 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("stream:\n  loop: sometimes\n", "stream.loop"),
         ("stream:\n  on_input_loss: freeze\n", "stream.on_input_loss"),
         ("stream:\n  loss_timeout: 0\n", "stream.loss_timeout"),
+        ("stream:\n  watchdog_timeout: 2\n", "stream.watchdog_timeout"),
+        ("segment_duration: 6\nstream:\n  watchdog_timeout: 5\n", "stream.watchdog_timeout"),
+        ("stream:\n  watchdog_timeout: -1\n", "stream.watchdog_timeout"),
+        ("retention:\n  max_age_hours: -1\n", "retention.max_age_hours"),
+        ("retention:\n  max_size_gb: lots\n", "retention.max_size_gb"),
+        ("retention:\n  check_interval: 0\n", "retention.check_interval"),
         ("server:\n  max_connections: -1\n", "server.max_connections"),
         ("admin:\n  drills: maybe\n", "admin.drills"),
         ("video:\n  frame_rate: 0\n", "video.frame_rate"),
