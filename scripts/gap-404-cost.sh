@@ -51,6 +51,27 @@ for round in 1 2; do
   window "round $round, no GAP requests" 0
   window "round $round, GAP requests" 1
 done
-echo "one connection, 10 s each (wrk -t1 -c1):"
-wrk -t1 -c1 -d10s "$URL/144p/$GAP" | awk '/Requests\/sec/ {print "  GAP segment (404):   " $2 " requests/s"}'
-wrk -t1 -c1 -d10s "$URL/240p/index.m3u8" | awk '/Requests\/sec/ {print "  live playlist (200): " $2 " requests/s"}'
+# Server CPU per request: a 10 s wrk run on one kept-alive connection (as players keep
+# theirs), minus the mean of the 10 s windows without requests just before and after it
+# (the encoders' share), divided by the requests answered. Then what 40 requests a second
+# cost, as a share of one core. The live playlist is the anchor, measured the same way.
+quiet() { local b a; b=$(cpu); sleep 10; a=$(cpu); echo $((a - b)); }
+US=0
+per_request() { # $1 = label, $2 = URL; sets US
+  local q1 q2 b a out n
+  q1=$(quiet)
+  b=$(cpu)
+  out=$(wrk -t1 -c1 -d10s "$2")
+  a=$(cpu)
+  q2=$(quiet)
+  n=$(echo "$out" | awk '/requests in/ {print $1}')
+  US=$(awk -v q1="$q1" -v q2="$q2" -v b="$b" -v a="$a" -v n="$n" -v hz="$hz" 'BEGIN {printf "%.2f", ((a - b) - (q1 + q2) / 2) / hz / n * 1e6}')
+  awk -v l="$1" -v us="$US" -v n="$n" -v q1="$q1" -v q2="$q2" -v hz="$hz" 'BEGIN {
+    printf "  %-20s %7d requests in 10 s, %6.1f us of server CPU each; 40/s = %.3f%% of one core (quiet 10 s windows: %.2f and %.2f s)\n", l, n, us, us * 40 / 1e4, q1 / hz, q2 / hz
+  }'
+}
+echo "one kept-alive connection, 10 s each (wrk -t1 -c1):"
+per_request "GAP segment (404)" "$URL/144p/$GAP"
+GAP_US=$US
+per_request "live playlist (200)" "$URL/240p/index.m3u8"
+awk -v g="$GAP_US" -v p="$US" 'BEGIN {printf "  CPU per request, GAP 404 / live playlist: %.2f\n", g / p}'

@@ -19,12 +19,14 @@ public final class LivePipeline: Sendable {
     private let onEvent: @Sendable (PipelineEvent) -> Void
     private let logger: Logger
     /// Failures on demand (admin API drills).
-    public let drills = PipelineDrills()
+    public let drills: PipelineDrills
 
     /// Opens the input and sets up every encoder, so that a bad input or setting fails here,
     /// before anything is served. Call `start()` to begin.
-    public init(configuration: PipelineConfiguration, logger: Logger, onEvent: @escaping @Sendable (PipelineEvent) -> Void) throws(PipelineError) {
+    public init(configuration: PipelineConfiguration, logger: Logger, drills: PipelineDrills = PipelineDrills(),
+                onEvent: @escaping @Sendable (PipelineEvent) -> Void) throws(PipelineError) {
         self.configuration = configuration
+        self.drills = drills
         self.logger = logger
         self.onEvent = onEvent
         av_log_set_level(AV_LOG_ERROR)

@@ -111,9 +111,11 @@ final class VariantWorker {
         case let .audio(packet):
             muxer.addAudio(packet)
         case .end:
+            // Closed first: if the flush fails, nothing more will come, and the recovery
+            // that follows must find the queue closed instead of waiting for ever.
+            queue.close()
             try encoder.encode(nil) { packet in try handle(packet) }
             try muxer.finish()
-            queue.close()
             return true
         }
         return false

@@ -35,7 +35,7 @@ import TestSupport
         configuration.inputTimeout = 6
         configuration.lossTimeout = 1
         // The feed comes back 5 s after the pipeline noticed it was lost.
-        let observe: @Sendable (PipelineEvent) -> Void = { event in
+        let observe: @Sendable (PipelineEvent, PipelineDrills) -> Void = { event, _ in
             guard case .inputLost = event else { return }
             Thread {
                 Thread.sleep(forTimeInterval: 5)

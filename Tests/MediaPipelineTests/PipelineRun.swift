@@ -32,15 +32,16 @@ final class PipelineRun: Sendable {
     /// A run still going after `timeout` seconds is stopped (and `timedOut` set), so a test
     /// whose stop condition never comes fails instead of hanging the suite.
     static func run(_ configuration: PipelineConfiguration, stopAfterSegments: Int? = nil, stopOnInputLoss: Bool = false,
-                    timeout: Double = 240, observe: (@Sendable (PipelineEvent) -> Void)? = nil,
+                    timeout: Double = 240, observe: (@Sendable (PipelineEvent, PipelineDrills) -> Void)? = nil,
                     stopWhen: (@Sendable (Outcome) -> Bool)? = nil) async throws -> Outcome {
         let outcome = Mutex(Outcome())
         let holder = Mutex<LivePipeline?>(nil)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         // Opening may block (a listening input waits for its sender): do it off the cooperative pool.
-        let pipeline = try await open(configuration, logger: logger) { event in
-            observe?(event)
+        let drills = PipelineDrills()
+        let pipeline = try await open(configuration, logger: logger, drills: drills) { event in
+            observe?(event, drills)
             var stop = false
             outcome.withLock { o in
                 switch event {
@@ -75,10 +76,11 @@ final class PipelineRun: Sendable {
         return result
     }
 
-    static func open(_ configuration: PipelineConfiguration, logger: Logger, onEvent: @escaping @Sendable (PipelineEvent) -> Void) async throws -> LivePipeline {
+    static func open(_ configuration: PipelineConfiguration, logger: Logger, drills: PipelineDrills = PipelineDrills(),
+                     onEvent: @escaping @Sendable (PipelineEvent) -> Void) async throws -> LivePipeline {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try LivePipeline(configuration: configuration, logger: logger, onEvent: onEvent) })
+                continuation.resume(with: Result { try LivePipeline(configuration: configuration, logger: logger, drills: drills, onEvent: onEvent) })
             }.start()
         }
     }
