@@ -36,7 +36,8 @@ done
 echo "GAP segment: $URL/144p/$GAP -> $(curl -s -o /dev/null -w '%{http_code}' "$URL/144p/$GAP")"
 
 hz=$(getconf CLK_TCK)
-cpu() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
+CPU_PIDS="$PID"
+cpu() { local t=0 p; for p in $CPU_PIDS; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo $t; }
 window() { # $1 = label, $2 = 1 to request the GAP segment about 40 times a second
   local before after end=$((SECONDS + 30)) n=0
   before=$(cpu)
@@ -75,3 +76,32 @@ per_request "GAP segment (404)" "$URL/144p/$GAP"
 GAP_US=$US
 per_request "live playlist (200)" "$URL/240p/index.m3u8"
 awk -v g="$GAP_US" -v p="$US" 'BEGIN {printf "  CPU per request, GAP 404 / live playlist: %.2f\n", g / p}'
+
+# The anchor outside Sideline: nginx (one worker, no access log, like Sideline at
+# --log-level error) answering 404 for a file that does not exist, measured the same way.
+if command -v nginx >/dev/null; then
+  NGINX_PORT=$((PORT + 1))
+  mkdir -p "$WORK/www" "$WORK/nginx"
+  cat >"$WORK/nginx/nginx.conf" <<NGINX
+worker_processes 1;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log stderr crit;
+events {}
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx; proxy_temp_path $WORK/nginx; fastcgi_temp_path $WORK/nginx;
+  uwsgi_temp_path $WORK/nginx; scgi_temp_path $WORK/nginx;
+  server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; }
+}
+NGINX
+  nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" >/dev/null 2>&1 &
+  NGINX_PID=$!
+  trap 'kill -TERM $PID 2>/dev/null; wait $PID 2>/dev/null; kill -TERM $NGINX_PID 2>/dev/null; wait $NGINX_PID 2>/dev/null; rm -rf "$WORK"' EXIT
+  sleep 1
+  CPU_PIDS="$NGINX_PID $(pgrep -P "$NGINX_PID" | tr '\n' ' ')"
+  per_request "nginx 404" "http://127.0.0.1:$NGINX_PORT/000001.ts"
+  awk -v g="$GAP_US" -v n="$US" 'BEGIN {printf "  CPU per request, Sideline GAP 404 / nginx 404: %.2f\n", g / n}'
+else
+  echo "  (nginx is not installed: no outside anchor; apt-get install nginx-light)"
+fi
