@@ -82,8 +82,12 @@ import TestSupport
 
         // Players, with the slate: they must play through the cut.
         var players: [Player] = []
+        // ffmpeg starts three segments before the live edge (its default live_start_index).
+        var ffmpegStartEntry = 0
+        let progressPath = directory + "/ffmpeg-progress.txt"
         if policy == "slate" {
-            players.append(try Player("ffmpeg", ["-hide_banner", "-v", "error", "-i", master.absoluteString, "-t", "55", "-f", "null", "-"]))
+            ffmpegStartEntry = max(0, (try await playlist(media).1?.segments.count ?? 0) - 3)
+            players.append(try Player("ffmpeg", ["-hide_banner", "-v", "error", "-progress", progressPath, "-i", master.absoluteString, "-t", "55", "-f", "null", "-"]))
             if (try? Command.which("gst-launch-1.0")) != nil {
                 players.append(try Player("gst-launch-1.0", ["-q", "playbin3", "uri=\(master.absoluteString)", "video-sink=fakesink sync=true", "audio-sink=fakesink sync=true"]))
             }
@@ -144,6 +148,18 @@ import TestSupport
             #expect(statuses.suffix(20).allSatisfy { $0 == 404 }, "the playlist goes stale and answers 404: \(statuses)")
             #expect(statuses.prefix(2).contains(200), "and not before 1.5 target durations: \(statuses)")
             #expect(closing.startDate < closing.endDate!, "one tag with the start and the end")
+        }
+        if policy == "slate" {
+            // The player is at the live edge after the cut: what it has played is within three
+            // segments and a second of all the media published since the entry it started from
+            // (it reloads the playlist about once a segment and stays a segment or two behind;
+            // measured 4.0 s behind 50 s published).
+            try await Task.sleep(for: .seconds(6))
+            let published = try #require(try await playlist(media).1).segments.dropFirst(ffmpegStartEntry).reduce(0) { $0 + $1.duration }
+            let progress = (try? String(contentsOfFile: progressPath, encoding: .utf8)) ?? ""
+            let playedMicroseconds = progress.split(separator: "\n").last { $0.hasPrefix("out_time_us=") }.flatMap { Double($0.dropFirst("out_time_us=".count)) }
+            let played = try #require(playedMicroseconds, "ffmpeg reported its progress: \(progress.suffix(300))") / 1_000_000
+            #expect(published - played < 7, "ffmpeg has played \(played) s of the \(published) s published since it joined")
         }
         let durations = after.segments.filter { !$0.gap }.dropLast().map { $0.duration }
         #expect(durations.allSatisfy { abs($0 - 2) < 0.05 }, "\(durations)")
