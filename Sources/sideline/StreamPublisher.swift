@@ -239,10 +239,7 @@ final class StreamPublisher: Sendable {
         guard failed, let recorder = recorder.variants[variant] else { return true }
         let entry = base + segment.index
         if recorder.count > entry { return false }
-        if recorder.count < entry, let gaps = recorder.recordGaps(upTo: entry, like: MediaSegment(uri: "", duration: segment.duration, programDateTime: segment.programDateTime)) {
-            registry.publishGaps(stream: streamName, variant: variant, segmentNames: gaps.names, playlistText: gaps.playlistText)
-            variantMetrics[variant]?.gapSegments.increment(by: gaps.names.count)
-        }
+        listGaps(in: variant, upTo: entry, like: Self.timing(of: segment))
         state.withLock { _ = $0.failed.remove(variant) }
         registry.setFailure(stream: streamName, variant: variant, nil)
         logger.notice("variant recovered; its playlist continues after EXT-X-DISCONTINUITY and the master lists it again",
@@ -274,22 +271,27 @@ final class StreamPublisher: Sendable {
     /// With `on_input_loss: gap`, a slate segment is listed as EXT-X-GAP instead of written.
     private func publishGap(for segment: EncodedSegment, of variant: String, dateRanges: [DateRange]) {
         guard let recorder = recorder.variants[variant] else { return }
-        let entry = MediaSegment(uri: "", duration: segment.duration, programDateTime: segment.programDateTime)
-        guard let gaps = recorder.recordGaps(upTo: recorder.count + 1, like: entry, dateRanges: dateRanges) else { return }
-        registry.publishGaps(stream: streamName, variant: variant, segmentNames: gaps.names, playlistText: gaps.playlistText)
-        variantMetrics[variant]?.gapSegments.increment(by: gaps.names.count)
-        reportDisk(gaps.diskError, variant: variant)
+        listGaps(in: variant, upTo: recorder.count + 1, like: Self.timing(of: segment), dateRanges: dateRanges)
     }
 
     /// Brings every failed variant's playlist to `count` entries with EXT-X-GAP entries timed
     /// like a sibling's segment, so segment N is the same media time in every variant.
     private func fillGaps(upTo count: Int, like entry: MediaSegment) {
-        for name in state.withLock({ $0.failed }) {
-            guard let failed = recorder.variants[name], let gaps = failed.recordGaps(upTo: count, like: entry) else { continue }
-            registry.publishGaps(stream: streamName, variant: name, segmentNames: gaps.names, playlistText: gaps.playlistText)
-            variantMetrics[name]?.gapSegments.increment(by: gaps.names.count)
-            reportDisk(gaps.diskError, variant: name)
-        }
+        for name in state.withLock({ $0.failed }) { listGaps(in: name, upTo: count, like: entry) }
+    }
+
+    /// The one way GAP entries are added: recorded (playlist on disk), published to the
+    /// registry, counted, and a failed playlist write reported.
+    private func listGaps(in variant: String, upTo count: Int, like entry: MediaSegment, dateRanges: [DateRange] = []) {
+        guard let gaps = recorder.variants[variant]?.recordGaps(upTo: count, like: entry, dateRanges: dateRanges) else { return }
+        registry.publishGaps(stream: streamName, variant: variant, segmentNames: gaps.names, playlistText: gaps.playlistText)
+        variantMetrics[variant]?.gapSegments.increment(by: gaps.names.count)
+        reportDisk(gaps.diskError, variant: variant)
+    }
+
+    /// A segment's timing (duration, capture time) as a playlist entry, for GAP entries in its place.
+    private static func timing(of segment: EncodedSegment) -> MediaSegment {
+        MediaSegment(uri: "", duration: segment.duration, programDateTime: segment.programDateTime)
     }
 
     /// BANDWIDTH must bound every segment's bit rate (RFC 8216 §4.3.4.2); say so when one does not.
