@@ -25,6 +25,9 @@ let package = Package(
         ),
         // Pure: playlist model, rendering, parsing. No I/O, no FFmpeg, no NIO, no clock reads.
         .target(name: "HLSPlaylist"),
+        // Pure: the live decisions (slots, fills, seams, master listing, watchdog, backoff,
+        // bandwidth) over plain events and an injected clock. Writes through `PublishingSink`.
+        .target(name: "StreamPublishing", dependencies: ["HLSPlaylist"]),
         .target(
             name: "SidelineConfig",
             dependencies: [.product(name: "Yams", package: "Yams")]
@@ -32,7 +35,7 @@ let package = Package(
         // The only module that holds FFmpeg pointers.
         .target(
             name: "MediaPipeline",
-            dependencies: ["CFFmpeg", "HLSPlaylist", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CFFmpeg", "HLSPlaylist", "StreamPublishing", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "SegmentStore",
@@ -50,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "sideline",
             dependencies: [
-                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist",
+                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "StreamPublishing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -62,6 +65,7 @@ let package = Package(
         ),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),
         .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig"]),
+        .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "TestSupport"]),
         .testTarget(

@@ -18,13 +18,16 @@ final class AudioCaptureStage {
     private let feedPolicy: FeedPolicy
     private let logger: Logger
     private let deadline: InterruptDeadline
-    /// When output frame 0 of the video was captured; set by the input thread.
+    /// When the pipeline's first output frame of video was captured; set by the input thread.
     let videoOrigin = Mutex<ContinuousClock.Instant?>(nil)
+    /// Output time of that frame (seconds): where the pipeline's run starts on the timeline.
+    private let timelineStart: Double
     private let stopRequested = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
-    init(input: AudioInput, encoder: AudioEncoder, workers: [VariantWorker], feedPolicy: FeedPolicy, deadline: InterruptDeadline, logger: Logger) {
+    init(input: AudioInput, encoder: AudioEncoder, workers: [VariantWorker], feedPolicy: FeedPolicy, deadline: InterruptDeadline, timelineStart: Double = 0, logger: Logger) {
+        self.timelineStart = timelineStart
         self.input = input
         self.encoder = encoder
         self.workers = workers
@@ -70,7 +73,7 @@ final class AudioCaptureStage {
                     guard let stamp = decoded.timestampSeconds(timeBase: input.audio.timeBase),
                           let origin = videoOrigin.withLock({ $0 }) else { return }
                     if anchor == nil {
-                        anchor = (origin.duration(to: .now).seconds, stamp)
+                        anchor = (timelineStart + origin.duration(to: .now).seconds, stamp)
                     }
                     let outputTime = anchor!.outputTime + (stamp - anchor!.stamp)
                     try encoder.push(decoded, outputTime: outputTime) { workers.fanOut(audio: $0, policy: feedPolicy) }

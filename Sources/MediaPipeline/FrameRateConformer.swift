@@ -16,9 +16,13 @@ public struct FrameRateConformer: Sendable {
     /// Set by `reanchor()`: the next frame becomes the next output frame, whatever its time.
     private var reanchorNext = false
 
-    public init(frameRate: FrameRate, maximumGap: Double = 1.0) {
+    /// `startIndex`: the output frame the first input frame fills (a pipeline that continues a
+    /// stream's timeline starts where its slot starts, not at zero).
+    public init(frameRate: FrameRate, maximumGap: Double = 1.0, startIndex: Int64 = 0) {
         self.frameRate = frameRate
         self.maximumGap = maximumGap
+        self.nextIndex = startIndex
+        self.reanchorNext = startIndex != 0
     }
 
     /// A new input follows (a reopened camera, the slate): its first frame takes the next

@@ -14,6 +14,8 @@ public enum InputKind: Sendable, Equatable {
     /// The "signal lost" card Sideline encodes while a live input is lost (never named by a
     /// config: the pipeline opens it itself).
     case slate(width: Int, height: Int)
+    /// The "technical difficulty" card a stand-in segment shows (see `StandInEncoder`).
+    case standInCard(width: Int, height: Int)
 
     public static let testPatternName = "testpattern"
 
@@ -45,7 +47,7 @@ public enum InputKind: Sendable, Equatable {
     /// Live sources deliver frames at their own pace; files must be paced by Sideline.
     public var needsPacing: Bool {
         switch self {
-        case .file, .testPattern, .slate: true
+        case .file, .testPattern, .slate, .standInCard: true
         case .device, .url: false
         }
     }
@@ -55,7 +57,7 @@ public enum InputKind: Sendable, Equatable {
     public var reconnects: Bool {
         switch self {
         case .device, .url: true
-        case .file, .testPattern, .slate: false
+        case .file, .testPattern, .slate, .standInCard: false
         }
     }
 
@@ -67,7 +69,7 @@ public enum InputKind: Sendable, Equatable {
             "Check that the sound device exists and is not in use by another program (try: arecord -l, or pactl list sources)."
         case .device: "Check that the device exists, is not in use by another program and that this user may open it (try: v4l2-ctl --list-devices)."
         case .url: "Check that the address is right, the sender is running and reachable from this machine (try: ffprobe <url>)."
-        case .testPattern, .slate: "The test pattern and the slate need libavfilter with the testsrc2, drawtext and sine filters (Debian's libavfilter8 has them) and a font (fonts-dejavu-core)."
+        case .testPattern, .slate, .standInCard: "The test pattern and the slate need libavfilter with the testsrc2, drawtext and sine filters (Debian's libavfilter8 has them) and a font (fonts-dejavu-core)."
         }
     }
 }

@@ -26,6 +26,8 @@ final class InputStage {
     private var lastVideoWall: ContinuousClock.Instant?
 
     private var conformer: FrameRateConformer
+    /// The output frame the pipeline starts at (see `PipelineConfiguration.firstSegment`).
+    private let firstFrame: Int64
     /// Input time (seconds) of the first decoded video frame: output time 0.
     private var origin: Double?
     /// Output time at which the current pass over a looped file starts.
@@ -55,7 +57,8 @@ final class InputStage {
         self.logger = logger
         self.statistics = statistics
         self.isStopping = isStopping
-        self.conformer = FrameRateConformer(frameRate: configuration.frameRate)
+        self.conformer = FrameRateConformer(frameRate: configuration.frameRate, startIndex: configuration.firstFrame)
+        self.firstFrame = configuration.firstFrame
         // A file encoded as fast as possible may wait for its encoders; anything paced at real
         // time, or a live source, may not.
         let live = configuration.realtime || !input.kind.needsPacing
@@ -86,7 +89,7 @@ final class InputStage {
             logger.warning("audio encoder drain failed", metadata: ["error": "\(error)"])
         }
         audioCapture?.stopAndWait()
-        if conformer.nextIndex > 0 {
+        if conformer.nextIndex > firstFrame {
             timings.markInputComplete(segment: clock.segment(ofFrame: conformer.nextIndex - 1))
         }
         for worker in workers { worker.queue.put(.end) }
@@ -259,12 +262,12 @@ final class InputStage {
         // Every frame of this output slot shares the capture time of the frame that filled it.
         let captured = Date()
         frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        if let audioCapture, indices.first == 0 {
+        if let audioCapture, indices.first == firstFrame {
             audioCapture.videoOrigin.withLock { $0 = .now }
         }
         for index in indices {
             // The first frame of segment k means the last frame of segment k - 1 has been read.
-            if index > 0 && clock.startsSegment(frame: index) {
+            if index > firstFrame && clock.startsSegment(frame: index) {
                 timings.markInputComplete(segment: clock.segment(ofFrame: index) - 1)
             }
             let startsSegment = clock.startsSegment(frame: index)

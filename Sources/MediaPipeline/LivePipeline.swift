@@ -64,7 +64,7 @@ public final class LivePipeline: Sendable {
         }
         let capture = audioInput.map { audioInput in
             AudioCaptureStage(input: audioInput, encoder: audio!, workers: workers, feedPolicy: .forInput(live: true, capacity: workers[0].queue.capacity),
-                              deadline: audioDeadline, logger: logger)
+                              deadline: audioDeadline, timelineStart: configuration.frameRate.time(ofFrame: configuration.firstFrame), logger: logger)
         }
         self.stage = StageHandoff(InputStage(
             configuration: configuration, input: input, audioEncoder: capture == nil ? audio : nil, audioCapture: capture, workers: workers, logger: logger,

@@ -44,6 +44,9 @@ final class InputContainer {
         case let .slate(width, height):
             path = Slate.filterGraph(width: width, height: height, frameRate: frameRate)
             format = av_find_input_format("lavfi")
+        case let .standInCard(width, height):
+            path = Slate.standInGraph(width: width, height: height, frameRate: frameRate)
+            format = av_find_input_format("lavfi")
         case .url:
             // Socket-level timeouts where the protocol has them; the interrupt callback covers the rest.
             let micros = String(Int64(timeout * 1_000_000))

@@ -21,6 +21,14 @@ public struct SegmentClock: Sendable, Equatable {
         return Int(numerator / denominator)
     }
 
+    /// The first frame at or after k x D: where segment k starts (in integers, as above).
+    public func firstFrame(ofSegment k: Int) -> Int64 {
+        let milliseconds = Int64((segmentDuration * 1000).rounded())
+        let numerator = Int64(k) * milliseconds * Int64(frameRate.numerator)
+        let denominator = Int64(frameRate.denominator) * 1000
+        return (numerator + denominator - 1) / denominator
+    }
+
     /// True for the first frame of every segment: the frames that must be IDRs.
     public func startsSegment(frame index: Int64) -> Bool {
         index == 0 || segment(ofFrame: index) != segment(ofFrame: index - 1)

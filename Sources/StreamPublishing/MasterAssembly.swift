@@ -1,0 +1,58 @@
+import HLSPlaylist
+
+/// Builds the master playlist from what the core says it may list (`SlotPublisher
+/// .masterVariants`) and what is known of each rung: its rates and the format its encoder
+/// really produced (from the stand-in, encoded before anything is served, or the pipeline).
+public struct MasterAssembly: Sendable {
+    public struct Rung: Sendable {
+        public var name: String
+        public var rates: RungRates
+        public var format: VariantFormat?
+        public init(name: String, rates: RungRates, format: VariantFormat?) {
+            self.name = name
+            self.rates = rates
+            self.format = format
+        }
+    }
+
+    public var segmentDuration: Double
+    public var sessionData: [SessionData]
+    public var startOffset: Double?
+    /// URI of a rung's media and I-frame playlists, relative to the master.
+    public var mediaPlaylistURI: @Sendable (String) -> String
+    public var iFramePlaylistURI: @Sendable (String) -> String
+
+    public init(segmentDuration: Double, sessionData: [SessionData] = [], startOffset: Double? = nil,
+                mediaPlaylistURI: @escaping @Sendable (String) -> String, iFramePlaylistURI: @escaping @Sendable (String) -> String) {
+        self.segmentDuration = segmentDuration
+        self.sessionData = sessionData
+        self.startOffset = startOffset
+        self.mediaPlaylistURI = mediaPlaylistURI
+        self.iFramePlaylistURI = iFramePlaylistURI
+    }
+
+    /// The master listing `listing` (rungs in ladder order); nil when one of them has no
+    /// known format yet (its CODECS and RESOLUTION cannot be given).
+    public func playlist(rungs: [Rung], listing: [String]) -> MultivariantPlaylist? {
+        let chosen = rungs.filter { listing.contains($0.name) }
+        guard !chosen.isEmpty, chosen.allSatisfy({ $0.format != nil }) else { return nil }
+        let variants = chosen.map { rung in
+            VariantStream(
+                uri: mediaPlaylistURI(rung.name),
+                bandwidth: Bandwidth.peak(rung.rates),
+                averageBandwidth: Bandwidth.average(rung.rates),
+                codecs: rung.format!.codecs,
+                resolution: .init(width: rung.format!.width, height: rung.format!.height),
+                frameRate: rung.format!.frameRate,
+                videoRange: "SDR",
+                noClosedCaptions: true
+            )
+        }
+        let iFrames = chosen.compactMap { rung -> IFrameStream? in
+            guard let format = rung.format, let video = format.codecs.first else { return nil }
+            return IFrameStream(uri: iFramePlaylistURI(rung.name), bandwidth: Bandwidth.iFramePeak(rung.rates, segmentDuration: segmentDuration),
+                                codecs: [video], resolution: .init(width: format.width, height: format.height))
+        }
+        return MultivariantPlaylist(variants: variants, iFrameStreams: iFrames, sessionData: sessionData, startOffset: startOffset)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HLSPlaylist
+
+/// What a playlist entry holds, as far as seams are concerned: two consecutive entries from
+/// different sources need EXT-X-DISCONTINUITY between them (RFC 8216 §4.3.2.3: the encoder,
+/// and so the encoding parameters or timestamp sequence, changed).
+public enum EntrySource: Sendable, Equatable {
+    /// The variant's own encoder, in pipeline run `run` (each run is a new encoder).
+    case real(run: Int)
+    /// A copy of sibling `variant`'s segment for the same slot.
+    case sibling(String)
+    /// The variant's stand-in card, restamped for the slot.
+    case standIn
+    /// An EXT-X-GAP entry: no file.
+    case gap
+    /// Entries recorded by an earlier process.
+    case restored
+}
+
+/// One entry the core decided to list: the sink records it and publishes it.
+public struct PlannedEntry: Sendable, Equatable {
+    public enum Content: Sendable, Equatable {
+        /// The segment the pipeline finished for this slot.
+        case real
+        /// The segment `variant` listed for this slot, under this variant's name.
+        case sibling(String)
+        /// The stand-in card; `copy` counts the stand-ins in a row (0 first), so continuity
+        /// counters can run on across copies of the same bytes.
+        case standIn(copy: Int)
+        case gap
+    }
+
+    /// The stream's timeline slot: media time [slot x D, (slot + 1) x D).
+    public var slot: Int
+    public var content: Content
+    public var discontinuity: Bool
+    /// EXT-X-DATERANGE tags written just before the entry.
+    public var dateRanges: [DateRange]
+    /// EXT-X-PROGRAM-DATE-TIME: the real capture time for a real segment, else extrapolated
+    /// from the latest real one on the same timeline.
+    public var programDateTime: Date?
+    /// EXTINF: the real duration for a real segment, else the segment duration D.
+    public var duration: Double
+}
+
+/// Where the core writes: a recorder and registry in the server, a list in tests.
+public protocol PublishingSink: AnyObject {
+    /// List `entry` in `variant`'s playlist (segment first, then the playlist).
+    func list(_ entry: PlannedEntry, in variant: String)
+    /// The variants the master should list now, best first (none until every listed
+    /// variant's media playlist answers 200).
+    func masterChanged(listing variants: [String])
+    /// The slot <-> entry map changed (a run started after skipped slots): persist it.
+    func timelineChanged(_ timeline: StreamTimeline)
+}
+
+extension DateRange {
+    /// CLASS of a span filled with stand-in cards.
+    public static let standInClass = "com.sideline.stand-in"
+    /// CLASS of a span where a failed variant carries a sibling's segments.
+    public static let siblingFillClass = "com.sideline.sibling-fill"
+
+    static func fillSpan(_ classLabel: String, variantFilled: String, since start: Date, until end: Date? = nil) -> DateRange {
+        let prefix = classLabel == standInClass ? "stand-in" : "sibling-fill"
+        return DateRange(id: "\(prefix)-\(variantFilled)-" + ProgramDateTime.format(start), classLabel: classLabel, startDate: start, endDate: end)
+    }
+}

@@ -1,0 +1,51 @@
+/// When each slot's segment is due. Slot k covers the wall-clock span that starts D after
+/// slot k - 1's; the span is anchored on the latest real segment's arrival, so the cadence
+/// follows the pipeline (a camera's clock drifts against the server's over a long match)
+/// instead of a fixed origin. A slot's segment is due when its span ends, and late once its
+/// deadline (due + grace) has passed. Times are monotonic seconds.
+public struct SlotCadence: Sendable, Equatable {
+    public let segmentDuration: Double
+    public let grace: Double
+    /// A slot and the instant its span starts.
+    public private(set) var anchor: (slot: Int, start: Double)?
+
+    public init(segmentDuration: Double, grace: Double) {
+        precondition(segmentDuration > 0 && grace >= 0)
+        self.segmentDuration = segmentDuration
+        self.grace = grace
+    }
+
+    public static func == (a: SlotCadence, b: SlotCadence) -> Bool {
+        a.segmentDuration == b.segmentDuration && a.grace == b.grace && a.anchor?.slot == b.anchor?.slot && a.anchor?.start == b.anchor?.start
+    }
+
+    public func start(of slot: Int) -> Double? {
+        anchor.map { $0.start + Double(slot - $0.slot) * segmentDuration }
+    }
+
+    /// The end of the slot's span, when its segment should be published.
+    public func due(_ slot: Int) -> Double? { start(of: slot).map { $0 + segmentDuration } }
+
+    /// When the slot counts as late and is filled.
+    public func deadline(_ slot: Int) -> Double? { due(slot).map { $0 + grace } }
+
+    /// Slot `slot`'s segment was published at `now`: its span ended then. Only a newer slot
+    /// moves the anchor (the first variant to deliver a slot sets the pace for the others).
+    public mutating func arrived(slot: Int, at now: Double) {
+        if let anchor, anchor.slot >= slot { return }
+        anchor = (slot, now - segmentDuration)
+    }
+
+    /// Anchors the cadence where nothing has arrived yet (a restarted process).
+    public mutating func anchor(slot: Int, startingAt start: Double) {
+        anchor = (slot, start)
+    }
+
+    /// The first slot, not before `earliest`, whose span starts no sooner than `now` minus
+    /// half the grace: a pipeline started at `now` delivers it before its deadline.
+    public func firstSlot(startingAfter now: Double, notBefore earliest: Int) -> Int {
+        guard let anchor else { return earliest }
+        let wanted = anchor.slot + Int(((now - grace / 2 - anchor.start) / segmentDuration).rounded(.up))
+        return max(earliest, wanted)
+    }
+}

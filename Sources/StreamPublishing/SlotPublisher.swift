@@ -1,0 +1,303 @@
+import Foundation
+import HLSPlaylist
+
+/// The live decisions of one stream, over plain events and an injected clock: which entry
+/// every variant's playlist gets for every slot of the stream's timeline.
+///
+/// Slot k of every variant covers media time [k x D, (k + 1) x D). A real segment takes its
+/// slot when it arrives in time; a slot still empty at its deadline (`SlotCadence`) is filled
+/// at once, so the playlist keeps its cadence whatever the pipeline does:
+/// - a failed variant's slot with its nearest healthy sibling's segment, a stand-in card, or a
+///   GAP entry (`FailedVariantFill`);
+/// - a late slot (stalled pipeline, watchdog restart, restarted process) with the variant's
+///   stand-in card, or nothing (`LateSegmentFill.stale`).
+/// A real segment that arrives for a slot already filled is dropped, never listed over it.
+/// EXT-X-DISCONTINUITY marks every change of source; each fill span opens and closes with an
+/// EXT-X-DATERANGE of Sideline's own CLASS.
+///
+/// Not thread-safe: the owner serialises calls (one lock per stream). Calls into the sink
+/// happen inside the calling method, in order.
+public struct SlotPublisher {
+    public struct Settings: Sendable, Equatable {
+        /// Variant names, best first: "nearest sibling" is by ladder position.
+        public var variants: [String]
+        public var segmentDuration: Double
+        /// How long past its due time a slot waits for its real segment. See Docs/status-codes.md
+        /// for how the default was measured.
+        public var grace: Double
+        public var onVariantFailure: FailedVariantFill
+        public var onLateSegment: LateSegmentFill
+
+        public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
+                    onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin) {
+            self.variants = variants
+            self.segmentDuration = segmentDuration
+            self.grace = grace
+            self.onVariantFailure = onVariantFailure
+            self.onLateSegment = onLateSegment
+        }
+    }
+
+    /// The default grace in seconds; see `Docs/status-codes.md` ("Stand-ins") for the
+    /// publish latencies it was chosen against.
+    public static let defaultGrace = 1.0
+
+    /// What an earlier process recorded, to continue from.
+    public struct Restored: Sendable, Equatable {
+        /// Entries every variant lists (they are aligned at start).
+        public var entries: Int
+        public var timeline: StreamTimeline
+        /// EXT-X-PROGRAM-DATE-TIME and EXTINF of the last entry, if it has a date.
+        public var lastProgramDateTime: Date?
+        public var lastDuration: Double
+
+        public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double) {
+            self.entries = entries
+            self.timeline = timeline
+            self.lastProgramDateTime = lastProgramDateTime
+            self.lastDuration = lastDuration
+        }
+    }
+
+    /// Why a real segment was not listed.
+    public enum Refusal: Sendable, Equatable {
+        /// Its slot was already filled (it came after its deadline).
+        case slotFilled(slot: Int)
+        case unknownVariant
+    }
+
+    struct VariantState {
+        /// The first slot not yet listed.
+        var next: Int
+        /// Entries listed (this process and earlier ones).
+        var entries: Int
+        var lastSource: EntrySource?
+        var failed = false
+        /// Consecutive stand-ins ending at the last entry.
+        var standInsInRow = 0
+        /// The fill span open after the last entry: its CLASS and when it began.
+        var openSpan: (classLabel: String, since: Date)?
+    }
+
+    public let settings: Settings
+    private let sink: any PublishingSink
+    var variants: [String: VariantState]
+    public private(set) var cadence: SlotCadence
+    public private(set) var timeline: StreamTimeline
+    /// The latest real segment's slot and capture time: stand-ins are dated from it.
+    private var dateAnchor: (slot: Int, date: Date)?
+    /// Pipeline runs started so far; each is a new encoder.
+    public private(set) var run = 0
+    /// When the current run started, and when a real segment was last accepted (monotonic).
+    public private(set) var runStartedAt: Double?
+    public private(set) var lastAccepted: Double?
+    private var announcedMaster: [String]?
+
+    /// `now`, `wallNow`: the monotonic and wall clocks at the same instant.
+    public init(settings: Settings, restored: Restored? = nil, now: Double, wallNow: Date, sink: any PublishingSink) {
+        precondition(!settings.variants.isEmpty)
+        self.settings = settings
+        self.sink = sink
+        self.cadence = SlotCadence(segmentDuration: settings.segmentDuration, grace: settings.grace)
+        self.timeline = restored?.timeline ?? StreamTimeline()
+        let entries = restored?.entries ?? 0
+        var next = timeline.slot(ofEntry: entries)
+        if let restored, entries > 0, let last = restored.lastProgramDateTime {
+            // Continue from the recorded end plus the time that passed: the first slot whose
+            // span starts no earlier than now (less half the grace).
+            let lastSlot = timeline.slot(ofEntry: entries - 1)
+            let end = last.addingTimeInterval(restored.lastDuration)
+            let passed = wallNow.timeIntervalSince(end) - settings.grace / 2
+            next = lastSlot + 1 + max(0, Int((passed / settings.segmentDuration).rounded(.up)))
+            dateAnchor = (lastSlot, last)
+            cadence.anchor(slot: next, startingAt: now + end.addingTimeInterval(Double(next - lastSlot - 1) * settings.segmentDuration).timeIntervalSince(wallNow))
+            if next != timeline.slot(ofEntry: entries) { timeline.skip(toSlot: next, atEntry: entries) }
+        }
+        let source: EntrySource? = entries > 0 ? .restored : nil
+        variants = Dictionary(uniqueKeysWithValues: settings.variants.map { ($0, VariantState(next: next, entries: entries, lastSource: source)) })
+        if restored.map({ timeline != $0.timeline }) == true { sink.timelineChanged(timeline) }
+        announceMaster()
+    }
+
+    // MARK: Events
+
+    /// A pipeline is about to start at `now`: returns the slot its first segment must take.
+    /// Variants a step behind their siblings are brought level first; slots before the
+    /// returned one that stay empty are filled as their deadlines pass, or skipped (a new
+    /// run of the timeline) when nothing fills late slots.
+    public mutating func beginRun(now: Double) -> Int {
+        let level = variants.values.map(\.next).max() ?? 0
+        for name in settings.variants where variants[name]!.next < level {
+            while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
+        }
+        let first = cadence.firstSlot(startingAfter: now, notBefore: level)
+        if first > level && settings.onLateSegment == .stale {
+            let entries = variants[settings.variants[0]]!.entries
+            timeline.skip(toSlot: first, atEntry: entries)
+            for name in settings.variants { variants[name]!.next = first }
+            sink.timelineChanged(timeline)
+        }
+        run += 1
+        runStartedAt = now
+        return first
+    }
+
+    /// A real segment for `slot` is ready. Lists it (and whatever it makes possible: a failed
+    /// sibling's copy of it), unless its slot is already filled.
+    @discardableResult
+    public mutating func segmentArrived(variant name: String, slot: Int, duration: Double, programDateTime: Date, now: Double) -> Refusal? {
+        guard var state = variants[name] else { return .unknownVariant }
+        guard slot >= state.next else { return .slotFilled(slot: slot) }
+        while variants[name]!.next < slot { fill(name, slot: variants[name]!.next, aligning: true) }
+        state = variants[name]!
+        if state.failed {
+            state.failed = false
+            variants[name] = state
+        }
+        let source = EntrySource.real(run: run)
+        var dateRanges: [DateRange] = []
+        if let span = state.openSpan {
+            dateRanges.append(.fillSpan(span.classLabel, variantFilled: name, since: span.since, until: programDateTime))
+        }
+        let entry = PlannedEntry(slot: slot, content: .real, discontinuity: state.lastSource.map { $0 != source } ?? false,
+                                 dateRanges: dateRanges, programDateTime: programDateTime, duration: duration)
+        commit(entry, source: source, in: name)
+        cadence.arrived(slot: slot, at: now)
+        if dateAnchor.map({ slot >= $0.slot }) ?? true { dateAnchor = (slot, programDateTime) }
+        lastAccepted = now
+        // Failed variants that take this one's segments catch up to it.
+        for failed in settings.variants where variants[failed]!.failed && variants[failed]!.next <= slot {
+            guard settings.onVariantFailure != .standin else { continue }
+            if settings.onVariantFailure == .sibling && nearestHealthySibling(of: failed) != name { continue }
+            while variants[failed]!.next <= slot { fill(failed, slot: variants[failed]!.next, aligning: true) }
+        }
+        announceMaster()
+        return nil
+    }
+
+    /// `name`'s encoder failed: it is filled from now on (and brought level with its
+    /// siblings at once) until a real segment of it arrives in time.
+    public mutating func variantFailed(_ name: String) {
+        guard variants[name] != nil, !variants[name]!.failed else { return }
+        variants[name]!.failed = true
+        let level = variants.values.map(\.next).max() ?? 0
+        if settings.onVariantFailure != .standin {
+            while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
+        }
+        announceMaster()
+    }
+
+    /// Fills every slot whose deadline has passed by `now`. Call often (every 100 ms or so).
+    public mutating func tick(now: Double) {
+        // Healthy variants first, so a failed one's sibling has listed the slot if it can.
+        let order = settings.variants.filter { !variants[$0]!.failed } + settings.variants.filter { variants[$0]!.failed }
+        var progress = true
+        while progress {
+            progress = false
+            for name in order {
+                let slot = variants[name]!.next
+                guard let deadline = cadence.deadline(slot), now >= deadline else { continue }
+                if fill(name, slot: slot, aligning: false) { progress = true }
+            }
+        }
+        announceMaster()
+    }
+
+    // MARK: Queries
+
+    /// The variants the master lists now, best first; nil until every variant it would list
+    /// has a playlist that answers 200 (at least one entry).
+    public var masterVariants: [String]? {
+        let listed = settings.variants.filter { !(variants[$0]!.failed && settings.onVariantFailure == .gap) }
+        guard !listed.isEmpty, listed.allSatisfy({ variants[$0]!.entries > 0 }) else { return nil }
+        return listed
+    }
+
+    public func isFailed(_ variant: String) -> Bool { variants[variant]?.failed ?? false }
+
+    /// The first slot `variant` has not listed.
+    public func nextSlot(of variant: String) -> Int? { variants[variant]?.next }
+
+    public func entries(of variant: String) -> Int? { variants[variant]?.entries }
+
+    // MARK: Filling
+
+    /// Lists a stand-in, a sibling's copy or a GAP for `slot` as the policies say; false when
+    /// they say to leave it empty. `aligning`: the variant must be brought level with its
+    /// siblings whatever `onLateSegment` says (then a GAP entry stands in for "nothing").
+    @discardableResult
+    private mutating func fill(_ name: String, slot: Int, aligning: Bool) -> Bool {
+        let state = variants[name]!
+        var content: PlannedEntry.Content?
+        if state.failed {
+            switch settings.onVariantFailure {
+            case .sibling:
+                if let sibling = nearestHealthySibling(of: name), variants[sibling]!.next > slot { content = .sibling(sibling) }
+            case .gap:
+                content = .gap
+            case .standin:
+                break
+            }
+        }
+        if content == nil {
+            switch settings.onLateSegment {
+            case .standin: content = .standIn(copy: state.standInsInRow)
+            case .stale: content = aligning ? .gap : nil
+            }
+        }
+        guard let content else { return false }
+        let source: EntrySource
+        let spanClass: String?
+        switch content {
+        case .real: return false
+        case let .sibling(sibling): (source, spanClass) = (.sibling(sibling), DateRange.siblingFillClass)
+        case .standIn: (source, spanClass) = (.standIn, DateRange.standInClass)
+        case .gap: (source, spanClass) = (.gap, nil)
+        }
+        let date = dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) }
+        var dateRanges: [DateRange] = []
+        if let open = state.openSpan, open.classLabel != spanClass {
+            dateRanges.append(.fillSpan(open.classLabel, variantFilled: name, since: open.since, until: date ?? open.since))
+        }
+        if let spanClass, state.openSpan?.classLabel != spanClass, let date {
+            dateRanges.append(.fillSpan(spanClass, variantFilled: name, since: date))
+        }
+        let entry = PlannedEntry(slot: slot, content: content, discontinuity: state.lastSource.map { $0 != source } ?? false,
+                                 dateRanges: dateRanges, programDateTime: date, duration: settings.segmentDuration)
+        commit(entry, source: source, in: name)
+        if let spanClass, variants[name]!.openSpan?.classLabel != spanClass, let date { variants[name]!.openSpan = (spanClass, date) }
+        if spanClass == nil { variants[name]!.openSpan = nil }
+        return true
+    }
+
+    private mutating func commit(_ entry: PlannedEntry, source: EntrySource, in name: String) {
+        sink.list(entry, in: name)
+        var state = variants[name]!
+        state.next = entry.slot + 1
+        state.entries += 1
+        state.lastSource = source
+        if case .standIn = entry.content { state.standInsInRow += 1 } else { state.standInsInRow = 0 }
+        if case .real = entry.content { state.openSpan = nil }
+        variants[name] = state
+    }
+
+    /// The healthy variant closest in the ladder; of two equally close, the lower one (cheaper
+    /// for a player that picked the failed rung for its bandwidth).
+    func nearestHealthySibling(of name: String) -> String? {
+        guard let index = settings.variants.firstIndex(of: name) else { return nil }
+        for distance in 1..<max(settings.variants.count, 1) {
+            for candidate in [index + distance, index - distance] where settings.variants.indices.contains(candidate) {
+                let sibling = settings.variants[candidate]
+                if !variants[sibling]!.failed { return sibling }
+            }
+        }
+        return nil
+    }
+
+    private mutating func announceMaster() {
+        let listing = masterVariants
+        guard let listing, listing != announcedMaster else { return }
+        announcedMaster = listing
+        sink.masterChanged(listing: listing)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import HLSPlaylist
+import StreamPublishing
+
+/// A sink that keeps what the core decided, per variant, so tests read the playlists back.
+final class RecordingSink: PublishingSink {
+    var entries: [String: [PlannedEntry]] = [:]
+    var masters: [[String]] = []
+    var timelines: [StreamTimeline] = []
+
+    func list(_ entry: PlannedEntry, in variant: String) { entries[variant, default: []].append(entry) }
+    func masterChanged(listing variants: [String]) { masters.append(variants) }
+    func timelineChanged(_ timeline: StreamTimeline) { timelines.append(timeline) }
+
+    /// One letter per entry: R real, S stand-in, C sibling copy, G gap; '|' before a discontinuity.
+    func shape(_ variant: String) -> String {
+        (entries[variant] ?? []).map { entry in
+            let letter: String
+            switch entry.content {
+            case .real: letter = "R"
+            case .standIn: letter = "S"
+            case .sibling: letter = "C"
+            case .gap: letter = "G"
+            }
+            return (entry.discontinuity ? "|" : "") + letter
+        }.joined()
+    }
+
+    func slots(_ variant: String) -> [Int] { (entries[variant] ?? []).map(\.slot) }
+}
+
+/// Drives a core the way the server does: segments arrive D apart, ticks every 100 ms.
+struct Drive {
+    var core: SlotPublisher
+    let sink: RecordingSink
+    var now: Double
+    let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+    let d: Double
+
+    init(variants: [String] = ["720p", "360p", "180p"], d: Double = 2, grace: Double = 1, failure: FailedVariantFill = .sibling, late: LateSegmentFill = .standin,
+         restored: SlotPublisher.Restored? = nil, now: Double = 100, wallNow: Date? = nil) {
+        let sink = RecordingSink()
+        self.sink = sink
+        self.d = d
+        self.now = now
+        let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: grace, onVariantFailure: failure, onLateSegment: late)
+        core = SlotPublisher(settings: settings, restored: restored, now: now, wallNow: wallNow ?? Date(timeIntervalSince1970: 1_800_000_000 + now), sink: sink)
+    }
+
+    var wallNow: Date { epoch.addingTimeInterval(now) }
+
+    /// Moves time forward in 100 ms ticks.
+    mutating func advance(_ seconds: Double) {
+        let end = now + seconds
+        while now + 0.1 <= end + 1e-9 {
+            now += 0.1
+            core.tick(now: now)
+        }
+        now = end
+        core.tick(now: now)
+    }
+
+    /// Every named variant delivers `slot` now (capture time D before).
+    @discardableResult
+    mutating func deliver(_ slot: Int, _ variants: [String]) -> [SlotPublisher.Refusal?] {
+        variants.map { core.segmentArrived(variant: $0, slot: slot, duration: d, programDateTime: wallNow.addingTimeInterval(-d), now: now) }
+    }
+}

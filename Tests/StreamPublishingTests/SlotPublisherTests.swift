@@ -1,0 +1,283 @@
+import Foundation
+import HLSPlaylist
+import StreamPublishing
+import Testing
+
+/// Every drill of issue 9 as events and clock moves: what each variant's playlist lists after
+/// each step. Shapes: R real, S stand-in, C sibling copy, G gap, '|' a discontinuity before.
+@Suite struct SlotPublisherTests {
+    let all = ["720p", "360p", "180p"]
+
+    /// A healthy pipeline: one real entry per slot, no fills, master once every rung listed.
+    @Test func healthyStreamListsEveryRealSegment() {
+        var drive = Drive()
+        #expect(drive.core.beginRun(now: drive.now) == 0)
+        #expect(drive.sink.masters.isEmpty, "no master before any media playlist can answer 200")
+        for slot in 0..<5 {
+            drive.advance(2)
+            drive.deliver(slot, all)
+        }
+        drive.advance(0.9)
+        for variant in all { #expect(drive.sink.shape(variant) == "RRRRR") }
+        #expect(drive.sink.masters == [all])
+    }
+
+    /// The master waits for the slowest rung's first segment: until then its media playlist
+    /// answers 503, and a player that opened it from the master would fail.
+    @Test func masterWaitsForEveryRungsFirstEntry() {
+        var drive = Drive()
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, ["360p", "180p"])
+        #expect(drive.core.masterVariants == nil)
+        #expect(drive.sink.masters.isEmpty)
+        drive.advance(0.3)
+        drive.deliver(0, ["720p"])
+        #expect(drive.sink.masters == [all])
+    }
+
+    /// A stalled pipeline: every variant gets a stand-in at each slot's deadline (due + grace),
+    /// one per D, framed by discontinuities and a date range of Sideline's CLASS; when a new
+    /// run delivers, it follows a discontinuity and the span closes.
+    @Test func stallIsFilledWithStandInsOnCadence() {
+        var drive = Drive()
+        _ = drive.core.beginRun(now: drive.now)
+        for slot in 0..<3 {
+            drive.advance(2)
+            drive.deliver(slot, all)
+        }
+        // Slot 3 is due at +2 s; the grace is 1 s: nothing at 2.9 s, a stand-in by 3.0 s.
+        drive.advance(2.9)
+        #expect(drive.sink.shape("720p") == "RRR")
+        drive.advance(0.1)
+        #expect(drive.sink.shape("720p") == "RRR|S")
+        // Five more seconds: slots 4 and 5 (deadlines at +5 and +7 from slot 2's arrival).
+        drive.advance(4)
+        #expect(drive.sink.shape("720p") == "RRR|SSS")
+        #expect(drive.sink.slots("720p") == [0, 1, 2, 3, 4, 5])
+        let opening = drive.sink.entries["720p"]![3]
+        #expect(opening.dateRanges.count == 1)
+        #expect(opening.dateRanges[0].classLabel == DateRange.standInClass)
+        #expect(opening.dateRanges[0].endDate == nil)
+        #expect(drive.sink.entries["720p"]![4].content == .standIn(copy: 1), "copies counted for continuity counters")
+        // The stand-ins are dated on from the last real segment, D apart.
+        let dates = drive.sink.entries["720p"]!.compactMap(\.programDateTime)
+        for (a, b) in zip(dates, dates.dropFirst()) { #expect(abs(b.timeIntervalSince(a) - 2) < 1e-6) }
+
+        // The watchdog starts a new pipeline at 113 s: slot 6 (112..114 s) began before it, so
+        // it could not be delivered by its deadline; the pipeline starts at slot 7 and slot 6
+        // gets its stand-in at 115 s.
+        let first = drive.core.beginRun(now: drive.now)
+        #expect(first == 7)
+        drive.advance(2.5)
+        drive.deliver(first, all)
+        #expect(drive.sink.shape("720p") == "RRR|SSSS|R")
+        #expect(drive.sink.slots("720p") == Array(0...7))
+        let closing = drive.sink.entries["720p"]!.last!.dateRanges
+        #expect(closing.count == 1 && closing[0].id == opening.dateRanges[0].id && closing[0].endDate != nil)
+    }
+
+    /// A real segment that arrives after its slot was filled is dropped, never listed over it.
+    @Test func lateRealSegmentIsNotPublishedOverItsStandIn() {
+        var drive = Drive()
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, all)
+        drive.advance(3.2)
+        #expect(drive.sink.shape("360p") == "R|S")
+        #expect(drive.deliver(1, ["360p"]) == [.slotFilled(slot: 1)])
+        #expect(drive.sink.shape("360p") == "R|S")
+        // The next one is in time again.
+        drive.advance(0.5)
+        #expect(drive.deliver(2, ["360p"]) == [nil])
+        #expect(drive.sink.shape("360p") == "R|S|R")
+    }
+
+    /// One variant's encoder fails: by default its slots carry its nearest healthy sibling's
+    /// segments (the lower one of two equally near) as soon as the sibling lists them; the
+    /// master keeps listing it; its own first segment back follows a discontinuity.
+    @Test func failedVariantCarriesItsSiblingsSegments() {
+        var drive = Drive()
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, all)
+        drive.advance(2)
+        drive.deliver(1, ["720p", "180p"])
+        drive.core.variantFailed("360p")
+        drive.deliver(1, ["360p"]) // too late: the failure filled slot 1 already
+        #expect(drive.sink.shape("360p") == "R|C")
+        #expect(drive.sink.entries["360p"]![1].content == .sibling("180p"))
+        for slot in 2..<4 {
+            drive.advance(2)
+            drive.deliver(slot, ["720p", "180p"])
+        }
+        #expect(drive.sink.shape("360p") == "R|CCC")
+        #expect(drive.sink.entries["360p"]![1].dateRanges.first?.classLabel == DateRange.siblingFillClass)
+        #expect(drive.sink.masters == [all], "the failed rung stays in the master: it plays")
+        drive.advance(2)
+        drive.deliver(4, all)
+        #expect(drive.sink.shape("360p") == "R|CCC|R")
+        #expect(!drive.core.isFailed("360p"))
+        // Slots stay aligned across the ladder.
+        #expect(drive.sink.slots("360p") == drive.sink.slots("720p"))
+    }
+
+    /// Apple's semantics by configuration: GAP entries in step, the master leaves it out.
+    @Test func gapPolicyListsGapsAndLeavesTheMasterWithoutTheVariant() {
+        var drive = Drive(failure: .gap)
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, all)
+        drive.core.variantFailed("720p")
+        #expect(drive.sink.masters.last == ["360p", "180p"])
+        for slot in 1..<3 {
+            drive.advance(2)
+            drive.deliver(slot, ["360p", "180p"])
+        }
+        #expect(drive.sink.shape("720p") == "R|GG")
+        drive.advance(2)
+        drive.deliver(3, all)
+        #expect(drive.sink.shape("720p") == "R|GG|R")
+        #expect(drive.sink.masters.last == all)
+    }
+
+    /// `on_variant_failure: standin`: the failed rung shows its own card at each deadline.
+    @Test func standInPolicyForAFailedVariant() {
+        var drive = Drive(failure: .standin)
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, all)
+        drive.core.variantFailed("720p")
+        drive.advance(2)
+        drive.deliver(1, ["360p", "180p"])
+        #expect(drive.sink.shape("720p") == "R")
+        drive.advance(1)
+        #expect(drive.sink.shape("720p") == "R|S")
+    }
+
+    /// With every rung failed there is no sibling: stand-ins.
+    @Test func noHealthySiblingFallsBackToStandIns() {
+        var drive = Drive(variants: ["360p", "180p"])
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, ["360p", "180p"])
+        drive.core.variantFailed("360p")
+        drive.core.variantFailed("180p")
+        drive.advance(3)
+        #expect(drive.sink.shape("360p") == "R|S")
+        #expect(drive.sink.shape("180p") == "R|S")
+    }
+
+    /// `on_late_segment: stale`: nothing fills a stall, and the new run skips the empty slots
+    /// (a new run of the timeline, persisted) instead of going back.
+    @Test func stalePolicyLeavesSlotsEmptyAndSkipsThem() {
+        var drive = Drive(late: .stale)
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, all)
+        drive.advance(12)
+        #expect(drive.sink.shape("720p") == "R")
+        let first = drive.core.beginRun(now: drive.now)
+        #expect(first == 7)
+        #expect(drive.sink.timelines.last == StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: 0), .init(firstEntry: 1, firstSlot: 7)]))
+        drive.advance(2)
+        drive.deliver(first, all)
+        #expect(drive.sink.shape("720p") == "R|R")
+        #expect(drive.core.timeline.slot(ofEntry: 1) == 7)
+    }
+
+    /// A pipeline abandoned mid-slot leaves one rung a step behind: the next run brings it level.
+    @Test func newRunBringsLaggingVariantsLevel() {
+        var drive = Drive()
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, all)
+        drive.advance(2)
+        drive.deliver(1, ["360p", "180p"])
+        let first = drive.core.beginRun(now: drive.now)
+        #expect(drive.sink.slots("720p") == [0, 1])
+        #expect(drive.sink.shape("720p") == "R|S")
+        #expect(first == 2)
+    }
+
+    /// kill -9 and restart 1 s later: the timeline continues from the recorded end plus the
+    /// time that passed, stand-ins hold the cadence until the pipeline delivers, and the
+    /// restored entries are followed by a discontinuity.
+    @Test func restartedProcessContinuesTheTimeline() {
+        let lastDate = Date(timeIntervalSince1970: 1_800_000_000 + 50)
+        let restored = SlotPublisher.Restored(entries: 25, timeline: StreamTimeline(), lastProgramDateTime: lastDate, lastDuration: 2)
+        // The recording ended at wall 52; the process starts at wall 53.
+        var drive = Drive(restored: restored, now: 53)
+        #expect(drive.sink.masters == [all], "a restored recording is listed at once")
+        #expect(drive.core.nextSlot(of: "720p") == 26, "slot 25 began at 52, before now - grace/2")
+        let first = drive.core.beginRun(now: drive.now)
+        #expect(first == 26)
+        #expect(drive.sink.timelines.last?.slot(ofEntry: 25) == 26)
+        // The camera is down: slot 26 (54..56) gets a stand-in at 57.
+        drive.advance(3.9)
+        #expect(drive.sink.shape("720p") == "")
+        drive.advance(0.2)
+        #expect(drive.sink.shape("720p") == "|S")
+        #expect(drive.sink.entries["720p"]![0].programDateTime == Date(timeIntervalSince1970: 1_800_000_000 + 54))
+        // A pipeline opened at 57.1 s cannot deliver slot 27 (56..58 s) by its deadline.
+        let second = drive.core.beginRun(now: drive.now)
+        #expect(second == 28)
+    }
+
+    /// A long outage of the server: the slots it was down for are skipped, not filled.
+    @Test func restartAfterHoursSkipsInsteadOfFilling() {
+        let lastDate = Date(timeIntervalSince1970: 1_800_000_000)
+        let restored = SlotPublisher.Restored(entries: 10, timeline: StreamTimeline(), lastProgramDateTime: lastDate, lastDuration: 2)
+        var drive = Drive(restored: restored, now: 7200)
+        // The recording ended at wall 2 s; slot 3609 starts at 2 + 3599 x 2 = 7200 s, now.
+        #expect(drive.core.nextSlot(of: "360p") == 3609)
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(10)
+        #expect(drive.sink.entries["360p"]!.count <= 5)
+    }
+}
+
+@Suite struct StreamTimelineTests {
+    @Test func entriesMapToSlotsAcrossRuns() throws {
+        var timeline = StreamTimeline()
+        #expect(timeline.slot(ofEntry: 9) == 9)
+        timeline.skip(toSlot: 40, atEntry: 10)
+        #expect(timeline.slot(ofEntry: 10) == 40)
+        #expect(timeline.slot(ofEntry: 12) == 42)
+        #expect(timeline.slot(ofEntry: 3) == 3)
+        #expect(timeline.entry(ofSlot: 41) == 11)
+        let data = try JSONEncoder().encode(timeline)
+        #expect(try JSONDecoder().decode(StreamTimeline.self, from: data) == timeline)
+    }
+}
+
+@Suite struct BackoffTests {
+    @Test func doublesUpToTheMaximumAndResets() {
+        var backoff = Backoff(first: 1, maximum: 30)
+        #expect(backoff.isDue(at: 0))
+        let waits = (0..<7).map { _ in backoff.failed(at: 0) }
+        #expect(waits == [1, 2, 4, 8, 16, 30, 30])
+        #expect(!backoff.isDue(at: 29.9))
+        #expect(backoff.isDue(at: 30))
+        backoff.succeeded()
+        #expect(backoff.failed(at: 100) == 1)
+        #expect(Backoff.inputReconnect.first == 0.5 && Backoff.inputReconnect.maximum == 8)
+    }
+}
+
+@Suite struct WatchdogRuleTests {
+    let rule = WatchdogRule(timeout: 5, segmentDuration: 2)
+
+    @Test func firstSegmentGetsOneSegmentMore() {
+        #expect(rule.stuckFor(startedAt: 0, lastAccepted: nil, now: 6.9) == nil)
+        #expect(rule.stuckFor(startedAt: 0, lastAccepted: nil, now: 7.1) != nil)
+    }
+
+    @Test func quietAfterASegmentCounts() {
+        #expect(rule.stuckFor(startedAt: 0, lastAccepted: 10, now: 14.9) == nil)
+        #expect(rule.stuckFor(startedAt: 0, lastAccepted: 10, now: 15.1) != nil)
+        // A segment accepted before this run started does not count for it.
+        #expect(rule.stuckFor(startedAt: 20, lastAccepted: 10, now: 26) == nil)
+        #expect(WatchdogRule(timeout: 0, segmentDuration: 2).stuckFor(startedAt: 0, lastAccepted: nil, now: 1000) == nil)
+    }
+}
