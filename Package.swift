@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "StreamPublishing", dependencies: ["HLSPlaylist"]),
         .target(
             name: "SidelineConfig",
-            dependencies: [.product(name: "Yams", package: "Yams")]
+            dependencies: ["StreamPublishing", .product(name: "Yams", package: "Yams")]
         ),
         // The only module that holds FFmpeg pointers.
         .target(

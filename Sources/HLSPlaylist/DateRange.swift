@@ -20,6 +20,10 @@ public struct DateRange: Sendable, Equatable {
 
     /// The CLASS of an input outage.
     public static let inputLostClass = "com.sideline.input-lost"
+    /// The CLASS of a span whose slots a variant's stand-in card filled (late segments).
+    public static let standInClass = "com.sideline.stand-in"
+    /// The CLASS of a span where a failed variant carries a sibling's segments.
+    public static let siblingFillClass = "com.sideline.sibling-fill"
 
     /// One outage, named by when it began (unique within a stream).
     public static func inputLost(since start: Date, until end: Date? = nil) -> DateRange {

@@ -21,7 +21,8 @@ final class AudioCaptureStage {
     /// When the pipeline's first output frame of video was captured; set by the input thread.
     let videoOrigin = Mutex<ContinuousClock.Instant?>(nil)
     /// Output time of that frame (seconds): where the pipeline's run starts on the timeline.
-    private let timelineStart: Double
+    /// Set before the capture thread starts.
+    var timelineStart: Double
     private let stopRequested = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     private var thread: Thread?

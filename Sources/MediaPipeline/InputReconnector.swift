@@ -1,9 +1,10 @@
 import Foundation
 import Logging
+import StreamPublishing
 import Synchronization
 
-/// Reopens a lost live input on a thread of its own, with exponential backoff (0.5 s doubling
-/// to 8 s between attempts), while the input thread keeps the slate on air. The input thread
+/// Reopens a lost live input on a thread of its own, with exponential backoff
+/// (`Backoff.inputReconnect`: 0.5 s doubling to 8 s between attempts), while the input thread keeps the slate on air. The input thread
 /// takes the opened input when it is ready to switch (at a segment boundary).
 ///
 /// Why `@unchecked Sendable` is sound: the opened `MediaInput` is created on the reconnect
@@ -17,8 +18,6 @@ final class InputReconnector: @unchecked Sendable {
     /// True while a drill holds the input down: attempts fail as if the camera were still gone.
     private let isHeldDown: @Sendable () -> Bool
     private let logger: Logger
-    static let firstWait = 0.5
-    static let longestWait = 8.0
 
     init(logger: Logger, isHeldDown: @escaping @Sendable () -> Bool, open: @escaping () throws(PipelineError) -> MediaInput) {
         self.logger = logger
@@ -46,7 +45,7 @@ final class InputReconnector: @unchecked Sendable {
     }
 
     private func run() {
-        var wait = Self.firstWait
+        var backoff = Backoff.inputReconnect
         var attempt = 0
         while !cancelled.load(ordering: .relaxed) {
             attempt += 1
@@ -59,12 +58,10 @@ final class InputReconnector: @unchecked Sendable {
                 return
             } catch {
                 if attempt == 1 || attempt % 10 == 0 {
-                    logger.warning("input still lost; retrying", metadata: ["attempt": "\(attempt)", "next-in-seconds": "\(wait)", "error": "\(error)"])
+                    logger.warning("input still lost; retrying", metadata: ["attempt": "\(attempt)", "next-in-seconds": "\(backoff.nextDelay)", "error": "\(error)"])
                 }
             }
-            let until = ContinuousClock.now + .milliseconds(Int64(wait * 1000))
-            while ContinuousClock.now < until && !cancelled.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.05) }
-            wait = min(wait * 2, Self.longestWait)
+            backoff.waitAfterFailure { cancelled.load(ordering: .relaxed) }
         }
     }
 }

@@ -26,8 +26,8 @@ final class InputStage {
     private var lastVideoWall: ContinuousClock.Instant?
 
     private var conformer: FrameRateConformer
-    /// The output frame the pipeline starts at (see `PipelineConfiguration.firstSegment`).
-    private let firstFrame: Int64
+    /// The output frame the pipeline starts at (see `begin(atSegment:)`).
+    private var firstFrame: Int64
     /// Input time (seconds) of the first decoded video frame: output time 0.
     private var origin: Double?
     /// Output time at which the current pass over a looped file starts.
@@ -63,6 +63,14 @@ final class InputStage {
         // time, or a live source, may not.
         let live = configuration.realtime || !input.kind.needsPacing
         self.feedPolicy = FeedPolicy.forInput(live: live, capacity: workers.first?.queue.capacity ?? 8)
+    }
+
+    /// Places the pipeline's first frame at the start of timeline slot `segment`. Called before
+    /// `run()`, on the thread that hands the stage to the input thread.
+    func begin(atSegment segment: Int) {
+        firstFrame = clock.firstFrame(ofSegment: segment)
+        conformer = FrameRateConformer(frameRate: configuration.frameRate, startIndex: firstFrame)
+        audioCapture?.timelineStart = configuration.frameRate.time(ofFrame: firstFrame)
     }
 
     /// Reads until the input ends (and does not loop), fails, or the pipeline stops; then sends

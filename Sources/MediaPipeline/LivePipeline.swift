@@ -77,9 +77,12 @@ public final class LivePipeline: Sendable {
     /// Whether the input carries audio that will be encoded.
     public var hasAudio: Bool { stage.hasAudio }
 
-    /// Starts the threads. Call once.
-    public func start() {
+    /// Starts the threads, with the first segment at timeline slot `segment` (the stream's
+    /// next free slot, so timestamps continue the recording's; `configuration.firstSegment`
+    /// when nil). Call once.
+    public func start(atSegment segment: Int? = nil) {
         guard let stage = stage.take() else { return }
+        stage.begin(atSegment: segment ?? configuration.firstSegment)
         let onEvent = self.onEvent
         let shared = self.shared
         let done = self.done

@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import HLSPlaylist
 import Logging
+import StreamPublishing
 import Synchronization
 
 /// What the input thread sends to a variant's thread.
@@ -44,10 +45,6 @@ final class VariantWorker {
     var simulatedEncodeDelay: Double = 0
     /// Failures the operator asked for (`PipelineDrills`).
     var drills: PipelineDrills?
-    /// Seconds before the first attempt to set up a failed encoder again; doubled after each
-    /// failed attempt up to `maximumRecoveryDelay`.
-    static let firstRecoveryDelay = 1.0
-    static let maximumRecoveryDelay = 30.0
 
     init(spec: VariantSpec, clock: SegmentClock, audio: AudioEncoder?, logger: Logger,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
@@ -125,8 +122,9 @@ final class VariantWorker {
     /// setting up a new encoder with backoff, then returns the first frame of the next segment,
     /// where the new encoder starts. Nil when the input ends first.
     private func recover() -> VariantMessage? {
-        var delay = Self.firstRecoveryDelay
-        var retryAt = ContinuousClock.now + .milliseconds(Int64(delay * 1000))
+        // The first attempt comes one wait after the failure; then `Backoff.encoderRecovery`.
+        var backoff = Backoff.encoderRecovery
+        backoff.failed(at: Backoff.monotonicNow())
         var ready = false
         while let message = queue.take() {
             guard case let .video(_, index, _) = message else {
@@ -137,16 +135,15 @@ final class VariantWorker {
                 continue
             }
             if !ready {
-                guard ContinuousClock.now >= retryAt else { continue }
+                guard backoff.isDue(at: Backoff.monotonicNow()) else { continue }
                 do {
                     try rebuildEncoder()
                     ready = true
                 } catch {
                     logger.warning("variant encoder cannot be set up again yet", metadata: [
-                        "variant": "\(spec.name)", "error": "\(error)", "retry-in-seconds": "\(DecimalFormat.compact(delay * 2))",
+                        "variant": "\(spec.name)", "error": "\(error)", "retry-in-seconds": "\(DecimalFormat.compact(backoff.nextDelay))",
                     ])
-                    delay = min(delay * 2, Self.maximumRecoveryDelay)
-                    retryAt = ContinuousClock.now + .milliseconds(Int64(delay * 1000))
+                    backoff.failed(at: Backoff.monotonicNow())
                     continue
                 }
             }

@@ -37,6 +37,30 @@ public enum AtomicFile {
         try write(Array(text.utf8), to: path)
     }
 
+    /// Makes `path` a second name of the existing file `source` (a hard link: no byte is
+    /// copied, and the file stays as long as either name does), replacing what `path` was;
+    /// across file systems, a copy written as above. Returns the file's size.
+    @discardableResult
+    public static func link(_ source: String, to path: String) throws(StoreError) -> Int {
+        var status = stat()
+        guard stat(source, &status) == 0 else { throw .writeFailed(path: path, reason: "cannot read \(source): \(StoreError.errnoText())") }
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = "\(directory)/\(temporaryPrefix)\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        if Foundation.link(source, temporary) == 0 {
+            guard rename(temporary, path) == 0 else {
+                let reason = StoreError.errnoText()
+                unlink(temporary)
+                throw .writeFailed(path: path, reason: "rename: \(reason)")
+            }
+            return Int(status.st_size)
+        }
+        guard errno == EXDEV, let data = FileManager.default.contents(atPath: source) else {
+            throw .writeFailed(path: path, reason: "link \(source): \(StoreError.errnoText())")
+        }
+        try write([UInt8](data), to: path)
+        return data.count
+    }
+
     private static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < buffer.count {

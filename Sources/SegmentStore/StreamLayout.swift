@@ -19,6 +19,8 @@ public struct StreamLayout: Sendable, Equatable {
 
     public var streamDirectory: String { "\(dataDirectory)/\(stream)" }
     public var masterPlaylistPath: String { "\(streamDirectory)/\(Self.masterPlaylistName)" }
+    /// Which timeline slot each playlist entry is (`StreamTimeline`, JSON).
+    public var timelinePath: String { "\(streamDirectory)/timeline.json" }
     public func variantDirectory(_ variant: String) -> String { "\(streamDirectory)/\(variant)" }
     public func mediaPlaylistPath(_ variant: String) -> String { "\(variantDirectory(variant))/\(Self.mediaPlaylistName)" }
     public func iFramePlaylistPath(_ variant: String) -> String { "\(variantDirectory(variant))/\(Self.iFramePlaylistName)" }

@@ -121,23 +121,53 @@ public final class VariantRecorder: Sendable {
     }
 
     /// `dateRanges` go just before the entry; `discontinuity` forces EXT-X-DISCONTINUITY (the
-    /// first segment after an outage).
+    /// first segment after an outage), as does a break noted before (`breakContinuity`).
     public func record(_ segment: EncodedSegment, dateRanges: [DateRange] = [], discontinuity: Bool = false) -> Recorded {
+        let needed = state.withLock { $0.nextNeedsDiscontinuity }
+        return list(.bytes(segment.bytes, keyframeRanges: segment.keyframeRanges), duration: segment.duration, programDateTime: segment.programDateTime,
+                    discontinuity: segment.discontinuity || discontinuity || needed, dateRanges: dateRanges)
+    }
+
+    /// What an entry's file is made of.
+    public enum Body: Sendable {
+        /// Bytes to write as the segment (and where its IDRs are, for the I-frame playlist).
+        case bytes([UInt8], keyframeRanges: [Range<Int>])
+        /// An existing segment file (a sibling variant's) to list under this variant's name:
+        /// hard-linked, so no byte is copied; copied only across file systems.
+        case file(path: String, keyframe: MediaSegment.ByteRange?)
+        /// No file: an EXT-X-GAP entry.
+        case gap
+    }
+
+    /// Lists one entry exactly as given (the publishing core has decided its seams): the file
+    /// is written first, then the playlist that names it. A file that cannot be written is
+    /// listed as EXT-X-GAP instead.
+    public func list(_ body: Body, duration: Double, programDateTime: Date?, discontinuity: Bool, dateRanges: [DateRange]) -> Recorded {
         state.withLock { (state: inout State) -> Recorded in
             let sequence = state.playlist.playlist.mediaSequence + state.playlist.playlist.segments.count
             let name = StreamLayout.segmentName(sequence: sequence)
+            let path = layout.segmentPath(variant, name)
             var diskError: StoreError?
-            var written = true
+            var size = 0
+            var keyframe: MediaSegment.ByteRange?
             do throws(StoreError) {
-                try AtomicFile.write(segment.bytes, to: layout.segmentPath(variant, name))
+                switch body {
+                case let .bytes(bytes, ranges):
+                    try AtomicFile.write(bytes, to: path)
+                    size = bytes.count
+                    keyframe = ranges.first.map { .init(length: $0.count, offset: $0.lowerBound) }
+                case let .file(source, range):
+                    size = try AtomicFile.link(source, to: path)
+                    keyframe = range
+                case .gap:
+                    break
+                }
             } catch {
                 diskError = error
-                written = false
             }
-            let entry = MediaSegment(
-                uri: name, duration: segment.duration, programDateTime: segment.programDateTime,
-                discontinuity: segment.discontinuity || discontinuity || state.nextNeedsDiscontinuity, gap: !written, dateRanges: dateRanges
-            )
+            let written: Bool
+            if case .gap = body { written = false } else { written = diskError == nil }
+            let entry = MediaSegment(uri: name, duration: duration, programDateTime: programDateTime, discontinuity: discontinuity, gap: !written, dateRanges: dateRanges)
             state.playlist.append(entry)
             state.nextNeedsDiscontinuity = false
             let text = state.playlist.text
@@ -146,11 +176,11 @@ public final class VariantRecorder: Sendable {
             } catch {
                 diskError = diskError ?? error
             }
-            if written, let idr = segment.keyframeRanges.first {
+            if written, let keyframe {
                 var iFrame = entry
                 iFrame.programDateTime = nil
                 iFrame.dateRanges = []
-                iFrame.byteRange = .init(length: idr.count, offset: idr.lowerBound)
+                iFrame.byteRange = keyframe
                 state.iFrames.append(iFrame)
                 do throws(StoreError) {
                     try AtomicFile.write(state.iFrames.text, to: layout.iFramePlaylistPath(variant))
@@ -158,9 +188,14 @@ public final class VariantRecorder: Sendable {
                     diskError = diskError ?? error
                 }
             }
-            return Recorded(name: name, sequence: sequence, size: written ? segment.bytes.count : 0, playlistText: text,
+            return Recorded(name: name, sequence: sequence, size: written ? size : 0, playlistText: text,
                             iFramePlaylistText: state.iFrames.text, segment: entry, segmentWritten: written, diskError: diskError)
         }
+    }
+
+    /// Where segment `name`'s IDR is (its I-frame entry), if it has one.
+    public func keyframeRange(ofSegment name: String) -> MediaSegment.ByteRange? {
+        state.withLock { $0.iFrames.playlist.segments.last { $0.uri == name }?.byteRange }
     }
 
     /// Closes the playlist with EXT-X-ENDLIST. Returns the final text.

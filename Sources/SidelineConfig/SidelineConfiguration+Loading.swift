@@ -1,4 +1,5 @@
 import Foundation
+import StreamPublishing
 import Yams
 
 extension SidelineConfiguration {
@@ -106,6 +107,15 @@ extension SidelineConfiguration {
         if let policy = try stream.string("on_input_loss", matching: { policies.contains($0) }, expected: policies.joined(separator: ", ")) {
             settings.onInputLoss = InputLossPolicy(rawValue: policy)!
         }
+        let fills = FailedVariantFill.allCases.map(\.rawValue)
+        if let fill = try stream.string("on_variant_failure", matching: { fills.contains($0) }, expected: fills.joined(separator: ", ")) {
+            settings.onVariantFailure = FailedVariantFill(rawValue: fill)!
+        }
+        let lates = LateSegmentFill.allCases.map(\.rawValue)
+        if let late = try stream.string("on_late_segment", matching: { lates.contains($0) }, expected: lates.joined(separator: ", ")) {
+            settings.onLateSegment = LateSegmentFill(rawValue: late)!
+        }
+        settings.lateGrace = try stream.double("late_grace", in: 0.1...30) ?? settings.lateGrace
         let quotable = "text without double quotes or line breaks (it goes in a quoted playlist attribute)"
         let isQuotable: (String) -> Bool = { !$0.contains { c in c == "\"" || c == "\n" || c == "\r" || c == "\r\n" } }
         settings.title = try stream.string("title", matching: isQuotable, expected: quotable) ?? settings.title

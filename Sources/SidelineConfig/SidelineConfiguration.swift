@@ -1,3 +1,5 @@
+import StreamPublishing
+
 /// Everything `sideline serve` needs to know. `Config/sideline.yaml` documents every key and
 /// holds exactly these defaults (a test decodes it and compares).
 public struct SidelineConfiguration: Sendable, Equatable {
@@ -149,6 +151,12 @@ public struct StreamSettings: Sendable, Equatable {
     public var watchdogTimeout: Double = 5
     /// `stream.on_input_loss`: what the playlists carry while a camera or feed is lost.
     public var onInputLoss: InputLossPolicy = .slate
+    /// `stream.on_variant_failure`: what fills a failed variant's slots.
+    public var onVariantFailure: FailedVariantFill = .sibling
+    /// `stream.on_late_segment`: what fills a slot whose segment is late (stall, restart).
+    public var onLateSegment: LateSegmentFill = .standin
+    /// `stream.late_grace`: seconds past its due time a slot waits for its real segment.
+    public var lateGrace: Double = SlotPublisher.defaultGrace
     /// `stream.title`, `stream.description`, `stream.keywords`: EXT-X-SESSION-DATA of the
     /// master playlist (empty: left out).
     public var title: String

@@ -44,7 +44,7 @@ public struct PlannedEntry: Sendable, Equatable {
 }
 
 /// Where the core writes: a recorder and registry in the server, a list in tests.
-public protocol PublishingSink: AnyObject {
+public protocol PublishingSink: AnyObject, Sendable {
     /// List `entry` in `variant`'s playlist (segment first, then the playlist).
     func list(_ entry: PlannedEntry, in variant: String)
     /// The variants the master should list now, best first (none until every listed
@@ -55,11 +55,6 @@ public protocol PublishingSink: AnyObject {
 }
 
 extension DateRange {
-    /// CLASS of a span filled with stand-in cards.
-    public static let standInClass = "com.sideline.stand-in"
-    /// CLASS of a span where a failed variant carries a sibling's segments.
-    public static let siblingFillClass = "com.sideline.sibling-fill"
-
     static func fillSpan(_ classLabel: String, variantFilled: String, since start: Date, until end: Date? = nil) -> DateRange {
         let prefix = classLabel == standInClass ? "stand-in" : "sibling-fill"
         return DateRange(id: "\(prefix)-\(variantFilled)-" + ProgramDateTime.format(start), classLabel: classLabel, startDate: start, endDate: end)

@@ -17,7 +17,7 @@ import HLSPlaylist
 ///
 /// Not thread-safe: the owner serialises calls (one lock per stream). Calls into the sink
 /// happen inside the calling method, in order.
-public struct SlotPublisher {
+public struct SlotPublisher: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Variant names, best first: "nearest sibling" is by ladder position.
         public var variants: [String]
@@ -77,6 +77,8 @@ public struct SlotPublisher {
         var standInsInRow = 0
         /// The fill span open after the last entry: its CLASS and when it began.
         var openSpan: (classLabel: String, since: Date)?
+        /// Slots were skipped after the last entry: the next one follows a timestamp jump.
+        var skipped = false
     }
 
     public let settings: Settings
@@ -92,6 +94,10 @@ public struct SlotPublisher {
     public private(set) var runStartedAt: Double?
     public private(set) var lastAccepted: Double?
     private var announcedMaster: [String]?
+    /// While true, late slots are left empty: the stream is meant to go stale (an input
+    /// outage with `on_input_loss: stale`). The next real segment ends the hold and starts a
+    /// new run of the timeline after the empty slots instead of filling them.
+    public var holding = false
 
     /// `now`, `wallNow`: the monotonic and wall clocks at the same instant.
     public init(settings: Settings, restored: Restored? = nil, now: Double, wallNow: Date, sink: any PublishingSink) {
@@ -134,7 +140,10 @@ public struct SlotPublisher {
         if first > level && settings.onLateSegment == .stale {
             let entries = variants[settings.variants[0]]!.entries
             timeline.skip(toSlot: first, atEntry: entries)
-            for name in settings.variants { variants[name]!.next = first }
+            for name in settings.variants {
+                variants[name]!.next = first
+                variants[name]!.skipped = true
+            }
             sink.timelineChanged(timeline)
         }
         run += 1
@@ -148,6 +157,17 @@ public struct SlotPublisher {
     public mutating func segmentArrived(variant name: String, slot: Int, duration: Double, programDateTime: Date, now: Double) -> Refusal? {
         guard var state = variants[name] else { return .unknownVariant }
         guard slot >= state.next else { return .slotFilled(slot: slot) }
+        let level = state.next
+        if slot > level && (holding || settings.onLateSegment == .stale) && variants.values.allSatisfy({ $0.next == level }) {
+            // Nothing filled the empty slots, on purpose: skip them.
+            timeline.skip(toSlot: slot, atEntry: state.entries)
+            for other in settings.variants {
+                variants[other]!.next = slot
+                variants[other]!.skipped = true
+            }
+            sink.timelineChanged(timeline)
+        }
+        holding = false
         while variants[name]!.next < slot { fill(name, slot: variants[name]!.next, aligning: true) }
         state = variants[name]!
         if state.failed {
@@ -189,6 +209,7 @@ public struct SlotPublisher {
 
     /// Fills every slot whose deadline has passed by `now`. Call often (every 100 ms or so).
     public mutating func tick(now: Double) {
+        guard !holding else { return }
         // Healthy variants first, so a failed one's sibling has listed the slot if it can.
         let order = settings.variants.filter { !variants[$0]!.failed } + settings.variants.filter { variants[$0]!.failed }
         var progress = true
@@ -271,8 +292,11 @@ public struct SlotPublisher {
     }
 
     private mutating func commit(_ entry: PlannedEntry, source: EntrySource, in name: String) {
-        sink.list(entry, in: name)
+        var entry = entry
         var state = variants[name]!
+        if state.skipped && state.entries > 0 { entry.discontinuity = true }
+        state.skipped = false
+        sink.list(entry, in: name)
         state.next = entry.slot + 1
         state.entries += 1
         state.lastSource = source

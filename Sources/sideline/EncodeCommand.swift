@@ -34,8 +34,9 @@ struct EncodeCommand: AsyncParsableCommand {
             let logger = Logger(label: "sideline")
             let opened = try plan.openPipeline(logger: logger)
             let pipeline = opened.pipeline
-            let publisher = try plan.makePublisher(for: opened, registry: StreamRegistry(), logger: logger)
-            pipeline.start()
+            // No stand-ins: encode runs faster than real time, so no slot is ever late.
+            let (publisher, firstSlot) = try plan.makePublisher(for: opened, registry: StreamRegistry(), withStandIns: false, logger: logger)
+            pipeline.start(atSegment: firstSlot)
             let limiter = Task {
                 guard let limit = mediaLimit else { return }
                 while !Task.isCancelled, pipeline.statistics.mediaTime < limit {

@@ -3,6 +3,7 @@ import HLSPlaylist
 import Logging
 import MediaPipeline
 import ServiceLifecycle
+import StreamPublishing
 import Synchronization
 
 /// Runs one stream's pipeline as a service of the process: starts it with the server, and on
@@ -29,21 +30,27 @@ final class PipelineService: Service, Sendable {
         var opening = false
     }
 
-    /// A started (or ready) pipeline and what the watchdog knows of it.
+    /// A started (or ready) pipeline, and the timeline slot it starts at.
     private struct CurrentRun {
         let pipeline: LivePipeline
         let events: EventForwarder
-        let installed: ContinuousClock.Instant
+        let firstSlot: Int
     }
 
     /// `opened`: a pipeline opened before serving (a new stream must fail before anything is
     /// served); nil for a recorded stream, which is served first and opened by `run()`.
-    init(plan: ServePlan, publisher: StreamPublisher, opened: OpenedPipeline?, logger: Logger) {
+    /// `opened`: with the slot `ServePlan.makePublisher(for:)` chose for it.
+    init(plan: ServePlan, publisher: StreamPublisher, opened: (OpenedPipeline, firstSlot: Int)?, logger: Logger) {
         self.plan = plan
         self.publisher = publisher
         self.logger = logger
-        if let opened { install(opened) }
+        self.watchdog = WatchdogRule(timeout: plan.stream.watchdogTimeout, segmentDuration: plan.configuration.segmentDuration)
+        if let (opened, first) = opened {
+            state.withLock { $0.current = CurrentRun(pipeline: opened.pipeline, events: opened.events, firstSlot: first) }
+        }
     }
+
+    private let watchdog: WatchdogRule
 
     /// The pipeline running now; nil while one is being opened.
     var pipeline: LivePipeline? { state.withLock { $0.current?.pipeline } }
@@ -85,8 +92,10 @@ final class PipelineService: Service, Sendable {
     }
 
     func run() async throws {
-        if let pipeline = self.pipeline {
-            pipeline.start()
+        publisher.startTicking()
+        defer { publisher.stopTicking() }
+        if let run = state.withLock({ $0.current }) {
+            run.pipeline.start(atSegment: run.firstSlot)
         } else {
             openInBackground(reason: "recorded stream: serving its recording while the input is opened")
         }
@@ -112,11 +121,13 @@ final class PipelineService: Service, Sendable {
 
     // MARK: Opening and restarting
 
-    /// Connects an opened pipeline to the publisher and makes it the current one.
-    private func install(_ opened: OpenedPipeline) {
-        publisher.beginRun(of: opened.pipeline)
+    /// Connects an opened pipeline to the publisher, makes it the current one and starts it at
+    /// the slot the publisher chose (its timestamps continue the stream's timeline).
+    private func installAndStart(_ opened: OpenedPipeline) {
+        let first = publisher.beginRun(of: opened.pipeline)
         opened.events.connect(publisher)
-        state.withLock { $0.current = CurrentRun(pipeline: opened.pipeline, events: opened.events, installed: .now) }
+        state.withLock { $0.current = CurrentRun(pipeline: opened.pipeline, events: opened.events, firstSlot: first) }
+        opened.pipeline.start(atSegment: first)
     }
 
     /// Opens the pipeline on a thread of its own (opening blocks), retrying with backoff from
@@ -130,9 +141,10 @@ final class PipelineService: Service, Sendable {
         guard proceed else { return }
         logger.notice("opening the pipeline", metadata: ["reason": "\(reason)"])
         let thread = Thread { [self] in
-            var delay = 1.0
+            var backoff = Backoff.encoderRecovery
             var attempt = 1
-            while !state.withLock({ $0.stopping }) {
+            let isStopping = { self.state.withLock { $0.stopping } }
+            while !isStopping() {
                 do {
                     let opened = try plan.openPipeline(logger: logger)
                     let started = state.withLock { s -> Bool in
@@ -140,18 +152,15 @@ final class PipelineService: Service, Sendable {
                         return !s.stopping
                     }
                     guard started else { return }
-                    install(opened)
-                    opened.pipeline.start()
-                    logger.notice("pipeline started", metadata: ["attempt": "\(attempt)"])
+                    installAndStart(opened)
+                    logger.notice("pipeline started", metadata: ["attempt": "\(attempt)", "first-slot": "\(state.withLock { $0.current?.firstSlot ?? 0 })"])
                     return
                 } catch {
                     publisher.noteInputUnavailable()
                     logger.critical("cannot start the pipeline; what is recorded stays served, retrying", metadata: [
-                        "error": "\(error)", "attempt": "\(attempt)", "retry-in-seconds": "\(Int(delay))",
+                        "error": "\(error)", "attempt": "\(attempt)", "retry-in-seconds": "\(DecimalFormat.compact(backoff.nextDelay))",
                     ])
-                    let until = ContinuousClock.now + .milliseconds(Int64(delay * 1000))
-                    while ContinuousClock.now < until && !state.withLock({ $0.stopping }) { Thread.sleep(forTimeInterval: 0.1) }
-                    delay = min(delay * 2, 30)
+                    backoff.waitAfterFailure(unless: isStopping)
                     attempt += 1
                 }
             }
@@ -161,20 +170,17 @@ final class PipelineService: Service, Sendable {
         thread.start()
     }
 
-    /// Every half second: a pipeline that has not finished a segment for longer than
-    /// `stream.watchdog_timeout` (plus one segment's duration before its first one) is
-    /// abandoned and a new one opened.
+    /// Every half second: a pipeline none of whose segments was accepted for longer than
+    /// `stream.watchdog_timeout` (`WatchdogRule`) is abandoned and a new one opened. One whose
+    /// segments all come too late for their slots counts as stuck too.
     private func watch() async {
-        let timeout = plan.stream.watchdogTimeout
-        guard timeout > 0 else { return }
+        guard watchdog.timeout > 0 else { return }
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(500))
             guard let run = state.withLock({ $0.stopping ? nil : $0.current }), !run.events.hasFinished else { continue }
-            let last = run.events.lastSegment
-            let quietSince = last ?? run.installed
-            let allowance = timeout + (last == nil ? plan.configuration.segmentDuration : 0)
-            let quiet = quietSince.duration(to: .now).inSeconds
-            guard quiet > allowance else { continue }
+            let progress = publisher.progress
+            guard let started = progress.runStartedAt,
+                  let quiet = watchdog.stuckFor(startedAt: started, lastAccepted: progress.lastAccepted, now: publisher.registry.clock()) else { continue }
             restart(run, quietFor: quiet)
         }
     }

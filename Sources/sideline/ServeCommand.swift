@@ -57,8 +57,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let pipelineServices = try plans.map { plan in
             let streamLogger = logger.forStream(plan.stream.name, of: settings)
+            if let pipeline = opened[plan.stream.name] {
+                let (publisher, first) = try plan.makePublisher(for: pipeline, registry: registry, logger: streamLogger)
+                return PipelineService(plan: plan, publisher: publisher, opened: (pipeline, first), logger: streamLogger)
+            }
             let publisher = try plan.makePublisher(registry: registry, logger: streamLogger)
-            return PipelineService(plan: plan, publisher: publisher, opened: opened[plan.stream.name], logger: streamLogger)
+            return PipelineService(plan: plan, publisher: publisher, opened: nil, logger: streamLogger)
         }
 
         let console = ConsoleStatus(streams: pipelineServices.map { service in (service.plan.stream.name, { service.statistics }) }, registry: registry)

@@ -53,12 +53,13 @@ struct ServePlan {
     }
 
     /// Connects an opened pipeline to the recorder and the registry. Separate from `openPipeline`
-    /// so a server with several streams opens every input before it writes anything.
-    func makePublisher(for opened: OpenedPipeline, registry: StreamRegistry, logger: Logger) throws -> StreamPublisher {
-        let publisher = try makePublisher(registry: registry, logger: logger)
-        publisher.beginRun(of: opened.pipeline)
+    /// so a server with several streams opens every input before it writes anything. Returns
+    /// the publisher and the timeline slot to start the pipeline at.
+    func makePublisher(for opened: OpenedPipeline, registry: StreamRegistry, withStandIns: Bool = true, logger: Logger) throws -> (StreamPublisher, firstSlot: Int) {
+        let publisher = try makePublisher(registry: registry, hasAudio: opened.pipeline.hasAudio, withStandIns: withStandIns, logger: logger)
+        let first = publisher.beginRun(of: opened.pipeline)
         opened.events.connect(publisher)
-        return publisher
+        return (publisher, first)
     }
 
     /// Whether the data directory holds a recording of this stream (a media playlist of any
@@ -74,8 +75,10 @@ struct ServePlan {
     var layout: StreamLayout { StreamLayout(dataDirectory: configuration.dataDirectory, stream: stream.name) }
 
     /// The recorder (continuing any recording on disk) and its publisher, registered in the
-    /// registry; the pipeline comes later (`StreamPublisher.beginRun`).
-    func makePublisher(registry: StreamRegistry, logger: Logger) throws -> StreamPublisher {
+    /// registry; the pipeline comes later (`StreamPublisher.beginRun`). `hasAudio`: whether
+    /// the input has sound (nil before it is opened: as the recording's master says). The
+    /// stand-ins are encoded (or read back) here, before anything is served.
+    func makePublisher(registry: StreamRegistry, hasAudio: Bool? = nil, withStandIns: Bool = true, logger: Logger) throws -> StreamPublisher {
         let layout = self.layout
         let recorder: StreamRecorder
         do {
@@ -95,11 +98,18 @@ struct ServePlan {
                              iFramePlaylistText: variant.iFramePlaylistText, segments: segments,
                              gaps: Set(variant.playlist.segments.filter(\.gap).map(\.uri)))
         }
-        if let master = try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8), recorder.archivedPreviousRecording == nil {
-            registry.setMaster(stream: layout.stream, text: master)
-            registry.setPhase(stream: layout.stream, .live)
+        let recordedMaster = recorder.archivedPreviousRecording == nil ? try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8) : nil
+        if recordedMaster != nil { registry.setPhase(stream: layout.stream, .live) }
+        let audio = hasAudio ?? recordedMaster.map { $0.contains(AVCCodecString.aacLC) } ?? true
+        var standIns: [String: StandIn] = [:]
+        if withStandIns {
+            do {
+                standIns = try StandIns.load(pipelineConfiguration, layout: layout, withAudio: audio, logger: logger)
+            } catch {
+                throw SidelineStartupError(message: streamLabel + "\(error)")
+            }
         }
-        return StreamPublisher(configuration: configuration, stream: stream, recorder: recorder, registry: registry, logger: logger)
+        return StreamPublisher(configuration: configuration, stream: stream, recorder: recorder, registry: registry, standIns: standIns, hasAudio: audio, logger: logger)
     }
 }
 

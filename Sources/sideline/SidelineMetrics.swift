@@ -13,8 +13,14 @@ enum SidelineMetrics {
         let writeErrors: Counter
         /// Times the variant's encoder failed.
         let failures: Counter
-        /// EXT-X-GAP entries listed while the variant was failed.
+        /// EXT-X-GAP entries listed (failed variant with `gap`, slate with `gap`, disk errors).
         let gapSegments: Counter
+        /// Slots filled with the variant's stand-in card (late segment, or failed with `standin`).
+        let standInSegments: Counter
+        /// Slots of a failed variant filled with a sibling's segment.
+        let siblingSegments: Counter
+        /// Real segments that came after their slot was filled, and were dropped.
+        let lateSegmentsDropped: Counter
 
         init(stream: String, variant: String) {
             let labels = [("stream", stream), ("variant", variant)]
@@ -24,6 +30,9 @@ enum SidelineMetrics {
             writeErrors = Counter(label: "sideline_segment_write_errors_total", dimensions: labels)
             failures = Counter(label: "sideline_variant_failures_total", dimensions: labels)
             gapSegments = Counter(label: "sideline_gap_segments_total", dimensions: labels)
+            standInSegments = Counter(label: "sideline_stand_in_segments_total", dimensions: labels)
+            siblingSegments = Counter(label: "sideline_sibling_segments_total", dimensions: labels)
+            lateSegmentsDropped = Counter(label: "sideline_late_segments_dropped_total", dimensions: labels)
         }
     }
 

@@ -6,11 +6,12 @@ import HLSPlaylist
 import Testing
 import TestSupport
 
-/// Failures rehearsed through the admin API's drills on a real server: a stalled pipeline's
-/// playlists go stale (404) until the watchdog restarts it; a failed variant continues with
-/// EXT-X-GAP entries in step with its sibling, its GAP segments answer 404, the master leaves
-/// it out, and it comes back by itself after an EXT-X-DISCONTINUITY (or, failed for good, at a
-/// restart).
+/// Apple's semantics, one config key away (`on_late_segment: stale`, `on_variant_failure: gap`),
+/// rehearsed through the admin API's drills on a real server: a stalled pipeline's playlists
+/// go stale (404) until the watchdog restarts it; a failed variant continues with EXT-X-GAP
+/// entries in step with its sibling, its GAP segments answer 404, the master leaves it out,
+/// and it comes back by itself after an EXT-X-DISCONTINUITY (or, failed for good, at a
+/// restart). The default policies, which keep players playing, are `PlayThroughEndToEndTests`.
 @Suite struct FailureDrillEndToEndTests {
     static let token = "drill-token"
     static let config = """
@@ -19,6 +20,8 @@ import TestSupport
           drills: true
         stream:
           input: testpattern
+          on_late_segment: stale
+          on_variant_failure: gap
         video:
           ladder:
             - {name: 240p, width: 426, height: 240, bitrate: 400k, preset: ultrafast, profile: main}

@@ -3,7 +3,8 @@ import HLSPlaylist
 import StreamPublishing
 
 /// A sink that keeps what the core decided, per variant, so tests read the playlists back.
-final class RecordingSink: PublishingSink {
+/// `@unchecked Sendable`: each test drives its sink from its own single thread.
+final class RecordingSink: PublishingSink, @unchecked Sendable {
     var entries: [String: [PlannedEntry]] = [:]
     var masters: [[String]] = []
     var timelines: [StreamTimeline] = []

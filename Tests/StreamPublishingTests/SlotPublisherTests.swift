@@ -186,6 +186,23 @@ import Testing
         #expect(drive.core.timeline.slot(ofEntry: 1) == 7)
     }
 
+    /// `on_input_loss: stale` holds the core: the outage's slots stay empty and the camera's
+    /// first segment back starts a new run after them.
+    @Test func holdingLeavesAnOutageEmptyAndSkipsIt() {
+        var drive = Drive()
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(0, all)
+        drive.core.holding = true
+        drive.advance(10)
+        #expect(drive.sink.shape("720p") == "R")
+        drive.deliver(5, all)
+        #expect(!drive.core.holding, "the camera's first segment ends the hold")
+        #expect(drive.sink.slots("180p") == [0, 5])
+        #expect(drive.sink.shape("180p") == "R|R", "the skipped span is a timestamp jump")
+        #expect(drive.sink.timelines.last?.slot(ofEntry: 1) == 5)
+    }
+
     /// A pipeline abandoned mid-slot leaves one rung a step behind: the next run brings it level.
     @Test func newRunBringsLaggingVariantsLevel() {
         var drive = Drive()
