@@ -14,23 +14,19 @@ public enum OriginDecision: Equatable, Sendable {
         let resource: OriginPath
         switch path {
         case let .success(parsed): resource = parsed
-        case .failure(.notFound): return .refuse(.init(status: 404, reason: "no such resource"))
-        case let .failure(.malformed(why)): return .refuse(.init(status: 400, reason: why))
+        case let .failure(rejection): return .refuse(policy.refuse(rejection))
         }
-        let streamName = resource.stream
-        guard let stream = registry.stream(named: streamName) else {
-            return .refuse(.init(status: 404, reason: "no stream named '\(streamName)'"))
-        }
-        let variant = resource.variant.flatMap { stream.variants[$0] }
+        let stream = registry.stream(named: resource.stream)
+        let variant = resource.variant.flatMap { stream?.variants[$0] }
         var facts = StatusPolicy.Facts(
-            resource: .masterPlaylist, stream: stream.phase, variantExists: variant != nil, targetDuration: stream.targetDuration,
-            lastPublished: variant?.lastPublished, servingSince: registry.servingSince, now: registry.clock()
+            resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: stream?.phase, variantExists: variant != nil,
+            targetDuration: stream?.targetDuration ?? 0, lastPublished: variant?.lastPublished, servingSince: registry.servingSince, now: registry.clock()
         )
         var bytes: ByteBuffer?
         var file: StreamRegistry.SegmentFile?
         switch resource {
         case .master:
-            bytes = stream.master
+            bytes = stream?.master
         case .mediaPlaylist:
             facts.resource = .mediaPlaylist
             bytes = variant?.playlist
@@ -44,16 +40,10 @@ public enum OriginDecision: Equatable, Sendable {
         facts.playlistAvailable = bytes != nil
         switch policy.decide(facts) {
         case let .refuse(refusal):
-            var refusal = refusal
-            if refusal.status == 404 && !facts.variantExists, let name = resource.variant {
-                refusal.reason = "stream '\(streamName)' has no variant '\(name)'"
-            } else if refusal.reason == "no such stream" {
-                refusal.reason = "no stream named '\(streamName)'"
-            }
             return .refuse(refusal)
         case let .serve(cache):
             if let file { return .segment(file) }
-            guard let bytes else { return .refuse(.init(status: 500, reason: "resource has no content")) }
+            guard let bytes else { return .refuse(StatusPolicy.missingContent) }
             return .playlist(bytes, cache)
         }
     }

@@ -63,6 +63,9 @@ public struct StatusPolicy: Sendable, Equatable {
     /// Everything the decision depends on, as plain values.
     public struct Facts: Sendable, Equatable {
         public var resource: Resource
+        /// The names asked for, so every reason names what it refuses.
+        public var streamName: String
+        public var variantName: String?
         public var server: ServerCondition
         /// Nil when no such stream exists.
         public var stream: StreamPhase?
@@ -80,9 +83,12 @@ public struct StatusPolicy: Sendable, Equatable {
         public var servingSince: Seconds
         public var now: Seconds
 
-        public init(resource: Resource, server: ServerCondition = .serving, stream: StreamPhase?, variantExists: Bool = true,
-                    playlistAvailable: Bool = true, targetDuration: Int, lastPublished: Seconds? = nil, servingSince: Seconds = 0, now: Seconds) {
+        public init(resource: Resource, streamName: String = "main", variantName: String? = nil, server: ServerCondition = .serving, stream: StreamPhase?,
+                    variantExists: Bool = true, playlistAvailable: Bool = true, targetDuration: Int, lastPublished: Seconds? = nil, servingSince: Seconds = 0,
+                    now: Seconds) {
             self.resource = resource
+            self.streamName = streamName
+            self.variantName = variantName
             self.server = server
             self.stream = stream
             self.variantExists = variantExists
@@ -128,12 +134,12 @@ public struct StatusPolicy: Sendable, Equatable {
 
     public func decide(_ facts: Facts) -> Verdict {
         if let refusal = admit(facts.server) { return .refuse(refusal) }
-        guard let phase = facts.stream else { return .refuse(.init(status: 404, reason: "no such stream")) }
+        guard let phase = facts.stream else { return .refuse(.init(status: 404, reason: "no stream named '\(facts.streamName)'")) }
         if phase == .removed {
             return .refuse(.init(status: 410, reason: "stream was removed", cache: .gone))
         }
         if facts.resource != .masterPlaylist && !facts.variantExists {
-            return .refuse(.init(status: 404, reason: "no such variant"))
+            return .refuse(.init(status: 404, reason: "stream '\(facts.streamName)' has no variant '\(facts.variantName ?? "")'"))
         }
         switch facts.resource {
         case let .segment(state):
@@ -156,6 +162,18 @@ public struct StatusPolicy: Sendable, Equatable {
             return .serve(.livePlaylist(maxAge: max(0, facts.targetDuration / 2)))
         }
     }
+
+    /// What a request whose path is not a resource of the origin gets: 404 for a path that
+    /// names nothing, 400 for one that is malformed (a name with characters no stream has).
+    public func refuse(_ rejection: OriginPath.Rejection) -> Refusal {
+        switch rejection {
+        case .notFound: .init(status: 404, reason: "no such resource")
+        case let .malformed(why): .init(status: 400, reason: why)
+        }
+    }
+
+    /// A resource the policy lets through but that has nothing to send: a bug, answered 500.
+    public static let missingContent = Refusal(status: 500, reason: "resource has no content")
 
     /// Whether a live media playlist has gone without a new entry for longer than the
     /// threshold, counting from this process's start at the earliest. Before this process has

@@ -21,8 +21,10 @@ public final class StreamRegistry: Sendable {
     }
 
     public struct Variant: Sendable {
-        public var playlist: ByteBuffer?
-        public var iFramePlaylist: ByteBuffer?
+        /// Rendered playlists as ready-to-send bytes: internal, so the registry's public API
+        /// stays free of NIO types (read them as text with `playlistText`).
+        var playlist: ByteBuffer?
+        var iFramePlaylist: ByteBuffer?
         public var segments: [String: SegmentFile] = [:]
         /// Entries listed as EXT-X-GAP: named in the playlist, never a file.
         public var gaps: Set<String> = []
@@ -33,6 +35,9 @@ public final class StreamRegistry: Sendable {
         public var lastPublished: Double?
         /// The last write to the data directory that failed, while writes fail; nil when fine.
         public var writeError: String?
+
+        public var playlistText: String? { playlist.map { String(buffer: $0) } }
+        public var iFramePlaylistText: String? { iFramePlaylist.map { String(buffer: $0) } }
     }
 
     /// What a variant has recorded, for `/api/streams` and the logs.
@@ -57,7 +62,8 @@ public final class StreamRegistry: Sendable {
         public var title: String
         public var phase: Phase
         public var targetDuration: Int
-        public var master: ByteBuffer?
+        var master: ByteBuffer?
+        public var masterText: String? { master.map { String(buffer: $0) } }
         public var variants: [String: Variant]
         /// The variant names in ladder order, best first.
         public var variantOrder: [String]

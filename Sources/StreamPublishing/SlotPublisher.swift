@@ -95,8 +95,9 @@ public struct SlotPublisher: Sendable {
     public private(set) var lastAccepted: Double?
     private var announcedMaster: [String]?
     /// While true, late slots are left empty: the stream is meant to go stale (an input
-    /// outage with `on_input_loss: stale`). The next real segment ends the hold and starts a
-    /// new run of the timeline after the empty slots instead of filling them.
+    /// outage with `on_input_loss: stale`). A real segment that comes after empty slots ends
+    /// the hold and starts a new run of the timeline after them instead of filling them; one
+    /// that takes the next slot (the last before the outage, finished late) does not.
     public var holding = false
 
     /// `now`, `wallNow`: the monotonic and wall clocks at the same instant.
@@ -166,8 +167,8 @@ public struct SlotPublisher: Sendable {
                 variants[other]!.skipped = true
             }
             sink.timelineChanged(timeline)
+            holding = false
         }
-        holding = false
         while variants[name]!.next < slot { fill(name, slot: variants[name]!.next, aligning: true) }
         state = variants[name]!
         if state.failed {

@@ -231,7 +231,8 @@ final class StreamPublisher: Sendable {
 
     private func publish(_ segment: EncodedSegment, of variant: String) {
         var pending = PlaylistWriter.Pending(segment: segment)
-        switch role(of: segment, variant: variant) {
+        let role = role(of: segment, variant: variant)
+        switch role {
         case .camera:
             let wasUnavailable = state.withLock { s in
                 defer { s.inputUnavailable = false }
@@ -259,6 +260,8 @@ final class StreamPublisher: Sendable {
             let refusal = c.slots.segmentArrived(variant: variant, slot: segment.index, duration: segment.duration,
                                                  programDateTime: segment.programDateTime, now: registry.clock())
             if refusal != nil { writer.setPending(nil, for: variant) }
+            // The camera is back: late slots are filled again.
+            if case .firstAfterOutage = role { c.slots.holding = false }
             return (refusal, wasFailed && refusal == nil)
         }
         if let refusal {

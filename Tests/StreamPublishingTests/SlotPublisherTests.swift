@@ -194,13 +194,16 @@ import Testing
         drive.advance(2)
         drive.deliver(0, all)
         drive.core.holding = true
-        drive.advance(10)
-        #expect(drive.sink.shape("720p") == "R")
+        drive.advance(1)
+        drive.deliver(1, all)
+        #expect(drive.core.holding, "the last segment before the outage, finished late, keeps the hold")
+        drive.advance(9)
+        #expect(drive.sink.shape("720p") == "RR")
         drive.deliver(5, all)
         #expect(!drive.core.holding, "the camera's first segment ends the hold")
-        #expect(drive.sink.slots("180p") == [0, 5])
-        #expect(drive.sink.shape("180p") == "R|R", "the skipped span is a timestamp jump")
-        #expect(drive.sink.timelines.last?.slot(ofEntry: 1) == 5)
+        #expect(drive.sink.slots("180p") == [0, 1, 5])
+        #expect(drive.sink.shape("180p") == "RR|R", "the skipped span is a timestamp jump")
+        #expect(drive.sink.timelines.last?.slot(ofEntry: 2) == 5)
     }
 
     /// A pipeline abandoned mid-slot leaves one rung a step behind: the next run brings it level.
