@@ -105,7 +105,12 @@ class GStreamer(Player):
 class VLC(Player):
     def start(self, master):
         self.port = free_port()
-        self.process = spawn(["cvlc", "--no-video-title-show", "--vout", "dummy", "--aout", "dummy", "--extraintf", "rc", "--rc-host", f"127.0.0.1:{self.port}",
+        # VLC refuses to run as root: run it as nobody, with a home of its own.
+        home = f"{self.work}/vlc-home"
+        os.makedirs(home, exist_ok=True)
+        os.chmod(home, 0o777)
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", f"HOME={home}"] if os.geteuid() == 0 else []
+        self.process = spawn(prefix + ["cvlc", "--no-video-title-show", "--vout", "dummy", "--aout", "dummy", "--extraintf", "rc", "--rc-host", f"127.0.0.1:{self.port}",
                               master], self.log)
 
     def played(self):
@@ -144,6 +149,7 @@ setInterval(() => console.log('played=' + v.currentTime + ' error=' + (v.error ?
 
 def run(drill, policies):
     work = tempfile.mkdtemp(prefix=f"sideline-drill-{drill}-")
+    os.chmod(work, 0o755)  # VLC runs as nobody (below) and keeps its home here
     udp, port = free_port(), free_port()
     open(f"{work}/drill.yaml", "w").write(config(udp, policies))
     sender = spawn(["ffmpeg", "-v", "error", "-re", "-stream_loop", "-1", "-i", SAMPLE, "-c", "copy", "-f", "mpegts", f"udp://127.0.0.1:{udp}?pkt_size=1316"], f"{work}/sender.log")

@@ -23,6 +23,9 @@ final class PlaylistWriter: PublishingSink, Sendable {
     private let variantMetrics: [String: SidelineMetrics.Variant]
     private let logger: Logger
     private let state = Mutex(State())
+    /// Serialises master writes: a format report (pipeline thread) and a listing change (the
+    /// core) must not publish their renderings out of order.
+    private let masterWrites = Mutex(())
 
     private struct State {
         /// The real segment each variant's next `.real` entry is made of, with what the
@@ -154,6 +157,10 @@ final class PlaylistWriter: PublishingSink, Sendable {
     /// Served: the core's listing (every variant whose playlist answers 200). On disk: every
     /// variant, so a restart lists them all again.
     private func writeMaster() {
+        masterWrites.withLock { _ in writeMasterNow() }
+    }
+
+    private func writeMasterNow() {
         let (listing, formats) = state.withLock { ($0.masterListing, $0.formats) }
         guard let listing else { return }
         let rungs = rates.map { MasterAssembly.Rung(name: $0.name, rates: $0.rates, format: formats[$0.name]) }

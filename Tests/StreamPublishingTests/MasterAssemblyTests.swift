@@ -1,0 +1,35 @@
+import HLSPlaylist
+import StreamPublishing
+import Testing
+
+@Suite struct MasterAssemblyTests {
+    let assembly = MasterAssembly(segmentDuration: 2, mediaPlaylistURI: { "\($0)/index.m3u8" }, iFramePlaylistURI: { "\($0)/iframes.m3u8" })
+    static let rates = RungRates(bitrate: 600_000, maxrate: 900_000, bufsize: 1_200_000, audio: (128_000, 48_000), frameRate: 30)
+    static let format = VariantFormat(codecs: ["avc1.4d401e", "mp4a.40.2"], width: 640, height: 360, frameRate: 30)
+
+    @Test func listsOnlyTheListingInLadderOrder() throws {
+        let rungs = [MasterAssembly.Rung(name: "360p", rates: Self.rates, format: Self.format), MasterAssembly.Rung(name: "180p", rates: Self.rates, format: Self.format)]
+        let master = try #require(assembly.playlist(rungs: rungs, listing: ["180p"]))
+        #expect(master.variants.map(\.uri) == ["180p/index.m3u8"])
+        #expect(master.iFrameStreams.map(\.uri) == ["180p/iframes.m3u8"])
+        #expect(assembly.playlist(rungs: rungs, listing: ["360p", "180p"])?.variants.map(\.uri) == ["360p/index.m3u8", "180p/index.m3u8"])
+    }
+
+    @Test func noMasterWhileAListedRungsFormatIsUnknown() {
+        let rungs = [MasterAssembly.Rung(name: "360p", rates: Self.rates, format: nil)]
+        #expect(assembly.playlist(rungs: rungs, listing: ["360p"]) == nil)
+    }
+
+    /// BANDWIDTH bounds the TS bit rate: payload x 188/184 plus one packet per video frame, per
+    /// AAC frame and 20 PSI packets a second.
+    @Test func bandwidthCountsTransportOverhead() {
+        let packets = 30.0 + 48_000.0 / 1024 + 20
+        let expected = Int(((900_000.0 + 128_000) * 188 / 184 + packets * 188 * 8).rounded(.up))
+        #expect(Bandwidth.peak(Self.rates) == expected)
+        #expect(Bandwidth.average(Self.rates) < Bandwidth.peak(Self.rates))
+        let silent = RungRates(bitrate: 600_000, maxrate: 900_000, bufsize: 1_200_000, audio: nil, frameRate: 30)
+        let payload: Double = 900_000.0 * 188 / 184
+        let overhead: Double = 50 * 188 * 8
+        #expect(Bandwidth.peak(silent) == Int((payload + overhead).rounded(.up)))
+    }
+}
