@@ -82,6 +82,7 @@ final class PipelineService: Service, Sendable {
     /// Stops the pipeline without ending the stream and waits until it has finished. Blocks:
     /// call on a thread of your own.
     func stopForRemoval() {
+        publisher.retire()
         publisher.prepareStop(endStream: false)
         let pipeline = state.withLock { s in
             s.stopping = true

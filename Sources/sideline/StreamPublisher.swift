@@ -157,6 +157,13 @@ final class StreamPublisher: Sendable {
 
     func stopTicking() { ticking.store(false, ordering: .relaxed) }
 
+    /// The stream is being removed: nothing is listed from now on (its recording is about to
+    /// be deleted), and no slot is filled.
+    func retire() {
+        stopTicking()
+        core.withLock { $0.ended = true }
+    }
+
     /// The pipeline could not be opened: shown as input-lost (`/api/streams`, console) until
     /// the camera's segments are published again.
     func noteInputUnavailable() {
@@ -253,8 +260,8 @@ final class StreamPublisher: Sendable {
             pending.dateRanges = [range]
             pending.discontinuity = true
         }
-        let (refusal, recovered) = core.withLock { c -> (SlotPublisher.Refusal?, Bool) in
-            guard !c.ended else { return (nil, false) }
+        let outcome = core.withLock { c -> (refusal: SlotPublisher.Refusal?, recovered: Bool)? in
+            guard !c.ended else { return nil }
             let wasFailed = c.slots.isFailed(variant)
             writer.setPending(pending, for: variant)
             let refusal = c.slots.segmentArrived(variant: variant, slot: segment.index, duration: segment.duration,
@@ -264,6 +271,8 @@ final class StreamPublisher: Sendable {
             if case .firstAfterOutage = role { c.slots.holding = false }
             return (refusal, wasFailed && refusal == nil)
         }
+        // After the end (or removal) nothing more is listed.
+        guard let (refusal, recovered) = outcome else { return }
         if let refusal {
             variantMetrics[variant]?.lateSegmentsDropped.increment()
             logger.warning("segment came after its slot was filled; dropped", metadata: ["variant": "\(variant)", "slot": "\(segment.index)", "refusal": "\(refusal)"])
