@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig"]),
         .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
-        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "TestSupport"]),
+        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "StreamPublishing", "TestSupport"]),
         .testTarget(
             name: "HLSOriginTests",
             dependencies: [

@@ -29,6 +29,13 @@ public struct SegmentClock: Sendable, Equatable {
         return (numerator + denominator - 1) / denominator
     }
 
+    /// The fewest frames any segment holds: D x frame rate, rounded down. At 30000/1001 and
+    /// D = 2, segments hold 59 or 60 frames; a stand-in of 59 never overlaps the next slot.
+    public var minimumFramesPerSegment: Int64 {
+        let milliseconds = Int64((segmentDuration * 1000).rounded())
+        return milliseconds * Int64(frameRate.numerator) / (Int64(frameRate.denominator) * 1000)
+    }
+
     /// True for the first frame of every segment: the frames that must be IDRs.
     public func startsSegment(frame index: Int64) -> Bool {
         index == 0 || segment(ofFrame: index) != segment(ofFrame: index - 1)

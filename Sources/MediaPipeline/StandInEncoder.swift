@@ -18,7 +18,8 @@ public enum StandInEncoder {
 
     public static func encode(spec: VariantSpec, frameRate: FrameRate, segmentDuration: Double, audio audioSpec: AudioSpec?) throws(PipelineError) -> Result {
         let clock = SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration)
-        let frames = clock.firstFrame(ofSegment: 1)
+        // The shortest slot's frames, so a restamped copy never runs into the next slot.
+        let frames = clock.minimumFramesPerSegment
         let input = try MediaInput(input: "stand-in card", kind: .standInCard(width: spec.width, height: spec.height), timeout: 10,
                                    deadline: InterruptDeadline(timeout: .seconds(10)), frameRate: frameRate, withAudio: audioSpec != nil)
         let scaler = VideoScaler(width: spec.width, height: spec.height)
