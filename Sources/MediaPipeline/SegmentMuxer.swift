@@ -119,7 +119,8 @@ final class SegmentMuxer {
         let size = avio_close_dyn_buf(ctx.pointee.pb, &buffer)
         ctx.pointee.pb = nil
         defer { av_free(buffer) }
-        let bytes = buffer.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? []
+        // PAT, then PMT, first: libavformat writes the SDT before them.
+        let bytes = TransportStreamHeaders.patFirst(buffer.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? [])
         open = nil
         emit(EncodedSegment(
             index: segment.index,

@@ -37,7 +37,8 @@ enum StandIns {
         var standIns: [String: StandIn] = [:]
         for spec in configuration.variants {
             let directory = layout.variantDirectory(spec.name)
-            let settings = "\(spec) \(configuration.frameRate) D=\(configuration.segmentDuration) audio=\(withAudio ? "\(configuration.audio)" : "none")"
+            // `format`: bumped when the stand-in's bytes change for the same settings (2: PAT first).
+            let settings = "format=2 \(spec) \(configuration.frameRate) D=\(configuration.segmentDuration) audio=\(withAudio ? "\(configuration.audio)" : "none")"
             if let cached = read(directory: directory, settings: settings) {
                 standIns[spec.name] = cached
                 continue

@@ -1,0 +1,51 @@
+import Foundation
+@testable import MediaPipeline
+import Testing
+import TestSupport
+
+@Suite struct TransportStreamHeadersTests {
+    /// A table packet: PID, then a PAT section listing `pmt` when it is the PAT.
+    static func packet(pid: Int, pmt: Int = 0x1000) -> [UInt8] {
+        var bytes: [UInt8] = [0x47, UInt8(0x40 | (pid >> 8)), UInt8(pid & 0xFF), 0x10, 0x00]
+        if pid == 0 {
+            // table_id 0, section_length 13, ts id, version, section 0/0, program 1 -> pmt, CRC.
+            bytes += [0x00, 0xB0, 0x0D, 0x00, 0x01, 0xC1, 0x00, 0x00, 0x00, 0x01, UInt8(0xE0 | (pmt >> 8)), UInt8(pmt & 0xFF), 0, 0, 0, 0]
+        }
+        return bytes + [UInt8](repeating: 0xFF, count: 188 - bytes.count)
+    }
+
+    static func pids(_ bytes: [UInt8]) -> [Int] {
+        stride(from: 0, to: bytes.count, by: 188).map { Int(bytes[$0 + 1] & 0x1F) << 8 | Int(bytes[$0 + 2]) }
+    }
+
+    @Test func sdtMovesBehindPATAndPMT() {
+        let segment = Self.packet(pid: 0x11) + Self.packet(pid: 0) + Self.packet(pid: 0x1000) + Self.packet(pid: 0x100)
+        let ordered = TransportStreamHeaders.patFirst(segment)
+        #expect(Self.pids(ordered) == [0, 0x1000, 0x11, 0x100])
+        #expect(ordered.count == segment.count)
+        #expect(Array(ordered[(3 * 188)...]) == Array(segment[(3 * 188)...]), "the media after the tables is untouched")
+    }
+
+    @Test func alreadyOrderedOrTablelessSegmentsAreUnchanged() {
+        let ordered = Self.packet(pid: 0) + Self.packet(pid: 0x1000) + Self.packet(pid: 0x100)
+        #expect(TransportStreamHeaders.patFirst(ordered) == ordered)
+        let media = Self.packet(pid: 0x100) + Self.packet(pid: 0x101)
+        #expect(TransportStreamHeaders.patFirst(media) == media)
+    }
+
+    /// The real muxer: every segment of a real encode starts with the PAT, then the PMT.
+    @Test func everyEncodedSegmentStartsWithPATThenPMT() async throws {
+        var configuration = PipelineRun.configuration(input: Repository.sample, variants: [StandInTests.spec])
+        configuration.firstSegment = 0
+        let outcome = try await PipelineRun.run(configuration, stopAfterSegments: 4)
+        let segments = try #require(outcome.segments["180p"])
+        #expect(segments.count >= 3)
+        for segment in segments {
+            let pids = Self.pids(Array(segment.bytes.prefix(3 * 188)))
+            #expect(pids.first == 0 && pids.dropFirst().first == 0x1000, "segment \(segment.index) starts with \(pids)")
+        }
+        let directory = try makeTemporaryDirectory("pat-first")
+        let files = try PipelineRun.write(segments, to: directory)
+        #expect(try await Command.run("ffmpeg", ["-v", "error", "-i", files[1], "-f", "null", "-"]).status == 0)
+    }
+}
