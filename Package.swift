@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // FFmpeg's C libraries through pkg-config, plus a header-only shim for the macros Swift cannot import.
@@ -47,6 +48,7 @@ let package = Package(
                 "HLSPlaylist", "SegmentStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,6 +76,7 @@ let package = Package(
                 "HLSOrigin", "HLSPlaylist", "SegmentStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["sideline", "TestSupport"]),

@@ -3,7 +3,7 @@ import NIOCore
 /// What the origin answers for one request, decided from the path and the registry alone
 /// (no I/O), so every case is tested without a socket. See Docs/status-codes.md.
 public enum OriginDecision: Equatable, Sendable {
-    case playlist(ByteBuffer, CachePolicy)
+    case playlist(RenderedPlaylist, CachePolicy)
     case segment(StreamRegistry.SegmentFile)
     case refuse(StatusPolicy.Refusal)
 
@@ -22,7 +22,7 @@ public enum OriginDecision: Equatable, Sendable {
             resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: stream?.phase, variantExists: variant != nil,
             targetDuration: stream?.targetDuration ?? 0, lastPublished: variant?.lastPublished, servingSince: registry.servingSince, now: registry.clock()
         )
-        var bytes: ByteBuffer?
+        var bytes: RenderedPlaylist?
         var file: StreamRegistry.SegmentFile?
         switch resource {
         case .master:

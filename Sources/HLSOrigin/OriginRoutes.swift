@@ -37,10 +37,20 @@ public struct OriginRoutes: Sendable {
         let decision = OriginDecision.decide(OriginPath.parse(request.uri.path), registry: registry, policy: policy)
         var headers: HTTPFields = [.accessControlAllowOrigin: "*"]
         switch decision {
-        case let .playlist(bytes, cache):
-            headers[.contentType] = Self.playlistContentType
+        case let .playlist(playlist, cache):
+            // Compressed once per version; chosen per request by Accept-Encoding, and 304 when
+            // the client's copy is this version (If-None-Match).
+            let negotiated = PlaylistNegotiation(playlist, acceptEncoding: request.headers[.acceptEncoding], ifNoneMatch: request.headers[.ifNoneMatch])
             headers[.cacheControl] = cache.headerValue
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: bytes))
+            headers[.eTag] = negotiated.etag
+            headers[.vary] = "Accept-Encoding"
+            if negotiated.notModified { return Response(status: .notModified, headers: headers) }
+            headers[.contentType] = Self.playlistContentType
+            if negotiated.gzip, let compressed = playlist.gzip {
+                headers[.contentEncoding] = "gzip"
+                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: compressed))
+            }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: playlist.plain))
         case let .segment(file):
             headers[.contentType] = Self.segmentContentType
             headers[.cacheControl] = CachePolicy.segment.headerValue

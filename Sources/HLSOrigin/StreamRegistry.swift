@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import Synchronization
 
 /// The one source of truth for what the origin serves: for each stream, its phase, the
@@ -21,10 +20,10 @@ public final class StreamRegistry: Sendable {
     }
 
     public struct Variant: Sendable {
-        /// Rendered playlists as ready-to-send bytes: internal, so the registry's public API
-        /// stays free of NIO types (read them as text with `playlistText`).
-        var playlist: ByteBuffer?
-        var iFramePlaylist: ByteBuffer?
+        /// Rendered playlists as ready-to-send bytes (plain and gzip): internal, so the
+        /// registry's public API stays free of NIO types (read them as text with `playlistText`).
+        var playlist: RenderedPlaylist?
+        var iFramePlaylist: RenderedPlaylist?
         public var segments: [String: SegmentFile] = [:]
         /// Entries listed as EXT-X-GAP: named in the playlist, never a file.
         public var gaps: Set<String> = []
@@ -36,8 +35,8 @@ public final class StreamRegistry: Sendable {
         /// The last write to the data directory that failed, while writes fail; nil when fine.
         public var writeError: String?
 
-        public var playlistText: String? { playlist.map { String(buffer: $0) } }
-        public var iFramePlaylistText: String? { iFramePlaylist.map { String(buffer: $0) } }
+        public var playlistText: String? { playlist.map { String(buffer: $0.plain) } }
+        public var iFramePlaylistText: String? { iFramePlaylist.map { String(buffer: $0.plain) } }
     }
 
     /// What a variant has recorded, for `/api/streams` and the logs.
@@ -62,14 +61,24 @@ public final class StreamRegistry: Sendable {
         public var title: String
         public var phase: Phase
         public var targetDuration: Int
-        var master: ByteBuffer?
-        public var masterText: String? { master.map { String(buffer: $0) } }
+        var master: RenderedPlaylist?
+        public var masterText: String? { master.map { String(buffer: $0.plain) } }
         public var variants: [String: Variant]
         /// The variant names in ladder order, best first.
         public var variantOrder: [String]
     }
 
     private let streams = Mutex<[String: Stream]>([:])
+    /// Entity tags: this process's epoch and a counter, so no two versions share a tag, even
+    /// across restarts.
+    private let epoch = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+    private let versions = Atomic<Int>(0)
+
+    /// Renders (and compresses) one playlist version; call outside the registry's lock.
+    private func render(_ text: String) -> RenderedPlaylist {
+        let version = versions.add(1, ordering: .relaxed).newValue
+        return RenderedPlaylist(text: text, tag: "\(epoch)-\(String(version, radix: 36))")
+    }
     /// Monotonic seconds; injectable so tests move time instead of sleeping.
     public let clock: @Sendable () -> Double
     /// When this registry (the process) began serving: the stale clock starts no earlier.
@@ -97,16 +106,17 @@ public final class StreamRegistry: Sendable {
     public func restore(stream: String, variant: String, playlistText: String, iFramePlaylistText: String?, segments: [String: SegmentFile], gaps: Set<String> = []) {
         var recorded = Recorded()
         for file in segments.values { recorded.add(bytes: file.size, duration: file.duration) }
+        let playlist = render(playlistText)
+        let iFrames = iFramePlaylistText.map { render($0) }
         streams.withLock {
-            $0[stream]?.variants[variant] = Variant(playlist: ByteBuffer(string: playlistText), iFramePlaylist: iFramePlaylistText.map { ByteBuffer(string: $0) },
-                                                    segments: segments, gaps: gaps, recorded: recorded)
+            $0[stream]?.variants[variant] = Variant(playlist: playlist, iFramePlaylist: iFrames, segments: segments, gaps: gaps, recorded: recorded)
         }
     }
 
     /// Call after the segment file and the playlist listing it are on disk.
     public func publish(stream: String, variant: String, segmentName: String, file: SegmentFile, playlistText: String, iFramePlaylistText: String? = nil) {
-        let bytes = ByteBuffer(string: playlistText)
-        let iFrameBytes = iFramePlaylistText.map { ByteBuffer(string: $0) }
+        let bytes = render(playlistText)
+        let iFrameBytes = iFramePlaylistText.map { render($0) }
         let now = clock()
         streams.withLock {
             $0[stream]?.variants[variant]?.segments[segmentName] = file
@@ -121,7 +131,7 @@ public final class StreamRegistry: Sendable {
     /// Call after a playlist with new EXT-X-GAP entries is on disk: the variant keeps pace
     /// with its siblings although its encoder has failed.
     public func publishGaps(stream: String, variant: String, segmentNames: [String], playlistText: String) {
-        let bytes = ByteBuffer(string: playlistText)
+        let bytes = render(playlistText)
         let now = clock()
         streams.withLock {
             $0[stream]?.variants[variant]?.gaps.formUnion(segmentNames)
@@ -141,13 +151,13 @@ public final class StreamRegistry: Sendable {
     }
 
     public func setMaster(stream: String, text: String) {
-        let bytes = ByteBuffer(string: text)
+        let bytes = render(text)
         streams.withLock { $0[stream]?.master = bytes }
     }
 
     public func updatePlaylists(stream: String, variant: String, text: String, iFramesText: String?) {
-        let bytes = ByteBuffer(string: text)
-        let iFrameBytes = iFramesText.map { ByteBuffer(string: $0) }
+        let bytes = render(text)
+        let iFrameBytes = iFramesText.map { render($0) }
         streams.withLock {
             $0[stream]?.variants[variant]?.playlist = bytes
             if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }

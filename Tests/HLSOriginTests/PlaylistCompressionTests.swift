@@ -1,0 +1,95 @@
+import CompressNIO
+import Foundation
+@testable import HLSOrigin
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+
+/// gzip once per playlist version, ETag per representation, 304 for If-None-Match.
+@Suite struct PlaylistCompressionTests {
+    /// A playlist long enough to be worth compressing: 200 entries.
+    static let longPlaylist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + (0..<200).map { String(format: "#EXTINF:2.000000,\n%06d.ts\n", $0) }.joined()
+
+    @Test(arguments: [
+        (nil, false), ("gzip", true), ("deflate, gzip;q=0.5", true), ("gzip;q=0", false), ("GZIP", true), ("*", true), ("identity", false),
+        ("br, x-gzip", true), ("gzip; q=0.000", false),
+    ] as [(String?, Bool)])
+    func acceptEncoding(header: String?, gzip: Bool) {
+        #expect(PlaylistNegotiation.acceptsGzip(header) == gzip, "\(header ?? "nil")")
+    }
+
+    @Test func ifNoneMatchUsesTheWeakComparison() {
+        #expect(PlaylistNegotiation.matches("\"a-1\"", "\"a-1\""))
+        #expect(PlaylistNegotiation.matches("W/\"a-1\"", "\"a-1\""))
+        #expect(PlaylistNegotiation.matches("\"x\", \"a-1\"", "\"a-1\""))
+        #expect(PlaylistNegotiation.matches("*", "\"a-1\""))
+        #expect(!PlaylistNegotiation.matches("\"a-2\"", "\"a-1\""))
+        #expect(!PlaylistNegotiation.matches("\"a-1-gz\"", "\"a-1\""), "the gzip representation has its own tag")
+    }
+
+    @Test func eachVersionIsCompressedOnceAndTaggedUniquely() throws {
+        let registry = StreamRegistry(clock: { 0 })
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.updatePlaylists(stream: "main", variant: "720p", text: Self.longPlaylist, iFramesText: nil)
+        let first = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist)
+        var compressed = try #require(first.gzip)
+        #expect(compressed.readableBytes * 5 < first.plain.readableBytes, "\(compressed.readableBytes) of \(first.plain.readableBytes)")
+        let expanded = try compressed.decompress(with: .gzip())
+        #expect(String(buffer: expanded) == Self.longPlaylist)
+        registry.updatePlaylists(stream: "main", variant: "720p", text: Self.longPlaylist + "#EXT-X-ENDLIST\n", iFramesText: nil)
+        let second = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist)
+        #expect(second.etag != first.etag && second.gzipETag != first.gzipETag)
+        // Too short to be worth it: only the plain bytes.
+        registry.updatePlaylists(stream: "main", variant: "720p", text: "#EXTM3U\n", iFramesText: nil)
+        #expect(registry.stream(named: "main")?.variants["720p"]?.playlist?.gzip == nil)
+    }
+
+    /// A real server on an ephemeral port.
+    @Test func gzipEtagAnd304OverHTTP() async throws {
+        let registry = StreamRegistry(clock: { 0 })
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
+                         playlistText: Self.longPlaylist)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger)
+        let uri = "/live/main/720p/index.m3u8"
+        try await app.test(.live) { client in
+            var plainTag = ""
+            try await client.execute(uri: uri, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentEncoding] == nil)
+                #expect(response.headers[.vary] == "Accept-Encoding")
+                plainTag = try #require(response.headers[.eTag])
+                #expect(String(buffer: response.body) == Self.longPlaylist)
+            }
+            var gzipTag = ""
+            try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip, deflate"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentEncoding] == "gzip")
+                #expect(response.headers[.vary] == "Accept-Encoding")
+                #expect(response.headers[.contentType] == "application/vnd.apple.mpegurl")
+                gzipTag = try #require(response.headers[.eTag])
+                var body = response.body
+                #expect(String(buffer: try body.decompress(with: .gzip())) == Self.longPlaylist)
+                #expect(response.headers[.contentLength] == String(response.body.readableBytes))
+            }
+            #expect(gzipTag != plainTag)
+            try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip", .ifNoneMatch: gzipTag]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+                #expect(response.headers[.eTag] == gzipTag)
+                #expect(response.headers[.cacheControl] == "public, max-age=1")
+            }
+            // A new version: the old tag no longer matches.
+            registry.publish(stream: "main", variant: "720p", segmentName: "000001.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
+                             playlistText: Self.longPlaylist + "#EXTINF:2.000000,\n000200.ts\n")
+            try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip", .ifNoneMatch: gzipTag]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.eTag] != gzipTag)
+            }
+        }
+    }
+}
