@@ -10,10 +10,17 @@ public final class AdmissionControl: Sendable {
         public var maxConnections: Int?
         /// Requests being handled at once above which new ones are answered 503; nil for no limit.
         public var maxRequestsInFlight: Int?
+        /// Connections one client address may hold open; more are closed at once. Nil: no cap.
+        public var maxConnectionsPerClient: Int?
+        /// A connection that sends nothing (between requests, or while its request's head
+        /// trickles in) for this long is closed. Nil: never.
+        public var idleTimeout: Duration?
 
-        public init(maxConnections: Int? = nil, maxRequestsInFlight: Int? = nil) {
+        public init(maxConnections: Int? = nil, maxRequestsInFlight: Int? = nil, maxConnectionsPerClient: Int? = nil, idleTimeout: Duration? = nil) {
             self.maxConnections = maxConnections
             self.maxRequestsInFlight = maxRequestsInFlight
+            self.maxConnectionsPerClient = maxConnectionsPerClient
+            self.idleTimeout = idleTimeout
         }
     }
 
@@ -24,8 +31,12 @@ public final class AdmissionControl: Sendable {
     /// Requests refused by admission control or draining, for metrics and tests.
     private let refused = Atomic<Int>(0)
 
+    /// Connections per client address (`limits.maxConnectionsPerClient`).
+    public let clients: ClientConnections
+
     public init(limits: Limits = Limits()) {
         self.limits = limits
+        self.clients = ClientConnections(cap: limits.maxConnectionsPerClient)
     }
 
     /// From now on every new request is answered 503; requests already admitted finish.

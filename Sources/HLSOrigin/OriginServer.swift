@@ -37,8 +37,11 @@ public enum OriginServer {
         }
         admin?.add(to: router)
         OriginRoutes(registry: registry, policy: policy).add(to: router)
+        let clients = admission.clients
+        let idle = admission.limits.idleTimeout.map { TimeAmount.nanoseconds(Int64($0.components.seconds) * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000) }
         return Application(
             router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [ClientConnectionLimiter(clients: clients)], idleTimeout: idle)),
             configuration: .init(address: .hostname(host, port: port), serverName: "Sideline", availableConnectionsDelegate: admission.connectionCounter),
             onServerRunning: { channel in await onServerRunning?(channel.localAddress?.port ?? port) },
             logger: logger

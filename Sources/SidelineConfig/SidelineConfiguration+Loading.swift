@@ -41,6 +41,8 @@ extension SidelineConfiguration {
             config.server.port = try server.int("port", in: 0...65535) ?? config.server.port
             if let limit = try server.int("max_connections", in: 0...1_000_000) { config.server.maxConnections = limit == 0 ? nil : limit }
             if let limit = try server.int("max_requests_in_flight", in: 0...1_000_000) { config.server.maxRequestsInFlight = limit == 0 ? nil : limit }
+            if let limit = try server.int("max_connections_per_client", in: 0...1_000_000) { config.server.maxConnectionsPerClient = limit == 0 ? nil : limit }
+            if let seconds = try server.double("idle_timeout", in: 0...3600) { config.server.idleTimeout = seconds == 0 ? nil : seconds }
             try server.rejectUnknownKeys()
         }
         if var admin = try top.section("admin") {

@@ -81,6 +81,13 @@ public struct ServerSettings: Sendable, Equatable {
     /// `server.max_requests_in_flight`: requests handled at once above which new ones get 503
     /// with Retry-After; nil (0 in the file) for no limit.
     public var maxRequestsInFlight: Int?
+    /// `server.max_connections_per_client`: connections one client address may hold open;
+    /// more are closed at once, so one device cannot take the whole `max_connections`. nil (0
+    /// in the file): no cap.
+    public var maxConnectionsPerClient: Int? = 64
+    /// `server.idle_timeout`: seconds a connection may send nothing (between requests, or
+    /// while its request's head trickles in) before it is closed. nil (0): never.
+    public var idleTimeout: Double? = 20
     public init(host: String, port: Int, maxConnections: Int? = 1024, maxRequestsInFlight: Int? = 512) {
         self.host = host
         self.port = port

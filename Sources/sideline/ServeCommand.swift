@@ -66,7 +66,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let console = ConsoleStatus(streams: pipelineServices.map { service in (service.plan.stream.name, { service.statistics }) }, registry: registry)
-        let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight))
+        let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
+                                                       maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
+                                                       idleTimeout: settings.server.idleTimeout.map { .milliseconds(Int64($0 * 1000)) }))
         let adminToken = ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
         let operations = PipelineOperations(services: Dictionary(uniqueKeysWithValues: pipelineServices.map { ($0.plan.stream.name, $0) }),
                                             registry: registry, dataDirectory: settings.dataDirectory, logger: logger)

@@ -1,0 +1,88 @@
+import Foundation
+import HLSOrigin
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One device cannot starve the others: connections over its address's cap are closed at
+/// once, idle ones after the idle timeout, and a player at another address is served.
+@Suite struct ClientLimitsHTTPTests {
+    /// A TCP connection from `source` (a loopback address) to 127.0.0.1:`port`, as a file descriptor.
+    static func connect(port: Int, from source: String = "127.0.0.1") throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return fd
+    }
+
+    /// Whether the server has closed the connection (a read returns end of file within `wait`).
+    static func isClosed(_ fd: Int32, wait: Double = 0.2) -> Bool {
+        var pollfd = Glibc.pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pollfd, 1, Int32(wait * 1000)) > 0 else { return false }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_DONTWAIT)) <= 0
+    }
+
+    /// A whole GET over a fresh connection from `source`; the status code.
+    static func get(port: Int, path: String, from source: String) throws -> Int? {
+        let fd = try connect(port: port, from: source)
+        defer { close(fd) }
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        var pollfd = Glibc.pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pollfd, 1, 5000) > 0 else { return nil }
+        let n = recv(fd, &buffer, buffer.count, 0)
+        guard n > 12 else { return nil }
+        return Int(String(decoding: buffer[9..<12], as: UTF8.self))
+    }
+
+    @Test func oneAddressCannotTakeEveryConnection() async throws {
+        let registry = StreamRegistry(clock: { 0 })
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2), playlistText: "#EXTM3U\n")
+        registry.setMaster(stream: "main", text: "#EXTM3U\n")
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let admission = AdmissionControl(limits: .init(maxConnections: 100, maxRequestsInFlight: 50, maxConnectionsPerClient: 20, idleTimeout: .seconds(1)))
+        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            // 150 idle connections from one address: more than the whole server's limit.
+            let opened = try (0..<150).map { _ in try Self.connect(port: port) }
+            defer { for fd in opened { close(fd) } }
+            try await Task.sleep(for: .milliseconds(300))
+            let closedAtOnce = opened.filter { Self.isClosed($0, wait: 0.01) }.count
+            #expect(closedAtOnce >= 129, "connections over the address's cap of 20 are closed at once (\(closedAtOnce) of 150)")
+            #expect(admission.clients.openConnections(from: "127.0.0.1") <= 21)
+            // A player at another address is served.
+            #expect(try Self.get(port: port, path: "/live/main/master.m3u8", from: "127.0.0.2") == 200)
+            // The idle ones are closed after the idle timeout (1 s here), not left open.
+            let started = Date()
+            var stillOpen = opened.filter { !Self.isClosed($0, wait: 0) }
+            while !stillOpen.isEmpty && Date().timeIntervalSince(started) < 5 {
+                try await Task.sleep(for: .milliseconds(100))
+                stillOpen = stillOpen.filter { !Self.isClosed($0, wait: 0) }
+            }
+            let closedAfter = Date().timeIntervalSince(started)
+            #expect(stillOpen.isEmpty, "\(stillOpen.count) idle connections still open after \(closedAfter) s")
+            #expect(closedAfter < 2.5, "closed \(closedAfter) s after the last byte; the idle timeout is 1 s")
+        }
+    }
+}
