@@ -65,8 +65,11 @@ import TestSupport
         for k in 0..<3 {
             let fastVideo = try await FFprobe.packets(fastFiles[k], stream: "v")
             let slowVideo = try await FFprobe.packets(slowFiles[k], stream: "v")
-            #expect(fastVideo.count == 60, "the fast variant got every frame of segment \(k)")
-            #expect(slowVideo.count < 60, "the slow variant lost frames in segment \(k)")
+            // The fast variant keeps (nearly) every frame: on two cores shared with the rest of
+            // the suite's parallel tests it has lost one frame to CPU starvation (CI, 59 of
+            // 60), never the tens the slow one loses.
+            #expect(fastVideo.count >= 58, "the fast variant got every frame of segment \(k), or all but two: \(fastVideo.count)")
+            #expect(slowVideo.count < 45, "the slow variant lost frames in segment \(k): \(slowVideo.count) of 60")
             let slowFirst = try #require(slowVideo.first)
             #expect(slowFirst.isKeyframe, "segment \(k) of the slow variant starts with its IDR")
             #expect(abs(slowFirst.pts - (fastVideo.first?.pts ?? -1)) < 0.001, "both variants start segment \(k) at the same PTS")
