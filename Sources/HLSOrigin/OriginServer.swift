@@ -25,7 +25,10 @@ public enum OriginServer {
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
         let router = Router(options: .autoGenerateHeadEndpoints)
-        router.add(middleware: LogRequestsMiddleware(.info))
+        // One line per request at debug level: at full load an info-level line per request
+        // cost measurable throughput (Docs/benchmarks.md, "Request log"); `--log-level debug`
+        // brings them back when diagnosing.
+        router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: AdmissionMiddleware(control: admission, policy: policy))
         if let metrics {
             // Request counts and durations per route, through swift-metrics.
