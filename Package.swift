@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "HLSOrigin",
             dependencies: [
-                "HLSPlaylist", "SegmentStore",
+                "HLSPlaylist", "SegmentStore", "StreamPublishing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),

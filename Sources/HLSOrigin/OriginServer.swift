@@ -41,7 +41,7 @@ public enum OriginServer {
         admin?.add(to: router)
         OriginRoutes(registry: registry, policy: policy).add(to: router)
         let clients = admission.clients
-        let idle = admission.limits.idleTimeout.map { TimeAmount.nanoseconds(Int64($0.components.seconds) * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000) }
+        let idle = admission.limits.idleTimeout.map(TimeAmount.init)
         return Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [ClientConnectionLimiter(clients: clients)], idleTimeout: idle)),

@@ -62,14 +62,13 @@ public struct PlaylistNegotiation: Sendable, Equatable {
         return false
     }
 
-    /// If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored.
+    /// If-None-Match uses the weak comparison (RFC 9110 §13.1.2): a `W/` prefix on the
+    /// client's tag is ignored (Sideline's own tags are strong).
     static func matches(_ header: String, _ etag: String) -> Bool {
         if header.trimmingCharacters(in: .whitespaces) == "*" { return true }
-        let opaque = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
         return header.split(separator: ",").contains { candidate in
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag.hasPrefix("W/") { tag = String(tag.dropFirst(2)) }
-            return tag == opaque
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            return (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == etag
         }
     }
 }

@@ -83,7 +83,7 @@ public struct StatusPolicy: Sendable, Equatable {
         public var servingSince: Seconds
         public var now: Seconds
 
-        public init(resource: Resource, streamName: String = "main", variantName: String? = nil, server: ServerCondition = .serving, stream: StreamPhase?,
+        public init(resource: Resource, streamName: String, variantName: String? = nil, server: ServerCondition = .serving, stream: StreamPhase?,
                     variantExists: Bool = true, playlistAvailable: Bool = true, targetDuration: Int, lastPublished: Seconds? = nil, servingSince: Seconds = 0,
                     now: Seconds) {
             self.resource = resource

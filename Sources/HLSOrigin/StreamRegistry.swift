@@ -1,4 +1,5 @@
 import Foundation
+import StreamPublishing
 import Synchronization
 
 /// The one source of truth for what the origin serves: for each stream, its phase, the
@@ -84,14 +85,9 @@ public final class StreamRegistry: Sendable {
     /// When this registry (the process) began serving: the stale clock starts no earlier.
     public let servingSince: Double
 
-    public init(clock: @escaping @Sendable () -> Double = StreamRegistry.monotonicSeconds) {
+    public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
         self.clock = clock
         self.servingSince = clock()
-    }
-
-    public static let monotonicSeconds: @Sendable () -> Double = {
-        let elapsed = ContinuousClock.now - processEpoch
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 
     /// Announces a stream and its variants. Playlists answer 503 until they have content.
@@ -174,6 +170,3 @@ public final class StreamRegistry: Sendable {
 
     public var streamNames: [String] { streams.withLock { Array($0.keys).sorted() } }
 }
-
-/// The zero of `StreamRegistry.monotonicSeconds`: the first time anything asked.
-private let processEpoch = ContinuousClock.now

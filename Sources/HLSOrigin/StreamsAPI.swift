@@ -55,7 +55,7 @@ public struct StreamsAPI: Sendable {
             guard let stream = registry.stream(named: name) else { return nil }
             func stale(_ variant: StreamRegistry.Variant) -> Bool {
                 guard stream.phase == .live || stream.phase == .inputLost, variant.playlist != nil else { return false }
-                return policy.isStale(.init(resource: .mediaPlaylist, stream: stream.phase, targetDuration: stream.targetDuration,
+                return policy.isStale(.init(resource: .mediaPlaylist, streamName: name, stream: stream.phase, targetDuration: stream.targetDuration,
                                             lastPublished: variant.lastPublished, servingSince: registry.servingSince, now: now))
             }
             let variants = stream.variantOrder.compactMap { stream.variants[$0] }

@@ -21,14 +21,13 @@ final class AudioCaptureStage {
     /// When the pipeline's first output frame of video was captured; set by the input thread.
     let videoOrigin = Mutex<ContinuousClock.Instant?>(nil)
     /// Output time of that frame (seconds): where the pipeline's run starts on the timeline.
-    /// Set before the capture thread starts.
-    var timelineStart: Double
+    /// Set (`InputStage.begin(atSegment:)`) before the capture thread starts.
+    var timelineStart = 0.0
     private let stopRequested = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
-    init(input: AudioInput, encoder: AudioEncoder, workers: [VariantWorker], feedPolicy: FeedPolicy, deadline: InterruptDeadline, timelineStart: Double = 0, logger: Logger) {
-        self.timelineStart = timelineStart
+    init(input: AudioInput, encoder: AudioEncoder, workers: [VariantWorker], feedPolicy: FeedPolicy, deadline: InterruptDeadline, logger: Logger) {
         self.input = input
         self.encoder = encoder
         self.workers = workers

@@ -27,7 +27,7 @@ final class InputStage {
 
     private var conformer: FrameRateConformer
     /// The output frame the pipeline starts at (see `begin(atSegment:)`).
-    private var firstFrame: Int64
+    private var firstFrame: Int64 = 0
     /// Input time (seconds) of the first decoded video frame: output time 0.
     private var origin: Double?
     /// Output time at which the current pass over a looped file starts.
@@ -57,8 +57,7 @@ final class InputStage {
         self.logger = logger
         self.statistics = statistics
         self.isStopping = isStopping
-        self.conformer = FrameRateConformer(frameRate: configuration.frameRate, startIndex: configuration.firstFrame)
-        self.firstFrame = configuration.firstFrame
+        self.conformer = FrameRateConformer(frameRate: configuration.frameRate)
         // A file encoded as fast as possible may wait for its encoders; anything paced at real
         // time, or a live source, may not.
         let live = configuration.realtime || !input.kind.needsPacing
@@ -70,7 +69,7 @@ final class InputStage {
     func begin(atSegment segment: Int) {
         firstFrame = clock.firstFrame(ofSegment: segment)
         conformer = FrameRateConformer(frameRate: configuration.frameRate, startIndex: firstFrame)
-        audioCapture?.timelineStart = configuration.frameRate.time(ofFrame: firstFrame)
+        audioCapture?.timelineStart = clock.startTime(ofSegment: segment)
     }
 
     /// Reads until the input ends (and does not loop), fails, or the pipeline stops; then sends

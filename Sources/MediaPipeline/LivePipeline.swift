@@ -64,7 +64,7 @@ public final class LivePipeline: Sendable {
         }
         let capture = audioInput.map { audioInput in
             AudioCaptureStage(input: audioInput, encoder: audio!, workers: workers, feedPolicy: .forInput(live: true, capacity: workers[0].queue.capacity),
-                              deadline: audioDeadline, timelineStart: configuration.frameRate.time(ofFrame: configuration.firstFrame), logger: logger)
+                              deadline: audioDeadline, logger: logger)
         }
         self.stage = StageHandoff(InputStage(
             configuration: configuration, input: input, audioEncoder: capture == nil ? audio : nil, audioCapture: capture, workers: workers, logger: logger,
@@ -77,12 +77,12 @@ public final class LivePipeline: Sendable {
     /// Whether the input carries audio that will be encoded.
     public var hasAudio: Bool { stage.hasAudio }
 
-    /// Starts the threads, with the first segment at timeline slot `segment` (the stream's
-    /// next free slot, so timestamps continue the recording's; `configuration.firstSegment`
-    /// when nil). Call once.
-    public func start(atSegment segment: Int? = nil) {
+    /// Starts the threads, with the first segment at timeline slot `segment`: the stream's
+    /// next free slot, so its timestamps continue the recording's instead of starting at
+    /// zero. Call once.
+    public func start(atSegment segment: Int = 0) {
         guard let stage = stage.take() else { return }
-        stage.begin(atSegment: segment ?? configuration.firstSegment)
+        stage.begin(atSegment: segment)
         let onEvent = self.onEvent
         let shared = self.shared
         let done = self.done

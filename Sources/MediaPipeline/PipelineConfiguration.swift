@@ -21,10 +21,6 @@ public struct PipelineConfiguration: Sendable {
     public var audioInputOptions: [String: String] = [:]
     public var frameRate: FrameRate
     public var segmentDuration: Double
-    /// The stream's timeline slot the pipeline's first segment takes: its media time starts at
-    /// firstSegment x D, so a restarted pipeline (or process) continues the stream's timestamps
-    /// instead of starting again at zero.
-    public var firstSegment = 0
     public var variants: [VariantSpec]
     public var audio: AudioSpec
     /// Seconds each named variant waits before encoding a frame. Internal, for tests only: it
@@ -48,7 +44,4 @@ public struct PipelineConfiguration: Sendable {
     }
 
     public var clock: SegmentClock { SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration) }
-
-    /// The output frame index of the pipeline's first frame.
-    public var firstFrame: Int64 { clock.firstFrame(ofSegment: firstSegment) }
 }

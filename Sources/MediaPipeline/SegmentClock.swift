@@ -29,6 +29,9 @@ public struct SegmentClock: Sendable, Equatable {
         return (numerator + denominator - 1) / denominator
     }
 
+    /// Output time (seconds) of segment k's first frame: where it starts on the timeline.
+    public func startTime(ofSegment k: Int) -> Double { frameRate.time(ofFrame: firstFrame(ofSegment: k)) }
+
     /// The fewest frames any segment holds: D x frame rate, rounded down. At 30000/1001 and
     /// D = 2, segments hold 59 or 60 frames; a stand-in of 59 never overlaps the next slot.
     public var minimumFramesPerSegment: Int64 {

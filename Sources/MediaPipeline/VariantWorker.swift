@@ -124,7 +124,7 @@ final class VariantWorker {
     private func recover() -> VariantMessage? {
         // The first attempt comes one wait after the failure; then `Backoff.encoderRecovery`.
         var backoff = Backoff.encoderRecovery
-        backoff.failed(at: Backoff.monotonicNow())
+        backoff.failed(at: MonotonicClock.seconds())
         var ready = false
         while let message = queue.take() {
             guard case let .video(_, index, _) = message else {
@@ -135,7 +135,7 @@ final class VariantWorker {
                 continue
             }
             if !ready {
-                guard backoff.isDue(at: Backoff.monotonicNow()) else { continue }
+                guard backoff.isDue(at: MonotonicClock.seconds()) else { continue }
                 do {
                     try rebuildEncoder()
                     ready = true
@@ -143,7 +143,7 @@ final class VariantWorker {
                     logger.warning("variant encoder cannot be set up again yet", metadata: [
                         "variant": "\(spec.name)", "error": "\(error)", "retry-in-seconds": "\(DecimalFormat.compact(backoff.nextDelay))",
                     ])
-                    backoff.failed(at: Backoff.monotonicNow())
+                    backoff.failed(at: MonotonicClock.seconds())
                     continue
                 }
             }

@@ -68,49 +68,6 @@ public final class VariantRecorder: Sendable {
     /// Number of entries listed (segments and gaps).
     public var count: Int { state.withLock { $0.playlist.playlist.segments.count } }
 
-    /// What was listed as gaps, and the playlist that lists them.
-    public struct RecordedGaps: Sendable {
-        public let names: [String]
-        public let playlistText: String
-        /// The playlist could not be written; the copy on disk catches up at the next write.
-        public let diskError: StoreError?
-    }
-
-    /// Appends EXT-X-GAP entries, timed like `entry` (a sibling's segment), until the
-    /// playlist has `count` entries; nil when it already has. For a variant whose encoder
-    /// failed: its playlist keeps pace with the others, so players switch away instead of
-    /// waiting for it.
-    public func recordGaps(upTo count: Int, like entry: MediaSegment, dateRanges: [DateRange] = []) -> RecordedGaps? {
-        state.withLock { (state: inout State) -> RecordedGaps? in
-            var next = state.playlist
-            var names: [String] = []
-            while next.playlist.segments.count < count {
-                var gap = Self.gapEntry(sequence: next.playlist.mediaSequence + next.playlist.segments.count, like: entry)
-                if names.isEmpty { gap.dateRanges = dateRanges }
-                next.append(gap)
-                names.append(gap.uri)
-            }
-            guard !names.isEmpty else { return nil }
-            let text = next.text
-            var diskError: StoreError?
-            do throws(StoreError) {
-                try AtomicFile.write(text, to: layout.mediaPlaylistPath(variant))
-            } catch {
-                diskError = error
-            }
-            state.playlist = next
-            // The variant's next real segment follows a span it did not encode.
-            state.nextNeedsDiscontinuity = true
-            return RecordedGaps(names: names, playlistText: text, diskError: diskError)
-        }
-    }
-
-    /// The next segment follows a break in the timestamps (a pipeline started again): it
-    /// carries EXT-X-DISCONTINUITY.
-    public func breakContinuity() {
-        state.withLock { $0.nextNeedsDiscontinuity = true }
-    }
-
     public var playlist: MediaPlaylist { state.withLock { $0.playlist.playlist } }
     public var playlistText: String { state.withLock { $0.playlist.text } }
     public var iFramePlaylistText: String { state.withLock { $0.iFrames.text } }
@@ -121,7 +78,7 @@ public final class VariantRecorder: Sendable {
     }
 
     /// `dateRanges` go just before the entry; `discontinuity` forces EXT-X-DISCONTINUITY (the
-    /// first segment after an outage), as does a break noted before (`breakContinuity`).
+    /// first segment after an outage), as does continuing an earlier recording.
     public func record(_ segment: EncodedSegment, dateRanges: [DateRange] = [], discontinuity: Bool = false) -> Recorded {
         let needed = state.withLock { $0.nextNeedsDiscontinuity }
         return list(.bytes(segment.bytes, keyframeRanges: segment.keyframeRanges), duration: segment.duration, programDateTime: segment.programDateTime,

@@ -6,20 +6,24 @@ public struct RungRates: Sendable, Equatable {
     public var maxrate: Int
     public var bufsize: Int
     /// AAC bit rate and sample rate; nil without audio.
-    public var audio: (bitrate: Int, sampleRate: Int)?
+    public var audio: AudioRate?
     public var frameRate: Double
 
-    public init(bitrate: Int, maxrate: Int, bufsize: Int, audio: (bitrate: Int, sampleRate: Int)?, frameRate: Double) {
+    public struct AudioRate: Sendable, Equatable {
+        public var bitrate: Int
+        public var sampleRate: Int
+        public init(bitrate: Int, sampleRate: Int) {
+            self.bitrate = bitrate
+            self.sampleRate = sampleRate
+        }
+    }
+
+    public init(bitrate: Int, maxrate: Int, bufsize: Int, audio: AudioRate?, frameRate: Double) {
         self.bitrate = bitrate
         self.maxrate = maxrate
         self.bufsize = bufsize
         self.audio = audio
         self.frameRate = frameRate
-    }
-
-    public static func == (a: RungRates, b: RungRates) -> Bool {
-        a.bitrate == b.bitrate && a.maxrate == b.maxrate && a.bufsize == b.bufsize && a.audio?.bitrate == b.audio?.bitrate
-            && a.audio?.sampleRate == b.audio?.sampleRate && a.frameRate == b.frameRate
     }
 }
 

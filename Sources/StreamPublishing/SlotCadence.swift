@@ -7,16 +7,17 @@ public struct SlotCadence: Sendable, Equatable {
     public let segmentDuration: Double
     public let grace: Double
     /// A slot and the instant its span starts.
-    public private(set) var anchor: (slot: Int, start: Double)?
+    public struct Anchor: Sendable, Equatable {
+        public var slot: Int
+        public var start: Double
+    }
+
+    public private(set) var anchor: Anchor?
 
     public init(segmentDuration: Double, grace: Double) {
         precondition(segmentDuration > 0 && grace >= 0)
         self.segmentDuration = segmentDuration
         self.grace = grace
-    }
-
-    public static func == (a: SlotCadence, b: SlotCadence) -> Bool {
-        a.segmentDuration == b.segmentDuration && a.grace == b.grace && a.anchor?.slot == b.anchor?.slot && a.anchor?.start == b.anchor?.start
     }
 
     public func start(of slot: Int) -> Double? {
@@ -33,12 +34,12 @@ public struct SlotCadence: Sendable, Equatable {
     /// moves the anchor (the first variant to deliver a slot sets the pace for the others).
     public mutating func arrived(slot: Int, at now: Double) {
         if let anchor, anchor.slot >= slot { return }
-        anchor = (slot, now - segmentDuration)
+        anchor = Anchor(slot: slot, start: now - segmentDuration)
     }
 
     /// Anchors the cadence where nothing has arrived yet (a restarted process).
     public mutating func anchor(slot: Int, startingAt start: Double) {
-        anchor = (slot, start)
+        anchor = Anchor(slot: slot, start: start)
     }
 
     /// The first slot, not before `earliest`, whose span starts no sooner than `now` minus

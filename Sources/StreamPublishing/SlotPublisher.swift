@@ -66,6 +66,12 @@ public struct SlotPublisher: Sendable {
         case unknownVariant
     }
 
+    /// A run of fills of one kind, marked by an EXT-X-DATERANGE of its CLASS from `since`.
+    struct FillSpan {
+        var classLabel: String
+        var since: Date
+    }
+
     struct VariantState {
         /// The first slot not yet listed.
         var next: Int
@@ -76,7 +82,7 @@ public struct SlotPublisher: Sendable {
         /// Consecutive stand-ins ending at the last entry.
         var standInsInRow = 0
         /// The fill span open after the last entry: its CLASS and when it began.
-        var openSpan: (classLabel: String, since: Date)?
+        var openSpan: FillSpan?
         /// Slots were skipped after the last entry: the next one follows a timestamp jump.
         var skipped = false
     }
@@ -134,19 +140,11 @@ public struct SlotPublisher: Sendable {
     /// run of the timeline) when nothing fills late slots.
     public mutating func beginRun(now: Double) -> Int {
         let level = variants.values.map(\.next).max() ?? 0
-        for name in settings.variants where variants[name]!.next < level {
+        for name in settings.variants {
             while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
         }
         let first = cadence.firstSlot(startingAfter: now, notBefore: level)
-        if first > level && settings.onLateSegment == .stale {
-            let entries = variants[settings.variants[0]]!.entries
-            timeline.skip(toSlot: first, atEntry: entries)
-            for name in settings.variants {
-                variants[name]!.next = first
-                variants[name]!.skipped = true
-            }
-            sink.timelineChanged(timeline)
-        }
+        if first > level && settings.onLateSegment == .stale { skipEveryVariant(to: first) }
         run += 1
         runStartedAt = now
         return first
@@ -156,25 +154,16 @@ public struct SlotPublisher: Sendable {
     /// sibling's copy of it), unless its slot is already filled.
     @discardableResult
     public mutating func segmentArrived(variant name: String, slot: Int, duration: Double, programDateTime: Date, now: Double) -> Refusal? {
-        guard var state = variants[name] else { return .unknownVariant }
-        guard slot >= state.next else { return .slotFilled(slot: slot) }
-        let level = state.next
+        guard let level = variants[name]?.next else { return .unknownVariant }
+        guard slot >= level else { return .slotFilled(slot: slot) }
         if slot > level && (holding || settings.onLateSegment == .stale) && variants.values.allSatisfy({ $0.next == level }) {
             // Nothing filled the empty slots, on purpose: skip them.
-            timeline.skip(toSlot: slot, atEntry: state.entries)
-            for other in settings.variants {
-                variants[other]!.next = slot
-                variants[other]!.skipped = true
-            }
-            sink.timelineChanged(timeline)
+            skipEveryVariant(to: slot)
             holding = false
         }
         while variants[name]!.next < slot { fill(name, slot: variants[name]!.next, aligning: true) }
-        state = variants[name]!
-        if state.failed {
-            state.failed = false
-            variants[name] = state
-        }
+        variants[name]!.failed = false
+        let state = variants[name]!
         let source = EntrySource.real(run: run)
         var dateRanges: [DateRange] = []
         if let span = state.openSpan {
@@ -182,7 +171,7 @@ public struct SlotPublisher: Sendable {
         }
         let entry = PlannedEntry(slot: slot, content: .real, discontinuity: state.lastSource.map { $0 != source } ?? false,
                                  dateRanges: dateRanges, programDateTime: programDateTime, duration: duration)
-        commit(entry, source: source, in: name)
+        commit(entry, source: source, span: nil, in: name)
         cadence.arrived(slot: slot, at: now)
         if dateAnchor.map({ slot >= $0.slot }) ?? true { dateAnchor = (slot, programDateTime) }
         lastAccepted = now
@@ -240,8 +229,6 @@ public struct SlotPublisher: Sendable {
     /// The first slot `variant` has not listed.
     public func nextSlot(of variant: String) -> Int? { variants[variant]?.next }
 
-    public func entries(of variant: String) -> Int? { variants[variant]?.entries }
-
     // MARK: Filling
 
     /// Lists a stand-in, a sibling's copy or a GAP for `slot` as the policies say; false when
@@ -278,21 +265,35 @@ public struct SlotPublisher: Sendable {
         }
         let date = dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) }
         var dateRanges: [DateRange] = []
+        // The span this entry belongs to: the open one if it is of the same kind, else a new one
+        // (a GAP belongs to none; without a date to start it, none can open).
+        var span = state.openSpan?.classLabel == spanClass ? state.openSpan : nil
         if let open = state.openSpan, open.classLabel != spanClass {
             dateRanges.append(.fillSpan(open.classLabel, variantFilled: name, since: open.since, until: date ?? open.since))
         }
-        if let spanClass, state.openSpan?.classLabel != spanClass, let date {
+        if span == nil, let spanClass, let date {
+            span = FillSpan(classLabel: spanClass, since: date)
             dateRanges.append(.fillSpan(spanClass, variantFilled: name, since: date))
         }
         let entry = PlannedEntry(slot: slot, content: content, discontinuity: state.lastSource.map { $0 != source } ?? false,
                                  dateRanges: dateRanges, programDateTime: date, duration: settings.segmentDuration)
-        commit(entry, source: source, in: name)
-        if let spanClass, variants[name]!.openSpan?.classLabel != spanClass, let date { variants[name]!.openSpan = (spanClass, date) }
-        if spanClass == nil { variants[name]!.openSpan = nil }
+        commit(entry, source: source, span: span, in: name)
         return true
     }
 
-    private mutating func commit(_ entry: PlannedEntry, source: EntrySource, in name: String) {
+    /// Every variant's next entry takes slot `slot`: the slots before it stay empty, a new run
+    /// of the timeline (persisted) begins, and the next entries follow a timestamp jump.
+    private mutating func skipEveryVariant(to slot: Int) {
+        timeline.skip(toSlot: slot, atEntry: variants[settings.variants[0]]!.entries)
+        for name in settings.variants {
+            variants[name]!.next = slot
+            variants[name]!.skipped = true
+        }
+        sink.timelineChanged(timeline)
+    }
+
+    /// Lists `entry`; `span` is the fill span open after it (nil after a real segment or a GAP).
+    private mutating func commit(_ entry: PlannedEntry, source: EntrySource, span: FillSpan?, in name: String) {
         var entry = entry
         var state = variants[name]!
         if state.skipped && state.entries > 0 { entry.discontinuity = true }
@@ -302,7 +303,7 @@ public struct SlotPublisher: Sendable {
         state.entries += 1
         state.lastSource = source
         if case .standIn = entry.content { state.standInsInRow += 1 } else { state.standInsInRow = 0 }
-        if case .real = entry.content { state.openSpan = nil }
+        state.openSpan = span
         variants[name] = state
     }
 

@@ -7,7 +7,6 @@
 /// Continuity counters are advanced too: consecutive copies of the same bytes would otherwise
 /// repeat the same counters, which decoders report as lost packets.
 public enum TransportStreamRestamp {
-    public static let packetSize = 188
     /// 2^33: PTS, DTS and the PCR base wrap at this many 90 kHz ticks (26.5 hours).
     static let wrap: Int64 = 1 << 33
 
@@ -24,64 +23,36 @@ public enum TransportStreamRestamp {
     /// `copy`-th copy in a row of the same bytes, every PID's continuity counter advanced by
     /// `copy` times its packet count, so the counters run on from the previous copy.
     public static func restamp(_ bytes: [UInt8], by offset: Int64, copy: Int = 0) throws(Failure) -> [UInt8] {
-        var out = bytes
-        let packets = bytes.count / packetSize
-        var payloadPackets: [Int: Int] = [:]
-        if copy > 0 {
-            for index in 0..<packets where bytes[index * packetSize + 3] & 0x10 != 0 {
-                payloadPackets[pid(bytes, index * packetSize), default: 0] += 1
-            }
+        var packets: [TransportStreamPacket] = []
+        for start in stride(from: 0, to: bytes.count - TransportStreamPacket.size + 1, by: TransportStreamPacket.size) {
+            guard let packet = TransportStreamPacket(bytes, at: start) else { throw .notTransportStream(offset: start) }
+            packets.append(packet)
         }
-        for index in 0..<packets {
-            let start = index * packetSize
-            guard out[start] == 0x47 else { throw .notTransportStream(offset: start) }
-            let control = (out[start + 3] >> 4) & 0x3
-            if copy > 0, control & 0x1 != 0, let count = payloadPackets[pid(out, start)] {
-                let counter = (Int(out[start + 3] & 0x0F) + copy * count) & 0x0F
-                out[start + 3] = (out[start + 3] & 0xF0) | UInt8(counter)
+        var payloadPackets: [Int: Int] = [:]
+        for packet in packets where packet.hasPayload { payloadPackets[packet.pid, default: 0] += 1 }
+        var out = bytes
+        for packet in packets {
+            if copy > 0, packet.hasPayload, let count = payloadPackets[packet.pid] {
+                let at = packet.continuityCounterByte
+                out[at] = (out[at] & 0xF0) | UInt8((Int(out[at] & 0x0F) + copy * count) & 0x0F)
             }
-            var payload = start + 4
-            if control & 0x2 != 0 {
-                let length = Int(out[start + 4])
-                if length > 0, out[start + 5] & 0x10 != 0, start + 11 < start + packetSize {
-                    shiftPCR(&out, at: start + 6, by: offset)
-                }
-                payload = start + 5 + length
-            }
-            let unitStart = out[start + 1] & 0x40 != 0
-            guard unitStart, control & 0x1 != 0, payload + 14 <= start + packetSize else { continue }
-            // PES: 00 00 01, stream id, length (2), flags (2), header length, then PTS/DTS.
-            guard out[payload] == 0, out[payload + 1] == 0, out[payload + 2] == 1, hasOptionalHeader(streamID: out[payload + 3]) else { continue }
-            let flags = out[payload + 7] >> 6
-            if flags & 0x2 != 0 { shiftTimestamp(&out, at: payload + 9, by: offset) }
-            if flags == 0x3 { shiftTimestamp(&out, at: payload + 14, by: offset) }
+            if let pcr = packet.pcrOffset(in: out) { shiftPCR(&out, at: pcr, by: offset) }
+            // PES header: flags at +7 say whether PTS (at +9) and DTS (at +14) follow.
+            guard let pes = packet.pesHeaderOffset(in: out) else { continue }
+            let flags = out[pes + 7] >> 6
+            if flags & 0x2 != 0 { shiftTimestamp(&out, at: pes + 9, by: offset) }
+            if flags == 0x3 { shiftTimestamp(&out, at: pes + 14, by: offset) }
         }
         return out
     }
 
     /// The first PTS of the first PES with one, in 90 kHz ticks (for tests and checks).
     public static func firstPTS(_ bytes: [UInt8]) -> Int64? {
-        var start = 0
-        while start + packetSize <= bytes.count {
-            defer { start += packetSize }
-            let control = (bytes[start + 3] >> 4) & 0x3
-            let payload = control & 0x2 != 0 ? start + 5 + Int(bytes[start + 4]) : start + 4
-            guard bytes[start + 1] & 0x40 != 0, control & 0x1 != 0, payload + 14 <= start + packetSize,
-                  bytes[payload] == 0, bytes[payload + 1] == 0, bytes[payload + 2] == 1,
-                  hasOptionalHeader(streamID: bytes[payload + 3]), bytes[payload + 7] & 0x80 != 0 else { continue }
-            return readTimestamp(bytes, at: payload + 9)
+        for start in stride(from: 0, to: bytes.count - TransportStreamPacket.size + 1, by: TransportStreamPacket.size) {
+            guard let packet = TransportStreamPacket(bytes, at: start), let pes = packet.pesHeaderOffset(in: bytes), bytes[pes + 7] & 0x80 != 0 else { continue }
+            return readTimestamp(bytes, at: pes + 9)
         }
         return nil
-    }
-
-    private static func pid(_ bytes: [UInt8], _ start: Int) -> Int {
-        Int(bytes[start + 1] & 0x1F) << 8 | Int(bytes[start + 2])
-    }
-
-    /// Stream ids without the optional PES header (§2.4.3.7, Table 2-21): program stream map,
-    /// padding, private stream 2, ECM, EMM, directory, DSMCC, H.222.1 type E.
-    private static func hasOptionalHeader(streamID id: UInt8) -> Bool {
-        ![0xBC, 0xBE, 0xBF, 0xF0, 0xF1, 0xFF, 0xF2, 0xF8].contains(id)
     }
 
     static func readTimestamp(_ bytes: [UInt8], at i: Int) -> Int64 {

@@ -15,9 +15,10 @@ public struct WatchdogRule: Sendable, Equatable {
     /// Seconds the pipeline has been quiet at `now`, if that is too long; nil while fine.
     public func stuckFor(startedAt start: Double, lastAccepted: Double?, now: Double) -> Double? {
         guard timeout > 0 else { return nil }
-        let quietSince = max(start, lastAccepted ?? start)
-        let allowance = timeout + (lastAccepted.map { $0 >= start } == true ? 0 : segmentDuration)
-        let quiet = now - quietSince
+        // A segment accepted before this run started does not count for it.
+        let sinceRun = lastAccepted.flatMap { $0 >= start ? $0 : nil }
+        let allowance = timeout + (sinceRun == nil ? segmentDuration : 0)
+        let quiet = now - (sinceRun ?? start)
         return quiet > allowance ? quiet : nil
     }
 }

@@ -16,8 +16,8 @@ final class PlaylistWriter: PublishingSink, Sendable {
     let registry: StreamRegistry
     let streamName: String
     private let standIns: [String: StandIn]
-    private let frameRate: FrameRate
-    private let segmentDuration: Double
+    /// Where each slot starts on the timeline, for restamping stand-ins.
+    private let clock: SegmentClock
     private let master: MasterAssembly
     private let rates: [(name: String, rates: RungRates)]
     private let variantMetrics: [String: SidelineMetrics.Variant]
@@ -46,14 +46,13 @@ final class PlaylistWriter: PublishingSink, Sendable {
         var discontinuity = false
     }
 
-    init(recorder: StreamRecorder, registry: StreamRegistry, streamName: String, standIns: [String: StandIn], frameRate: FrameRate, segmentDuration: Double,
+    init(recorder: StreamRecorder, registry: StreamRegistry, streamName: String, standIns: [String: StandIn], clock: SegmentClock,
          master: MasterAssembly, rates: [(name: String, rates: RungRates)], variantMetrics: [String: SidelineMetrics.Variant], logger: Logger) {
         self.recorder = recorder
         self.registry = registry
         self.streamName = streamName
         self.standIns = standIns
-        self.frameRate = frameRate
-        self.segmentDuration = segmentDuration
+        self.clock = clock
         self.master = master
         self.rates = rates
         self.variantMetrics = variantMetrics
@@ -89,17 +88,15 @@ final class PlaylistWriter: PublishingSink, Sendable {
             discontinuity = discontinuity || pending.discontinuity
         case let .sibling(name):
             // The sibling's entry for the same slot has the same index: variants stay aligned.
-            if let sibling = recorder.variants[name], case let index = target.count, index < sibling.count {
-                let source = sibling.playlist.segments[index]
-                if !source.gap {
-                    body = .file(path: recorder.layout.segmentPath(name, source.uri), keyframe: sibling.keyframeRange(ofSegment: source.uri))
-                    duration = source.duration
-                }
+            let index = target.count
+            if let sibling = recorder.variants[name], let source = sibling.playlist.segments.dropFirst(index).first, !source.gap {
+                body = .file(path: recorder.layout.segmentPath(name, source.uri), keyframe: sibling.keyframeRange(ofSegment: source.uri))
+                duration = source.duration
             }
             variantMetrics[variant]?.siblingSegments.increment()
         case let .standIn(copy):
             if let standIn = standIns[variant] {
-                let offset = Int64((frameRate.time(ofFrame: SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration).firstFrame(ofSegment: entry.slot)) * 90_000).rounded())
+                let offset = Int64((clock.startTime(ofSegment: entry.slot) * 90_000).rounded())
                 do {
                     body = .bytes(try TransportStreamRestamp.restamp(standIn.bytes, by: offset, copy: copy), keyframeRanges: standIn.keyframeRanges)
                     duration = standIn.duration

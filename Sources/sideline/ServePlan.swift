@@ -121,25 +121,19 @@ struct OpenedPipeline {
 
 /// Lets the pipeline be built before the publisher it reports to (events only flow after
 /// `LivePipeline.start()`, which comes after `connect`), cuts off a pipeline the watchdog
-/// abandoned, and notes the progress the watchdog looks at.
+/// abandoned, and notes whether the pipeline has finished (the watchdog leaves it alone then).
 final class EventForwarder: Sendable {
     private let target = Mutex<StreamPublisher?>(nil)
-    private let progress = Mutex<(lastSegment: ContinuousClock.Instant?, finished: Bool)>((nil, false))
+    private let finished = Atomic<Bool>(false)
 
     func connect(_ publisher: StreamPublisher) { target.withLock { $0 = publisher } }
     func disconnect() { target.withLock { $0 = nil } }
 
     func forward(_ event: PipelineEvent) {
-        switch event {
-        case .segment: progress.withLock { $0.lastSegment = .now }
-        case .finished: progress.withLock { $0.finished = true }
-        default: break
-        }
+        if case .finished = event { finished.store(true, ordering: .relaxed) }
         target.withLock { $0 }?.handle(event)
     }
 
-    /// When the pipeline last finished a segment of any variant.
-    var lastSegment: ContinuousClock.Instant? { progress.withLock { $0.lastSegment } }
     /// Whether the pipeline has reported `.finished` (it has nothing more to do).
-    var hasFinished: Bool { progress.withLock { $0.finished } }
+    var hasFinished: Bool { finished.load(ordering: .relaxed) }
 }

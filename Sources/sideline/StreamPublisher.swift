@@ -16,7 +16,6 @@ import Synchronization
 final class StreamPublisher: Sendable {
     let registry: StreamRegistry
     let writer: PlaylistWriter
-    private let configuration: SidelineConfiguration
     private let stream: StreamSettings
     private let logger: Logger
     private let core: Mutex<Core>
@@ -28,6 +27,8 @@ final class StreamPublisher: Sendable {
     let streamMetrics: SidelineMetrics.Stream
     private let variantMetrics: [String: SidelineMetrics.Variant]
     private let ticking = Atomic<Bool>(false)
+    /// Each rung's BANDWIDTH as the master advertises it, to check segments against.
+    private let advertisedPeak: [String: Int]
     /// When a slate segment was last withheld on purpose (`on_input_loss: stale`): progress
     /// for the watchdog, though nothing is listed.
     private let lastWithheld = Mutex<Double?>(nil)
@@ -41,7 +42,6 @@ final class StreamPublisher: Sendable {
     private struct State {
         /// Input outages of this run, oldest first.
         var outages: [Outage] = []
-        var hasAudio = true
         /// Set when the operator stops the server: whether that also ends the stream.
         var stopEndsStream: Bool?
         /// The input could not be opened: the stream shows as input-lost until a camera
@@ -74,14 +74,13 @@ final class StreamPublisher: Sendable {
     /// `standIns`: every variant's stand-in (empty for `sideline encode`, which never fills).
     init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry,
          standIns: [String: StandIn], hasAudio: Bool, logger: Logger) {
-        self.configuration = configuration
         self.stream = stream
         self.streamMetrics = SidelineMetrics.Stream(stream: stream.name)
         let variantMetrics = Dictionary(uniqueKeysWithValues: stream.video.ladder.map { ($0.name, SidelineMetrics.Variant(stream: stream.name, variant: $0.name)) })
         self.variantMetrics = variantMetrics
         self.registry = registry
         self.logger = logger
-        let audio = hasAudio ? (configuration.audio.bitrate.bitsPerSecond, configuration.audio.sampleRate) : nil
+        let audio = hasAudio ? RungRates.AudioRate(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate) : nil
         let rates = stream.video.ladder.map { rung in
             (name: rung.name, rates: RungRates(bitrate: rung.bitrate.bitsPerSecond, maxrate: rung.maxrate.bitsPerSecond, bufsize: rung.bufsize.bitsPerSecond,
                                               audio: audio, frameRate: stream.video.frameRate))
@@ -91,14 +90,14 @@ final class StreamPublisher: Sendable {
             .map { SessionData(dataID: "com.sideline.\($0.0)", value: $0.1) }
         let master = MasterAssembly(segmentDuration: configuration.segmentDuration, sessionData: sessionData, startOffset: stream.startOffset,
                                     mediaPlaylistURI: { "\($0)/\(StreamLayout.mediaPlaylistName)" }, iFramePlaylistURI: { "\($0)/\(StreamLayout.iFramePlaylistName)" })
-        let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns, frameRate: FrameRate(stream.video.frameRate),
-                                    segmentDuration: configuration.segmentDuration, master: master, rates: rates, variantMetrics: variantMetrics, logger: logger)
+        let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns,
+                                    clock: SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration), master: master, rates: rates, variantMetrics: variantMetrics, logger: logger)
         self.writer = writer
         let settings = SlotPublisher.Settings(variants: stream.video.ladder.map(\.name), segmentDuration: configuration.segmentDuration, grace: stream.lateGrace,
                                               onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment)
         let slots = SlotPublisher(settings: settings, restored: Self.restored(recorder), now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(Core(slots: slots))
-        state.withLock { $0.hasAudio = hasAudio }
+        advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })
     }
 
     /// What the recording on disk holds, for the core to continue its timeline.
@@ -106,15 +105,13 @@ final class StreamPublisher: Sendable {
         guard let longest = recorder.variants.values.max(by: { $0.count < $1.count }), longest.count > 0 else { return nil }
         let entries = longest.playlist.segments
         let timeline = FileManager.default.contents(atPath: recorder.layout.timelinePath).flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: $0) }
-        let last = entries.last { $0.programDateTime != nil }
-        // Entries after the last dated one extend its end (a GAP written without a date).
-        let lastIndex = last.flatMap { l in entries.lastIndex { $0 == l } } ?? entries.count - 1
-        let after = entries[(lastIndex + 1)...].reduce(0) { $0 + $1.duration }
-        return SlotPublisher.Restored(entries: entries.count, timeline: timeline ?? StreamTimeline(), lastProgramDateTime: last?.programDateTime,
-                                      lastDuration: (last?.duration ?? 0) + after)
+        // The last dated entry; entries after it (GAPs written without a date) extend its end.
+        let dated = entries.lastIndex { $0.programDateTime != nil }
+        let lastDuration = entries[(dated ?? entries.count - 1)...].reduce(0) { $0 + $1.duration }
+        return SlotPublisher.Restored(entries: entries.count, timeline: timeline ?? StreamTimeline(), lastProgramDateTime: dated.flatMap { entries[$0].programDateTime },
+                                      lastDuration: lastDuration)
     }
 
-    var hasAudio: Bool { state.withLock { $0.hasAudio } }
     var streamName: String { stream.name }
 
     /// Call before a pipeline's events reach this publisher: the first one, or one that
@@ -122,10 +119,7 @@ final class StreamPublisher: Sendable {
     /// takes (start it there: `LivePipeline.start(atSegment:)`).
     func beginRun(of pipeline: LivePipeline) -> Int {
         timings.withLock { $0 = pipeline.timings }
-        state.withLock { s in
-            s.hasAudio = pipeline.hasAudio
-            s.outages = []
-        }
+        state.withLock { $0.outages = [] }
         return core.withLock { $0.slots.beginRun(now: registry.clock()) }
     }
 
@@ -292,11 +286,8 @@ final class StreamPublisher: Sendable {
 
     /// BANDWIDTH must bound every segment's bit rate (RFC 8216 §4.3.4.2); say so when one does not.
     private func checkBitRate(_ segment: EncodedSegment, of variant: String) {
-        guard segment.duration > 0, let rung = stream.video.ladder.first(where: { $0.name == variant }) else { return }
+        guard segment.duration > 0, let advertised = advertisedPeak[variant].map(Double.init) else { return }
         let rate = Double(segment.bytes.count * 8) / segment.duration
-        let audio = hasAudio ? (configuration.audio.bitrate.bitsPerSecond, configuration.audio.sampleRate) : nil
-        let advertised = Double(Bandwidth.peak(RungRates(bitrate: rung.bitrate.bitsPerSecond, maxrate: rung.maxrate.bitsPerSecond, bufsize: rung.bufsize.bitsPerSecond,
-                                                         audio: audio, frameRate: stream.video.frameRate)))
         guard rate > advertised else { return }
         variantMetrics[variant]?.bandwidthExceeded.increment()
         // Warn once per new peak (the registry has already counted this segment), not per segment.

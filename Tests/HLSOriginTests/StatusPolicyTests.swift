@@ -11,7 +11,7 @@ import Testing
 
     func facts(_ resource: StatusPolicy.Resource, _ phase: StatusPolicy.StreamPhase? = .live, server: StatusPolicy.ServerCondition = .serving,
                variantExists: Bool = true, playlistAvailable: Bool = true, lastPublished: Double? = 100, now: Double = 101) -> Facts {
-        Facts(resource: resource, server: server, stream: phase, variantExists: variantExists, playlistAvailable: playlistAvailable,
+        Facts(resource: resource, streamName: "main", server: server, stream: phase, variantExists: variantExists, playlistAvailable: playlistAvailable,
               targetDuration: 2, lastPublished: lastPublished, servingSince: 0, now: now)
     }
 
@@ -67,7 +67,7 @@ import Testing
     @Test func theStaleClockStartsNoEarlierThanTheProcess() {
         // restored from disk: published long ago by an earlier process, nothing yet by this one;
         // the first segment needs a whole target duration of input, so it has 2 + 3 s
-        var restored = Facts(resource: .mediaPlaylist, stream: .live, targetDuration: 2, lastPublished: nil, servingSince: 50, now: 54.9)
+        var restored = Facts(resource: .mediaPlaylist, streamName: "main", stream: .live, targetDuration: 2, lastPublished: nil, servingSince: 50, now: 54.9)
         #expect(policy.decide(restored) == .serve(.livePlaylist(maxAge: 1)))
         restored.lastPublished = 10 // an old stamp never counts from before the process
         #expect(policy.decide(restored) == .serve(.livePlaylist(maxAge: 1)))

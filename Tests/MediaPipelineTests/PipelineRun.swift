@@ -31,7 +31,8 @@ final class PipelineRun: Sendable {
     /// exist, or (with `stopOnInputLoss`) until a live input is lost.
     /// A run still going after `timeout` seconds is stopped (and `timedOut` set), so a test
     /// whose stop condition never comes fails instead of hanging the suite.
-    static func run(_ configuration: PipelineConfiguration, stopAfterSegments: Int? = nil, stopOnInputLoss: Bool = false,
+    /// `startAtSegment`: the timeline slot the pipeline starts at (`LivePipeline.start(atSegment:)`).
+    static func run(_ configuration: PipelineConfiguration, startAtSegment: Int = 0, stopAfterSegments: Int? = nil, stopOnInputLoss: Bool = false,
                     timeout: Double = 240, observe: (@Sendable (PipelineEvent, PipelineDrills) -> Void)? = nil,
                     stopWhen: (@Sendable (Outcome) -> Bool)? = nil) async throws -> Outcome {
         let outcome = Mutex(Outcome())
@@ -62,7 +63,7 @@ final class PipelineRun: Sendable {
             if stop { holder.withLock { $0?.stop() } }
         }
         holder.withLock { $0 = pipeline }
-        pipeline.start()
+        pipeline.start(atSegment: startAtSegment)
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))
             outcome.withLock { $0.timedOut = true }

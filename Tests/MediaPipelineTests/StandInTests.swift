@@ -51,9 +51,8 @@ import TestSupport
     /// A pipeline started at slot 40 (a restart continuing a recording): its first segment is
     /// slot 40 and its timestamps start 80 s into the stream's timeline, video and audio.
     @Test func aPipelineStartedMidTimelineContinuesTheStreamsTimestamps() async throws {
-        var configuration = PipelineRun.configuration(input: Repository.sample, variants: [Self.spec])
-        configuration.firstSegment = 40
-        let outcome = try await PipelineRun.run(configuration)
+        let configuration = PipelineRun.configuration(input: Repository.sample, variants: [Self.spec])
+        let outcome = try await PipelineRun.run(configuration, startAtSegment: 40)
         let segments = try #require(outcome.segments["180p"])
         #expect(segments.first?.index == 40)
         #expect(segments.map(\.index) == Array(40..<(40 + segments.count)))

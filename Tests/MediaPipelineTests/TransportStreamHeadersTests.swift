@@ -35,8 +35,7 @@ import TestSupport
 
     /// The real muxer: every segment of a real encode starts with the PAT, then the PMT.
     @Test func everyEncodedSegmentStartsWithPATThenPMT() async throws {
-        var configuration = PipelineRun.configuration(input: Repository.sample, variants: [StandInTests.spec])
-        configuration.firstSegment = 0
+        let configuration = PipelineRun.configuration(input: Repository.sample, variants: [StandInTests.spec])
         let outcome = try await PipelineRun.run(configuration, stopAfterSegments: 4)
         let segments = try #require(outcome.segments["180p"])
         #expect(segments.count >= 3)

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct MasterAssemblyTests {
     let assembly = MasterAssembly(segmentDuration: 2, mediaPlaylistURI: { "\($0)/index.m3u8" }, iFramePlaylistURI: { "\($0)/iframes.m3u8" })
-    static let rates = RungRates(bitrate: 600_000, maxrate: 900_000, bufsize: 1_200_000, audio: (128_000, 48_000), frameRate: 30)
+    static let rates = RungRates(bitrate: 600_000, maxrate: 900_000, bufsize: 1_200_000, audio: .init(bitrate: 128_000, sampleRate: 48_000), frameRate: 30)
     static let format = VariantFormat(codecs: ["avc1.4d401e", "mp4a.40.2"], width: 640, height: 360, frameRate: 30)
 
     @Test func listsOnlyTheListingInLadderOrder() throws {

@@ -61,6 +61,13 @@ struct Drive {
         core.tick(now: now)
     }
 
+    /// A pipeline starts now and `variants` deliver slot 0 one segment duration later.
+    mutating func startWithFirstSegment(of variants: [String]) {
+        _ = core.beginRun(now: now)
+        advance(d)
+        deliver(0, variants)
+    }
+
     /// Every named variant delivers `slot` now (capture time D before).
     @discardableResult
     mutating func deliver(_ slot: Int, _ variants: [String]) -> [SlotPublisher.Refusal?] {

@@ -26,9 +26,7 @@ import Testing
     /// answers 503, and a player that opened it from the master would fail.
     @Test func masterWaitsForEveryRungsFirstEntry() {
         var drive = Drive()
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, ["360p", "180p"])
+        drive.startWithFirstSegment(of: ["360p", "180p"])
         #expect(drive.core.masterVariants == nil)
         #expect(drive.sink.masters.isEmpty)
         drive.advance(0.3)
@@ -80,9 +78,7 @@ import Testing
     /// A real segment that arrives after its slot was filled is dropped, never listed over it.
     @Test func lateRealSegmentIsNotPublishedOverItsStandIn() {
         var drive = Drive()
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, all)
+        drive.startWithFirstSegment(of: all)
         drive.advance(3.2)
         #expect(drive.sink.shape("360p") == "R|S")
         #expect(drive.deliver(1, ["360p"]) == [.slotFilled(slot: 1)])
@@ -98,9 +94,7 @@ import Testing
     /// master keeps listing it; its own first segment back follows a discontinuity.
     @Test func failedVariantCarriesItsSiblingsSegments() {
         var drive = Drive()
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, all)
+        drive.startWithFirstSegment(of: all)
         drive.advance(2)
         drive.deliver(1, ["720p", "180p"])
         drive.core.variantFailed("360p")
@@ -125,9 +119,7 @@ import Testing
     /// Apple's semantics by configuration: GAP entries in step, the master leaves it out.
     @Test func gapPolicyListsGapsAndLeavesTheMasterWithoutTheVariant() {
         var drive = Drive(failure: .gap)
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, all)
+        drive.startWithFirstSegment(of: all)
         drive.core.variantFailed("720p")
         #expect(drive.sink.masters.last == ["360p", "180p"])
         for slot in 1..<3 {
@@ -144,9 +136,7 @@ import Testing
     /// `on_variant_failure: standin`: the failed rung shows its own card at each deadline.
     @Test func standInPolicyForAFailedVariant() {
         var drive = Drive(failure: .standin)
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, all)
+        drive.startWithFirstSegment(of: all)
         drive.core.variantFailed("720p")
         drive.advance(2)
         drive.deliver(1, ["360p", "180p"])
@@ -158,9 +148,7 @@ import Testing
     /// With every rung failed there is no sibling: stand-ins.
     @Test func noHealthySiblingFallsBackToStandIns() {
         var drive = Drive(variants: ["360p", "180p"])
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, ["360p", "180p"])
+        drive.startWithFirstSegment(of: ["360p", "180p"])
         drive.core.variantFailed("360p")
         drive.core.variantFailed("180p")
         drive.advance(3)
@@ -172,9 +160,7 @@ import Testing
     /// (a new run of the timeline, persisted) instead of going back.
     @Test func stalePolicyLeavesSlotsEmptyAndSkipsThem() {
         var drive = Drive(late: .stale)
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, all)
+        drive.startWithFirstSegment(of: all)
         drive.advance(12)
         #expect(drive.sink.shape("720p") == "R")
         let first = drive.core.beginRun(now: drive.now)
@@ -190,9 +176,7 @@ import Testing
     /// first segment back starts a new run after them.
     @Test func holdingLeavesAnOutageEmptyAndSkipsIt() {
         var drive = Drive()
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, all)
+        drive.startWithFirstSegment(of: all)
         drive.core.holding = true
         drive.advance(1)
         drive.deliver(1, all)
@@ -209,9 +193,7 @@ import Testing
     /// A pipeline abandoned mid-slot leaves one rung a step behind: the next run brings it level.
     @Test func newRunBringsLaggingVariantsLevel() {
         var drive = Drive()
-        _ = drive.core.beginRun(now: drive.now)
-        drive.advance(2)
-        drive.deliver(0, all)
+        drive.startWithFirstSegment(of: all)
         drive.advance(2)
         drive.deliver(1, ["360p", "180p"])
         let first = drive.core.beginRun(now: drive.now)
