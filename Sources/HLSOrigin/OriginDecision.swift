@@ -6,9 +6,24 @@ public enum OriginDecision: Equatable, Sendable {
     case playlist(RenderedPlaylist, CachePolicy)
     case segment(StreamRegistry.SegmentFile)
     case refuse(StatusPolicy.Refusal)
+    /// Blocking reload: wait until the playlist lists `sequence` (or `seconds` pass), then
+    /// decide again with `held: true`.
+    case hold(Hold)
 
-    /// Looks the resource up in a snapshot of the registry and lets `StatusPolicy` decide.
-    public static func decide(_ path: Result<OriginPath, OriginPath.Rejection>, registry: StreamRegistry,
+    public struct Hold: Sendable, Equatable {
+        public let stream: String
+        public let variant: String
+        public let iFrames: Bool
+        public let sequence: Int
+        public let seconds: Double
+    }
+
+    /// Looks the resource up in a snapshot of the registry and lets `StatusPolicy` decide;
+    /// for media and I-frame playlists, the delivery directives (`_HLS_skip`, `_HLS_msn`)
+    /// choose the form and whether to hold. `held` is true once a request has been held: it
+    /// is then answered with what is current, never held twice.
+    public static func decide(_ path: Result<OriginPath, OriginPath.Rejection>, directives: Result<PlaylistDirectives, OriginPath.Rejection> = .success(.init()),
+                              held: Bool = false, registry: StreamRegistry,
                               server: StatusPolicy.ServerCondition = .serving, policy: StatusPolicy = StatusPolicy()) -> OriginDecision {
         if let refusal = policy.admit(server) { return .refuse(refusal) }
         let resource: OriginPath
@@ -23,26 +38,42 @@ public enum OriginDecision: Equatable, Sendable {
             targetDuration: stream?.targetDuration ?? 0, lastPublished: variant?.lastPublished, servingSince: registry.servingSince, now: registry.clock()
         )
         var bytes: RenderedPlaylist?
+        var media: ServedMediaPlaylist?
         var file: StreamRegistry.SegmentFile?
         switch resource {
         case .master:
             bytes = stream?.master
         case .mediaPlaylist:
             facts.resource = .mediaPlaylist
-            bytes = variant?.playlist
+            media = variant?.playlist
         case .iFramePlaylist:
             facts.resource = .iFramePlaylist
-            bytes = variant?.iFramePlaylist
+            media = variant?.iFramePlaylist
         case let .segment(_, _, name):
             file = variant?.segments[name]
             facts.resource = .segment(file != nil ? .listed : variant?.gaps.contains(name) == true ? .gap : .unlisted)
         }
-        facts.playlistAvailable = bytes != nil
+        facts.playlistAvailable = bytes != nil || media != nil
         switch policy.decide(facts) {
         case let .refuse(refusal):
             return .refuse(refusal)
         case let .serve(cache):
             if let file { return .segment(file) }
+            if let media, let variantName = resource.variant {
+                let asked: PlaylistDirectives
+                switch directives {
+                case let .success(parsed): asked = parsed
+                case let .failure(rejection): return .refuse(policy.refuse(rejection))
+                }
+                switch held ? .answerNow : BlockingReload.decide(asked, playlist: media, targetDuration: facts.targetDuration, offered: registry.offer.blockingReload) {
+                case .answerNow:
+                    return .playlist(media.form(for: asked.skip), cache)
+                case let .hold(sequence, seconds):
+                    return .hold(Hold(stream: resource.stream, variant: variantName, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, seconds: seconds))
+                case let .badRequest(reason):
+                    return .refuse(policy.refuse(.malformed(reason)))
+                }
+            }
             guard let bytes else { return .refuse(StatusPolicy.missingContent) }
             return .playlist(bytes, cache)
         }

@@ -34,7 +34,15 @@ public struct OriginRoutes: Sendable {
     }
 
     func respond(to request: Request, context: some RequestContext) async throws -> Response {
-        let decision = OriginDecision.decide(OriginPath.parse(request.uri.path), registry: registry, policy: policy)
+        let path = OriginPath.parse(request.uri.path)
+        let directives = PlaylistDirectives.parse(query: request.uri.query)
+        var decision = OriginDecision.decide(path, directives: directives, registry: registry, policy: policy)
+        if case let .hold(hold) = decision {
+            // Blocking reload: this task is suspended (no thread) until the sequence number is
+            // listed or the bound passes, then the request is decided again on what is current.
+            await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, seconds: hold.seconds)
+            decision = OriginDecision.decide(path, directives: directives, held: true, registry: registry, policy: policy)
+        }
         var headers: HTTPFields = [.accessControlAllowOrigin: "*"]
         switch decision {
         case let .playlist(playlist, cache):
@@ -70,6 +78,9 @@ public struct OriginRoutes: Sendable {
             }
         case let .refuse(refusal):
             return Self.response(for: refusal)
+        case .hold:
+            // decide(held: true) never holds.
+            return Self.response(for: StatusPolicy.missingContent)
         }
     }
 

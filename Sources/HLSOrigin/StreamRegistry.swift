@@ -1,4 +1,5 @@
 import Foundation
+import HLSPlaylist
 import StreamPublishing
 import Synchronization
 
@@ -23,8 +24,8 @@ public final class StreamRegistry: Sendable {
     public struct Variant: Sendable {
         /// Rendered playlists as ready-to-send bytes (plain and gzip): internal, so the
         /// registry's public API stays free of NIO types (read them as text with `playlistText`).
-        var playlist: RenderedPlaylist?
-        var iFramePlaylist: RenderedPlaylist?
+        var playlist: ServedMediaPlaylist?
+        var iFramePlaylist: ServedMediaPlaylist?
         public var segments: [String: SegmentFile] = [:]
         /// Entries listed as EXT-X-GAP: named in the playlist, never a file.
         public var gaps: Set<String> = []
@@ -36,8 +37,9 @@ public final class StreamRegistry: Sendable {
         /// The last write to the data directory that failed, while writes fail; nil when fine.
         public var writeError: String?
 
-        public var playlistText: String? { playlist.map { String(buffer: $0.plain) } }
-        public var iFramePlaylistText: String? { iFramePlaylist.map { String(buffer: $0.plain) } }
+        /// The full playlist as served (with EXT-X-SERVER-CONTROL while live).
+        public var playlistText: String? { playlist.map { String(buffer: $0.full.plain) } }
+        public var iFramePlaylistText: String? { iFramePlaylist.map { String(buffer: $0.full.plain) } }
     }
 
     /// What a variant has recorded, for `/api/streams` and the logs.
@@ -75,18 +77,32 @@ public final class StreamRegistry: Sendable {
     private let epoch = String(UInt32.random(in: 0...UInt32.max), radix: 36)
     private let versions = Atomic<Int>(0)
 
+    /// Requests held by blocking reload.
+    private let waiters = PlaylistWaiters()
+    /// Delta updates and blocking reload on live media playlists.
+    public let offer: ServedMediaPlaylist.Offer
+
+    private func nextTag() -> String {
+        "\(epoch)-\(String(versions.add(1, ordering: .relaxed).newValue, radix: 36))"
+    }
+
     /// Renders (and compresses) one playlist version; call outside the registry's lock.
     private func render(_ text: String) -> RenderedPlaylist {
-        let version = versions.add(1, ordering: .relaxed).newValue
-        return RenderedPlaylist(text: text, tag: "\(epoch)-\(String(version, radix: 36))")
+        RenderedPlaylist(text: text, tag: nextTag())
+    }
+
+    /// Renders a media playlist version in all its served forms; outside the registry's lock.
+    private func render(_ playlist: LiveMediaPlaylist) -> ServedMediaPlaylist {
+        ServedMediaPlaylist(playlist, offer: offer, tag: nextTag())
     }
     /// Monotonic seconds; injectable so tests move time instead of sleeping.
     public let clock: @Sendable () -> Double
     /// When this registry (the process) began serving: the stale clock starts no earlier.
     public let servingSince: Double
 
-    public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
+    public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds, offer: ServedMediaPlaylist.Offer = .init()) {
         self.clock = clock
+        self.offer = offer
         self.servingSince = clock()
     }
 
@@ -99,20 +115,20 @@ public final class StreamRegistry: Sendable {
     }
 
     /// Loads what an earlier run recorded, so it is served before anything new exists.
-    public func restore(stream: String, variant: String, playlistText: String, iFramePlaylistText: String?, segments: [String: SegmentFile], gaps: Set<String> = []) {
+    public func restore(stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?, segments: [String: SegmentFile], gaps: Set<String> = []) {
         var recorded = Recorded()
         for file in segments.values { recorded.add(bytes: file.size, duration: file.duration) }
-        let playlist = render(playlistText)
-        let iFrames = iFramePlaylistText.map { render($0) }
+        let playlist = render(playlist)
+        let iFrames = iFrames.map { render($0) }
         streams.withLock {
             $0[stream]?.variants[variant] = Variant(playlist: playlist, iFramePlaylist: iFrames, segments: segments, gaps: gaps, recorded: recorded)
         }
     }
 
     /// Call after the segment file and the playlist listing it are on disk.
-    public func publish(stream: String, variant: String, segmentName: String, file: SegmentFile, playlistText: String, iFramePlaylistText: String? = nil) {
-        let bytes = render(playlistText)
-        let iFrameBytes = iFramePlaylistText.map { render($0) }
+    public func publish(stream: String, variant: String, segmentName: String, file: SegmentFile, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist? = nil) {
+        let bytes = render(playlist)
+        let iFrameBytes = iFrames.map { render($0) }
         let now = clock()
         streams.withLock {
             $0[stream]?.variants[variant]?.segments[segmentName] = file
@@ -122,18 +138,21 @@ public final class StreamRegistry: Sendable {
             if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
             if $0[stream]?.phase == .starting { $0[stream]?.phase = .live }
         }
+        waiters.wake(.init(stream: stream, variant: variant), listed: bytes.lastSequence)
+        if let iFrameBytes { waiters.wake(.init(stream: stream, variant: variant, iFrames: true), listed: iFrameBytes.lastSequence) }
     }
 
     /// Call after a playlist with new EXT-X-GAP entries is on disk: the variant keeps pace
     /// with its siblings although its encoder has failed.
-    public func publishGaps(stream: String, variant: String, segmentNames: [String], playlistText: String) {
-        let bytes = render(playlistText)
+    public func publishGaps(stream: String, variant: String, segmentNames: [String], playlist: LiveMediaPlaylist) {
+        let bytes = render(playlist)
         let now = clock()
         streams.withLock {
             $0[stream]?.variants[variant]?.gaps.formUnion(segmentNames)
             $0[stream]?.variants[variant]?.playlist = bytes
             $0[stream]?.variants[variant]?.lastPublished = now
         }
+        waiters.wake(.init(stream: stream, variant: variant), listed: bytes.lastSequence)
     }
 
     /// Notes that writing this variant's files fails (with the reason), or works again (nil).
@@ -151,18 +170,36 @@ public final class StreamRegistry: Sendable {
         streams.withLock { $0[stream]?.master = bytes }
     }
 
-    public func updatePlaylists(stream: String, variant: String, text: String, iFramesText: String?) {
-        let bytes = render(text)
-        let iFrameBytes = iFramesText.map { render($0) }
+    public func updatePlaylists(stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?) {
+        let bytes = render(playlist)
+        let iFrameBytes = iFrames.map { render($0) }
         streams.withLock {
             $0[stream]?.variants[variant]?.playlist = bytes
             if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
         }
+        // An ended playlist answers every held request at once.
+        if bytes.complete { waiters.wakeAll(stream: stream) }
     }
 
     public func setPhase(stream: String, _ phase: Phase) {
         streams.withLock { $0[stream]?.phase = phase }
+        if phase == .ended || phase == .removed { waiters.wakeAll(stream: stream) }
     }
+
+    /// Holds a blocking-reload request (`_HLS_msn`) until `variant`'s playlist (or I-frame
+    /// playlist) lists `sequence`, the stream stops changing, or `seconds` pass. No thread waits.
+    public func waitUntilListed(stream: String, variant: String, iFrames: Bool = false, sequence: Int, seconds: Double) async {
+        await waiters.wait(for: .init(stream: stream, variant: variant, iFrames: iFrames), sequence: sequence, seconds: seconds) {
+            self.streams.withLock { streams in
+                guard let s = streams[stream], s.phase != .ended, s.phase != .removed, let v = s.variants[variant],
+                      let listed = iFrames ? v.iFramePlaylist : v.playlist else { return true }
+                return listed.complete || listed.lastSequence >= sequence
+            }
+        }
+    }
+
+    /// Requests held by blocking reload right now.
+    public var heldRequests: Int { waiters.count }
 
     public func stream(named name: String) -> Stream? {
         streams.withLock { $0[name] }

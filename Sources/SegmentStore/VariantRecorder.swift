@@ -25,8 +25,10 @@ public final class VariantRecorder: Sendable {
         public let name: String
         public let sequence: Int
         public let size: Int
-        public let playlistText: String
-        public let iFramePlaylistText: String
+        /// The playlists that now list it, as the origin publishes them.
+        public let playlist: LiveMediaPlaylist
+        public let iFrames: LiveMediaPlaylist
+        public var playlistText: String { playlist.text }
         public let segment: MediaSegment
         /// False when the segment could not be written (disk full, I/O error): it is listed
         /// as EXT-X-GAP instead, so the playlist keeps pace and never names a missing file.
@@ -70,7 +72,8 @@ public final class VariantRecorder: Sendable {
 
     public var playlist: MediaPlaylist { state.withLock { $0.playlist.playlist } }
     public var playlistText: String { state.withLock { $0.playlist.text } }
-    public var iFramePlaylistText: String { state.withLock { $0.iFrames.text } }
+    /// The media and I-frame playlists with their rendered text, as the origin serves them.
+    public var livePlaylists: (playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist) { state.withLock { ($0.playlist, $0.iFrames) } }
 
     /// EXT-X-VERSION 4: the lowest with EXT-X-BYTERANGE and EXT-X-I-FRAMES-ONLY (RFC 8216 §7).
     static func emptyIFramePlaylist(targetDuration: Int) -> MediaPlaylist {
@@ -145,8 +148,8 @@ public final class VariantRecorder: Sendable {
                     diskError = diskError ?? error
                 }
             }
-            return Recorded(name: name, sequence: sequence, size: written ? size : 0, playlistText: text,
-                            iFramePlaylistText: state.iFrames.text, segment: entry, segmentWritten: written, diskError: diskError)
+            return Recorded(name: name, sequence: sequence, size: written ? size : 0, playlist: state.playlist,
+                            iFrames: state.iFrames, segment: entry, segmentWritten: written, diskError: diskError)
         }
     }
 
@@ -155,10 +158,10 @@ public final class VariantRecorder: Sendable {
         state.withLock { $0.iFrames.playlist.segments.last { $0.uri == name }?.byteRange }
     }
 
-    /// Closes the playlist with EXT-X-ENDLIST. Returns the final text.
+    /// Closes the playlist with EXT-X-ENDLIST. Returns the final playlists.
     @discardableResult
-    public func end() throws(StoreError) -> String {
-        try state.withLock { (state: inout State) throws(StoreError) -> String in
+    public func end() throws(StoreError) -> (playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist) {
+        try state.withLock { (state: inout State) throws(StoreError) -> (playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist) in
             var next = state.playlist
             next.end()
             let text = next.text
@@ -168,7 +171,7 @@ public final class VariantRecorder: Sendable {
             iFrames.end()
             try AtomicFile.write(iFrames.text, to: layout.iFramePlaylistPath(variant))
             state.iFrames = iFrames
-            return text
+            return (next, iFrames)
         }
     }
 

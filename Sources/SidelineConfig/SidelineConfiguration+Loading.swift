@@ -43,6 +43,8 @@ extension SidelineConfiguration {
             if let limit = try server.int("max_requests_in_flight", in: 0...1_000_000) { config.server.maxRequestsInFlight = limit == 0 ? nil : limit }
             if let limit = try server.int("max_connections_per_client", in: 0...1_000_000) { config.server.maxConnectionsPerClient = limit == 0 ? nil : limit }
             if let seconds = try server.double("idle_timeout", in: 0...3600) { config.server.idleTimeout = seconds == 0 ? nil : seconds }
+            config.server.deltaUpdates = try server.bool("delta_updates") ?? config.server.deltaUpdates
+            config.server.blockingReload = try server.bool("blocking_reload") ?? config.server.blockingReload
             try server.rejectUnknownKeys()
         }
         if var admin = try top.section("admin") {

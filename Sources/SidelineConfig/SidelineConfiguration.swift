@@ -88,6 +88,12 @@ public struct ServerSettings: Sendable, Equatable {
     /// `server.idle_timeout`: seconds a connection may send nothing (between requests, or
     /// while its request's head trickles in) before it is closed. nil (0): never.
     public var idleTimeout: Double? = 20
+    /// `server.delta_updates`: live media playlists offer Playlist Delta Updates
+    /// (`CAN-SKIP-UNTIL`, `_HLS_skip`), so a player at hour 3 reloads a few hundred bytes.
+    public var deltaUpdates = true
+    /// `server.blocking_reload`: live media playlists offer blocking reload
+    /// (`CAN-BLOCK-RELOAD`, `_HLS_msn`): a request waits for the next segment instead of polling.
+    public var blockingReload = true
     public init(host: String, port: Int, maxConnections: Int? = 1024, maxRequestsInFlight: Int? = 512) {
         self.host = host
         self.port = port

@@ -113,7 +113,7 @@ final class PlaylistWriter: PublishingSink, Sendable {
             registry.publish(
                 stream: streamName, variant: variant, segmentName: recorded.name,
                 file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration),
-                playlistText: recorded.playlistText, iFramePlaylistText: recorded.iFramePlaylistText
+                playlist: recorded.playlist, iFrames: recorded.iFrames
             )
             if case .real = entry.content {
                 variantMetrics[variant]?.segments.increment()
@@ -121,7 +121,7 @@ final class PlaylistWriter: PublishingSink, Sendable {
             }
         } else {
             // No file: listed as EXT-X-GAP, so players skip it and the playlist keeps pace.
-            registry.publishGaps(stream: streamName, variant: variant, segmentNames: [recorded.name], playlistText: recorded.playlistText)
+            registry.publishGaps(stream: streamName, variant: variant, segmentNames: [recorded.name], playlist: recorded.playlist)
             variantMetrics[variant]?.gapSegments.increment()
         }
         reportDisk(recorded.diskError, variant: variant)

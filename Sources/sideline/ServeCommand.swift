@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
         for plan in plans where !plan.hasRecording {
             opened[plan.stream.name] = try plan.openPipeline(logger: logger.forStream(plan.stream.name, of: settings))
         }
-        let registry = StreamRegistry()
+        let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))
         for plan in removed {
             registry.register(stream: plan.stream.name, title: plan.stream.title, variants: [], targetDuration: plan.targetDuration)
             registry.setPhase(stream: plan.stream.name, .removed)

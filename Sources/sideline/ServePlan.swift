@@ -94,8 +94,9 @@ struct ServePlan {
                 guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) else { return nil }
                 return (segment.uri, StreamRegistry.SegmentFile(path: path, size: size, duration: segment.duration))
             })
-            registry.restore(stream: layout.stream, variant: name, playlistText: variant.playlistText,
-                             iFramePlaylistText: variant.iFramePlaylistText, segments: segments,
+            let recorded = variant.livePlaylists
+            registry.restore(stream: layout.stream, variant: name, playlist: recorded.playlist,
+                             iFrames: recorded.iFrames, segments: segments,
                              gaps: Set(variant.playlist.segments.filter(\.gap).map(\.uri)))
         }
         let recordedMaster = recorder.archivedPreviousRecording == nil ? try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8) : nil

@@ -306,8 +306,8 @@ final class StreamPublisher: Sendable {
             if c.ended { return true }
             for (name, variant) in writer.recorder.variants {
                 do {
-                    let text = try variant.end()
-                    registry.updatePlaylists(stream: streamName, variant: name, text: text, iFramesText: variant.iFramePlaylistText)
+                    let ended = try variant.end()
+                    registry.updatePlaylists(stream: streamName, variant: name, playlist: ended.playlist, iFrames: ended.iFrames)
                 } catch {
                     logger.error("cannot write EXT-X-ENDLIST", metadata: ["variant": "\(name)", "error": "\(error)"])
                 }

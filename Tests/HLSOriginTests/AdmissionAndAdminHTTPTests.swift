@@ -40,7 +40,7 @@ import Testing
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/nonexistent", size: 0, duration: 2),
-                         playlistText: "#EXTM3U\n")
+                         playlist: TestPlaylists.live(count: 1))
         registry.setMaster(stream: "main", text: "#EXTM3U\n")
         var logger = Logger(label: "test")
         logger.logLevel = .warning

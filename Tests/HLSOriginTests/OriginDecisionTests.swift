@@ -8,7 +8,7 @@ import Testing
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         if phase != .starting {
             registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",
-                             file: .init(path: "/data/main/720p/000000.ts", size: 1880), playlistText: "#EXTM3U\n")
+                             file: .init(path: "/data/main/720p/000000.ts", size: 1880), playlist: TestPlaylists.live(count: 1))
             registry.setMaster(stream: "main", text: "#EXTM3U\nmaster\n")
         }
         if let phase, phase != .starting { registry.setPhase(stream: "main", phase) }
@@ -33,7 +33,8 @@ import Testing
         let live = registry()
         #expect(playlist(decide("/live/main/master.m3u8", live)) == "#EXTM3U\nmaster\n")
         #expect(cache(decide("/live/main/master.m3u8", live)) == .livePlaylist(maxAge: 1))
-        #expect(playlist(decide("/live/main/720p/index.m3u8", live)) == "#EXTM3U\n")
+        #expect(playlist(decide("/live/main/720p/index.m3u8", live)) == live.stream(named: "main")?.variants["720p"]?.playlistText)
+        #expect(playlist(decide("/live/main/720p/index.m3u8", live))?.contains("000000.ts") == true)
         #expect(cache(decide("/live/main/720p/index.m3u8", live)) == .livePlaylist(maxAge: 1))
         #expect(decide("/live/main/720p/000000.ts", live) == .segment(.init(path: "/data/main/720p/000000.ts", size: 1880)))
     }

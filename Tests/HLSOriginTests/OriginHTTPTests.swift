@@ -20,7 +20,7 @@ import Testing
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",
-                         file: .init(path: segmentPath, size: segmentBytes.count, duration: 2), playlistText: "#EXTM3U\n#EXT-X-TARGETDURATION:2\n")
+                         file: .init(path: segmentPath, size: segmentBytes.count, duration: 2), playlist: TestPlaylists.live(count: 1))
         registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
         var logger = Logger(label: "test")
         logger.logLevel = .warning
@@ -39,7 +39,9 @@ import Testing
             }
             try await client.execute(uri: "/live/main/720p/index.m3u8", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(String(buffer: response.body) == "#EXTM3U\n#EXT-X-TARGETDURATION:2\n")
+                // The recorder's playlist, with what the origin offers on live playlists.
+                let control = "#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=12,CAN-SKIP-DATERANGES=YES,CAN-BLOCK-RELOAD=YES\n"
+                #expect(String(buffer: response.body) == "#EXTM3U\n" + control + TestPlaylists.live(count: 1).text.dropFirst("#EXTM3U\n".count))
             }
             try await client.execute(uri: "/live/main/720p/000000.ts", method: .get) { response in
                 #expect(response.status == .ok)

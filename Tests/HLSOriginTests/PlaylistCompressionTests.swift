@@ -10,7 +10,7 @@ import Testing
 /// gzip once per playlist version, ETag per representation, 304 for If-None-Match.
 @Suite struct PlaylistCompressionTests {
     /// A playlist long enough to be worth compressing: 200 entries.
-    static let longPlaylist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + (0..<200).map { String(format: "#EXTINF:2.000000,\n%06d.ts\n", $0) }.joined()
+    static let longPlaylist = TestPlaylists.live(count: 200)
 
     @Test(arguments: [
         (nil, false), ("gzip", true), ("deflate, gzip;q=0.5", true), ("gzip;q=0", false), ("GZIP", true), ("*", true), ("identity", false),
@@ -32,18 +32,19 @@ import Testing
     @Test func eachVersionIsCompressedOnceAndTaggedUniquely() throws {
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.updatePlaylists(stream: "main", variant: "720p", text: Self.longPlaylist, iFramesText: nil)
-        let first = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist)
+        registry.updatePlaylists(stream: "main", variant: "720p", playlist: Self.longPlaylist, iFrames: nil)
+        let first = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist?.full)
         var compressed = try #require(first.gzip)
         #expect(compressed.readableBytes * 5 < first.plain.readableBytes, "\(compressed.readableBytes) of \(first.plain.readableBytes)")
         let expanded = try compressed.decompress(with: .gzip())
-        #expect(String(buffer: expanded) == Self.longPlaylist)
-        registry.updatePlaylists(stream: "main", variant: "720p", text: Self.longPlaylist + "#EXT-X-ENDLIST\n", iFramesText: nil)
-        let second = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist)
+        #expect(expanded == first.plain)
+        #expect(String(buffer: first.plain).contains(Self.longPlaylist.text.dropFirst("#EXTM3U\n".count)))
+        registry.updatePlaylists(stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 200, ended: true), iFrames: nil)
+        let second = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist?.full)
         #expect(second.etag != first.etag && second.gzipETag != first.gzipETag)
         // Too short to be worth it: only the plain bytes.
-        registry.updatePlaylists(stream: "main", variant: "720p", text: "#EXTM3U\n", iFramesText: nil)
-        #expect(registry.stream(named: "main")?.variants["720p"]?.playlist?.gzip == nil)
+        registry.updatePlaylists(stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1, ended: true), iFrames: nil)
+        #expect(registry.stream(named: "main")?.variants["720p"]?.playlist?.full.gzip == nil)
     }
 
     /// A real server on an ephemeral port.
@@ -51,7 +52,8 @@ import Testing
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
-                         playlistText: Self.longPlaylist)
+                         playlist: Self.longPlaylist)
+        let served = try #require(registry.stream(named: "main")?.variants["720p"]?.playlistText)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger)
@@ -63,7 +65,7 @@ import Testing
                 #expect(response.headers[.contentEncoding] == nil)
                 #expect(response.headers[.vary] == "Accept-Encoding")
                 plainTag = try #require(response.headers[.eTag])
-                #expect(String(buffer: response.body) == Self.longPlaylist)
+                #expect(String(buffer: response.body) == served)
             }
             var gzipTag = ""
             try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip, deflate"]) { response in
@@ -73,7 +75,7 @@ import Testing
                 #expect(response.headers[.contentType] == "application/vnd.apple.mpegurl")
                 gzipTag = try #require(response.headers[.eTag])
                 var body = response.body
-                #expect(String(buffer: try body.decompress(with: .gzip())) == Self.longPlaylist)
+                #expect(String(buffer: try body.decompress(with: .gzip())) == served)
                 #expect(response.headers[.contentLength] == String(response.body.readableBytes))
             }
             #expect(gzipTag != plainTag)
@@ -85,7 +87,7 @@ import Testing
             }
             // A new version: the old tag no longer matches.
             registry.publish(stream: "main", variant: "720p", segmentName: "000001.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
-                             playlistText: Self.longPlaylist + "#EXTINF:2.000000,\n000200.ts\n")
+                             playlist: TestPlaylists.live(count: 201))
             try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip", .ifNoneMatch: gzipTag]) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.eTag] != gzipTag)

@@ -54,6 +54,13 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(config.audio.bitrate == .kbps(96))
     }
 
+    @Test func deltaUpdatesAndBlockingReloadCanBeTurnedOff() throws {
+        #expect(SidelineConfiguration.defaults.server.deltaUpdates && SidelineConfiguration.defaults.server.blockingReload)
+        let config = try SidelineConfiguration.parse(yaml: "server:\n  delta_updates: false\n  blocking_reload: false\n")
+        #expect(!config.server.deltaUpdates && !config.server.blockingReload)
+        #expect(throws: ConfigError.self) { try SidelineConfiguration.parse(yaml: "server:\n  delta_updates: sometimes\n") }
+    }
+
     @Test func severalStreamsEachWithTheirOwnInputAndLadder() throws {
         let config = try SidelineConfiguration.parse(yaml: """
         video:

@@ -1,0 +1,36 @@
+/// `#EXT-X-SERVER-CONTROL` (draft-pantos-hls-rfc8216bis §4.4.3.8): what the server offers
+/// a client reloading a live media playlist. Sideline offers delta updates (§6.2.5.1) and
+/// blocking reload (§6.2.5.2) on plain TS EVENT playlists; it has no partial segments, so no
+/// PART-HOLD-BACK.
+public struct ServerControl: Sendable, Equatable {
+    /// `CAN-SKIP-UNTIL`: the skip boundary, in seconds from the end of the playlist. Segments
+    /// that end before it may be replaced by EXT-X-SKIP. The draft asks for at least six
+    /// target durations.
+    public var canSkipUntil: Double?
+    /// `CAN-SKIP-DATERANGES=YES`: a `_HLS_skip=v2` delta also leaves out the date ranges of the
+    /// skipped segments. Only meaningful with `canSkipUntil`.
+    public var canSkipDateRanges: Bool
+    /// `CAN-BLOCK-RELOAD=YES`: `_HLS_msn` holds the request until that segment is listed.
+    public var canBlockReload: Bool
+
+    public init(canSkipUntil: Double? = nil, canSkipDateRanges: Bool = false, canBlockReload: Bool = false) {
+        self.canSkipUntil = canSkipUntil
+        self.canSkipDateRanges = canSkipDateRanges
+        self.canBlockReload = canBlockReload
+    }
+
+    /// The smallest skip boundary the draft allows: six target durations.
+    public static func minimumSkipBoundary(targetDuration: Int) -> Double { Double(6 * targetDuration) }
+
+    /// Nil when nothing is offered (then the tag is left out).
+    public func render() -> String? {
+        var attributes: [String] = []
+        if let canSkipUntil {
+            attributes.append("CAN-SKIP-UNTIL=" + DecimalFormat.compact(canSkipUntil))
+            if canSkipDateRanges { attributes.append("CAN-SKIP-DATERANGES=YES") }
+        }
+        if canBlockReload { attributes.append("CAN-BLOCK-RELOAD=YES") }
+        guard !attributes.isEmpty else { return nil }
+        return "#EXT-X-SERVER-CONTROL:" + attributes.joined(separator: ",") + "\n"
+    }
+}
