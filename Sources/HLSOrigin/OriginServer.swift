@@ -21,6 +21,7 @@ public enum OriginServer {
         admission: AdmissionControl = AdmissionControl(),
         policy: StatusPolicy = StatusPolicy(),
         admin: AdminRoutes? = nil,
+        segments: SegmentCache = SegmentCache(budget: 128 << 20),
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
@@ -39,7 +40,7 @@ public enum OriginServer {
             }
         }
         admin?.add(to: router)
-        OriginRoutes(registry: registry, policy: policy).add(to: router)
+        OriginRoutes(registry: registry, policy: policy, segments: segments).add(to: router)
         let clients = admission.clients
         let idle = admission.limits.idleTimeout.map(TimeAmount.init)
         return Application(

@@ -94,6 +94,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// `server.blocking_reload`: live media playlists offer blocking reload
     /// (`CAN-BLOCK-RELOAD`, `_HLS_msn`): a request waits for the next segment instead of polling.
     public var blockingReload = true
+    /// `server.segment_cache_mb`: memory for the newest segments' bytes, so players at the
+    /// live edge are answered from one shared buffer instead of a file read each. 0: off.
+    public var segmentCacheMegabytes = 128
     public init(host: String, port: Int, maxConnections: Int? = 1024, maxRequestsInFlight: Int? = 512) {
         self.host = host
         self.port = port

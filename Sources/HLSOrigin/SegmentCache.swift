@@ -1,0 +1,84 @@
+import NIOCore
+import Synchronization
+
+/// The newest segments' bytes, kept in memory so that every player after the first is
+/// answered without touching the file: the response is the cached buffer itself (or a slice
+/// of it for a Range request), shared by reference and written to the socket as it is. No
+/// per-request read, no per-request copy in user space.
+///
+/// Segments are immutable once listed, so an entry never goes stale; it is only evicted,
+/// least recently used first, when the cache holds more than its budget. Players at the live
+/// edge all fetch the same few segments, so a budget of a few minutes of the ladder serves
+/// nearly every request; an analyst scrubbing back reads the file once and shares it too.
+///
+/// Why not sendfile: Hummingbird 2's response body is a sequence of `ByteBuffer`s; NIO's
+/// `FileRegion` cannot pass through it. Measured against reading the file per request in
+/// `Docs/benchmarks.md` ("Serving").
+public final class SegmentCache: Sendable {
+    /// Bytes the cache may hold; 0 turns it off.
+    public let budget: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+        var hits = 0
+        var misses = 0
+    }
+
+    private struct Entry {
+        let buffer: ByteBuffer
+        var lastUse: UInt64
+    }
+
+    public init(budget: Int) {
+        self.budget = max(0, budget)
+    }
+
+    /// One segment may take at most this share of the budget, so one stray large file cannot
+    /// empty the cache.
+    var largestEntry: Int { budget / 8 }
+
+    /// The cached bytes of `path`, if any.
+    public func bytes(of path: String) -> ByteBuffer? {
+        state.withLock { s in
+            guard var entry = s.entries[path] else {
+                s.misses += 1
+                return nil
+            }
+            s.clock += 1
+            entry.lastUse = s.clock
+            s.entries[path] = entry
+            s.hits += 1
+            return entry.buffer
+        }
+    }
+
+    /// Keeps `buffer` as the bytes of `path`, evicting the least recently used entries over
+    /// the budget.
+    public func insert(_ buffer: ByteBuffer, for path: String) {
+        guard buffer.readableBytes <= largestEntry, buffer.readableBytes > 0 else { return }
+        state.withLock { s in
+            if let old = s.entries[path] { s.bytes -= old.buffer.readableBytes }
+            s.clock += 1
+            s.entries[path] = Entry(buffer: buffer, lastUse: s.clock)
+            s.bytes += buffer.readableBytes
+            while s.bytes > budget, let oldest = s.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                s.bytes -= oldest.value.buffer.readableBytes
+                s.entries.removeValue(forKey: oldest.key)
+            }
+        }
+    }
+
+    public struct Statistics: Sendable, Equatable {
+        public let entries: Int
+        public let bytes: Int
+        public let hits: Int
+        public let misses: Int
+    }
+
+    public var statistics: Statistics {
+        state.withLock { Statistics(entries: $0.entries.count, bytes: $0.bytes, hits: $0.hits, misses: $0.misses) }
+    }
+}
