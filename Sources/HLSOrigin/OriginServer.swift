@@ -21,6 +21,7 @@ public enum OriginServer {
         admission: AdmissionControl = AdmissionControl(),
         policy: StatusPolicy = StatusPolicy(),
         admin: AdminRoutes? = nil,
+        requestMetrics: Bool = false,
         segments: SegmentCache = SegmentCache(budget: 128 << 20),
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
@@ -32,8 +33,10 @@ public enum OriginServer {
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: AdmissionMiddleware(control: admission, policy: policy))
         if let metrics {
-            // Request counts and durations per route, through swift-metrics.
-            router.add(middleware: MetricsMiddleware())
+            // Request counts and durations per route, through swift-metrics: off by default,
+            // because at full load it costs about a fifth of the server's time per request
+            // (Docs/benchmarks.md, "Serving"); `server.request_metrics: true` turns it on.
+            if requestMetrics { router.add(middleware: MetricsMiddleware()) }
             router.get("/metrics") { _, _ in
                 let headers: HTTPFields = [.contentType: MetricsExposition.contentType, .cacheControl: CachePolicy.transientError.headerValue]
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))

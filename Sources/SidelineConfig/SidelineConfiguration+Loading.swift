@@ -45,6 +45,7 @@ extension SidelineConfiguration {
             if let seconds = try server.double("idle_timeout", in: 0...3600) { config.server.idleTimeout = seconds == 0 ? nil : seconds }
             config.server.deltaUpdates = try server.bool("delta_updates") ?? config.server.deltaUpdates
             config.server.blockingReload = try server.bool("blocking_reload") ?? config.server.blockingReload
+            config.server.requestMetrics = try server.bool("request_metrics") ?? config.server.requestMetrics
             config.server.segmentCacheMegabytes = try server.int("segment_cache_mb", in: 0...65536) ?? config.server.segmentCacheMegabytes
             try server.rejectUnknownKeys()
         }

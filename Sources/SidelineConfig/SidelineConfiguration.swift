@@ -97,6 +97,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// `server.segment_cache_mb`: memory for the newest segments' bytes, so players at the
     /// live edge are answered from one shared buffer instead of a file read each. 0: off.
     public var segmentCacheMegabytes = 128
+    /// `server.request_metrics`: per-route request counts and durations on `/metrics`
+    /// (Hummingbird's metrics middleware). Off by default: it costs throughput at full load.
+    public var requestMetrics = false
     public init(host: String, port: Int, maxConnections: Int? = 1024, maxRequestsInFlight: Int? = 512) {
         self.host = host
         self.port = port
