@@ -89,8 +89,13 @@ public enum CachePolicy: Equatable, Sendable {
     case endedPlaylist
     /// Segments are immutable once listed.
     case segment
-    /// Errors that may clear soon (404 for a not-yet-produced segment, 503).
+    /// Errors that may clear soon (404 for a not-yet-produced segment or a stale playlist,
+    /// 503): kept one second, so an edge cache in front answers a crowd of players asking for
+    /// the same missing thing with one request to the origin, and nobody waits long for the
+    /// fix (Config/nginx/sideline-edge.conf).
     case transientError
+    /// Answers that must never be reused: the streams API and metrics.
+    case uncached
 
     /// 410: the stream will not come back; caches may remember that.
     case gone
@@ -103,7 +108,8 @@ public enum CachePolicy: Equatable, Sendable {
         case let .livePlaylist(maxAge): "public, max-age=\(maxAge)"
         case .endedPlaylist: "public, max-age=86400"
         case .segment: "public, max-age=31536000, immutable"
-        case .transientError: "no-cache"
+        case .transientError: "public, max-age=1"
+        case .uncached: "no-cache"
         case .gone: "public, max-age=3600"
         case let .gapSegment(maxAge): "public, max-age=\(maxAge)"
         }

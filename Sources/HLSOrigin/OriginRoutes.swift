@@ -24,7 +24,7 @@ public struct OriginRoutes: Sendable {
         }
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/api/streams") { _, _ in
-            let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.transientError.headerValue, .accessControlAllowOrigin: "*"]
+            let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry)))
         }
         // Everything else gets the same refusal as an unknown /live/ path (status, cache

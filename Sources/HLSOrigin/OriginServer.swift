@@ -38,7 +38,7 @@ public enum OriginServer {
             // (Docs/benchmarks.md, "Serving"); `server.request_metrics: true` turns it on.
             if requestMetrics { router.add(middleware: MetricsMiddleware()) }
             router.get("/metrics") { _, _ in
-                let headers: HTTPFields = [.contentType: MetricsExposition.contentType, .cacheControl: CachePolicy.transientError.headerValue]
+                let headers: HTTPFields = [.contentType: MetricsExposition.contentType, .cacheControl: CachePolicy.uncached.headerValue]
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
             }
         }

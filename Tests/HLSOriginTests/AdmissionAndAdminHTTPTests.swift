@@ -56,7 +56,7 @@ import Testing
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .serviceUnavailable, "\(uri)")
                     #expect(response.headers[.retryAfter] == "5")
-                    #expect(response.headers[.cacheControl] == "no-cache")
+                    #expect(response.headers[.cacheControl] == "public, max-age=1")
                 }
             }
             #expect(admission.refusedRequests == 4)

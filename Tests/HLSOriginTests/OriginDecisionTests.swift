@@ -72,6 +72,7 @@ import Testing
     @Test func cacheHeaders() {
         #expect(CachePolicy.livePlaylist(maxAge: 1).headerValue == "public, max-age=1")
         #expect(CachePolicy.segment.headerValue == "public, max-age=31536000, immutable")
-        #expect(CachePolicy.transientError.headerValue == "no-cache")
+        #expect(CachePolicy.transientError.headerValue == "public, max-age=1")
+        #expect(CachePolicy.uncached.headerValue == "no-cache")
     }
 }

@@ -1,0 +1,179 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HLSPlaylist
+import Testing
+import TestSupport
+
+/// Config/nginx/sideline-edge.conf, as shipped, in real nginx in front of a real Sideline:
+/// players through the edge cost the origin one request per segment however many they are,
+/// the delta and blocking query parameters stay apart in the cache, gzip passes through, and
+/// each status keeps the lifetime the origin gives it.
+@Suite(.serialized) struct EdgeCacheEndToEndTests {
+    static let token = "edge-token"
+    static let config = """
+        admin:
+          token: \(token)
+        video:
+          ladder:
+            - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
+        streams:
+          - {name: main, input: testpattern}
+        """
+
+    /// The wrapper a venue writes around the shipped file: its ports, its cache directory.
+    static func nginxConfig(directory: String, listen: Int, origin: Int) -> String {
+        """
+        worker_processes 1;
+        user root;
+        daemon off;
+        pid \(directory)/nginx.pid;
+        error_log \(directory)/error.log warn;
+        events { worker_connections 1024; }
+        http {
+            log_format edge '$request_uri $status $upstream_cache_status';
+            access_log \(directory)/access.log edge;
+            client_body_temp_path \(directory)/tmp;
+            proxy_temp_path \(directory)/tmp;
+            fastcgi_temp_path \(directory)/tmp;
+            uwsgi_temp_path \(directory)/tmp;
+            scgi_temp_path \(directory)/tmp;
+            proxy_cache_path \(directory)/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
+            upstream sideline_origin { server 127.0.0.1:\(origin); keepalive 16; }
+            map $http_accept_encoding $sideline_encoding { ~*gzip gzip; default ""; }
+            server {
+                listen 127.0.0.1:\(listen);
+                include \(Repository.root.appendingPathComponent("Config/nginx/sideline-edge.conf").path);
+            }
+        }
+        """
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Status and headers (lower-cased names) of a GET, by curl, which sends exactly the
+    /// headers given (no Accept-Encoding of its own).
+    /// `discardBody` for binary (gzip) bodies, which are not text.
+    func fetch(_ url: String, headers: [String] = [], discardBody: Bool = false) async throws -> (status: Int, headers: [String: String], body: String) {
+        let result = try await Command.run("curl", ["-s", "-D", "-", "--max-time", "20"] + (discardBody ? ["-o", "/dev/null"] : [])
+                                           + headers.flatMap { ["-H", $0] } + [url], timeout: 30)
+        let parts = result.stdout.components(separatedBy: "\r\n\r\n")
+        let headLines = parts[0].components(separatedBy: "\r\n")
+        let status = Int(headLines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var fields: [String: String] = [:]
+        for line in headLines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (status, fields, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test func playersThroughTheEdgeCostTheOriginOneRequestPerSegment() async throws {
+        _ = try Command.which("nginx")
+        let directory = try makeTemporaryDirectory("edge-cache")
+        try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
+        try Self.config.write(toFile: directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        // Debug level: the origin logs every request it answers, which is what is counted.
+        let server = try SidelineProcess(arguments: ["--config", directory + "/sideline.yaml", "--data-dir", directory + "/data", "--log-level", "debug",
+                                                     "--host", "127.0.0.1", "--port", "0"])
+        let origin = try #require(try await server.waitForURL().port)
+        let edgePort = try Self.freePort()
+        try Self.nginxConfig(directory: directory, listen: edgePort, origin: origin).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: try Command.which("nginx"))
+        nginx.arguments = ["-c", directory + "/nginx.conf", "-p", directory]
+        nginx.standardError = FileHandle.nullDevice
+        try nginx.run()
+        defer {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
+        }
+        let edge = "http://127.0.0.1:\(edgePort)"
+        _ = try await waitForOK(URL(string: edge + "/live/main/180p/index.m3u8")!, timeout: 60)
+
+        // Four players through the edge at once, 10 s of media each.
+        let master = edge + "/live/main/master.m3u8"
+        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await Command.run("ffmpeg", ["-hide_banner", "-v", "error", "-i", master, "-t", "10", "-f", "null", "-"], timeout: 90).status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == [0, 0, 0, 0], "every player played through the edge")
+
+        // Per segment: requests the players made at the edge, and requests the origin saw.
+        let access = try String(contentsOfFile: directory + "/access.log", encoding: .utf8)
+        let edgeSegments = access.split(separator: "\n").compactMap { line -> Substring? in
+            let path = line.split(separator: " ").first ?? ""
+            return path.hasSuffix(".ts") ? path : nil
+        }
+        let originLog = server.log
+        var originCounts: [Substring: Int] = [:]
+        for path in Set(edgeSegments) {
+            originCounts[path] = originLog.components(separatedBy: "hb.request.path=\(path) ").count - 1
+        }
+        #expect(edgeSegments.count >= 4 * 4, "four players fetched at least four segments each: \(edgeSegments.count)")
+        #expect(originCounts.values.allSatisfy { $0 == 1 }, "one origin request per segment: \(originCounts.sorted { $0.key < $1.key })")
+        #expect(edgeSegments.count >= 3 * originCounts.count, "\(edgeSegments.count) player requests, \(originCounts.count) at the origin")
+
+        // Delta and blocking answers are cached apart from the full playlist.
+        let playlistURL = edge + "/live/main/180p/index.m3u8"
+        var full = try await fetch(playlistURL)
+        for _ in 0..<40 where MediaPlaylist.skippable(full.body) == 0 {
+            try await Task.sleep(for: .seconds(1))
+            full = try await fetch(playlistURL)
+        }
+        #expect(full.status == 200 && full.headers["cache-control"] == "public, max-age=1")
+        #expect(!full.body.contains("#EXT-X-SKIP"))
+        let delta = try await fetch(playlistURL + "?_HLS_skip=YES")
+        #expect(delta.status == 200 && delta.body.contains("#EXT-X-SKIP:SKIPPED-SEGMENTS="), "the delta is not the cached full playlist")
+        let last = try MediaPlaylist.parse(full.body).segments.count - 1
+        let blocking = try await fetch(playlistURL + "?_HLS_msn=\(last + 1)")
+        #expect(blocking.status == 200 && blocking.body.contains(StreamLayoutName.segment(last + 1)), "held until the next segment, through the edge")
+
+        // gzip passes through, whatever the player's spelling of Accept-Encoding.
+        let gzipped = try await fetch(playlistURL, headers: ["Accept-Encoding: gzip, deflate, br"], discardBody: true)
+        #expect(gzipped.headers["content-encoding"] == "gzip")
+        #expect(gzipped.headers["vary"] == "Accept-Encoding")
+
+        // A missing segment: 404, kept one second, so a crowd costs the origin one request.
+        let missing = "/live/main/180p/999999.ts"
+        let first404 = try await fetch(edge + missing)
+        let second404 = try await fetch(edge + missing)
+        #expect(first404.status == 404 && second404.status == 404)
+        #expect(first404.headers["cache-control"] == "public, max-age=1")
+        #expect(second404.headers["x-cache-status"] == "HIT")
+        #expect(server.log.components(separatedBy: "hb.request.path=\(missing) ").count - 1 == 1)
+
+        // A removed stream: 410, kept an hour.
+        let removed = try await Command.run(Repository.sidelineExecutable, ["admin", "remove", "main", "--server", "http://127.0.0.1:\(origin)", "--token", Self.token], timeout: 30)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        try await Task.sleep(for: .seconds(1.5)) // the cached master (max-age=1) expires
+        let gone = try await fetch(master)
+        let goneAgain = try await fetch(master)
+        #expect(gone.status == 410 && goneAgain.status == 410)
+        #expect(gone.headers["cache-control"] == "public, max-age=3600")
+        #expect(goneAgain.headers["x-cache-status"] == "HIT")
+        try await server.stop()
+    }
+}
+
+extension MediaPlaylist {
+    /// How many entries a delta update of `text` would skip at a 12 s boundary (0 if unparsable).
+    static func skippable(_ text: String) -> Int {
+        (try? MediaPlaylist.parse(text))?.skippableCount(boundary: 12) ?? 0
+    }
+}
