@@ -64,6 +64,8 @@ def make_segment():
 CONFIG = """
 server:
   request_metrics: %s
+  # Every simulated player comes from 127.0.0.1: no per-address cap (a NAT's setting).
+  max_connections_per_client: 0
 video:
   ladder:
     - name: 360p
