@@ -59,23 +59,33 @@ public enum OriginDecision: Equatable, Sendable {
             return .refuse(refusal)
         case let .serve(cache):
             if let file { return .segment(file) }
-            if let media, let variantName = resource.variant {
-                let asked: PlaylistDirectives
-                switch directives {
-                case let .success(parsed): asked = parsed
-                case let .failure(rejection): return .refuse(policy.refuse(rejection))
+            if let media, let variant = resource.variant {
+                let hold = { (sequence: Int, seconds: Double) in
+                    Hold(stream: resource.stream, variant: variant, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, seconds: seconds)
                 }
-                switch held ? .answerNow : BlockingReload.decide(asked, playlist: media, targetDuration: facts.targetDuration, offered: registry.offer.blockingReload) {
-                case .answerNow:
-                    return .playlist(media.form(for: asked.skip), cache)
-                case let .hold(sequence, seconds):
-                    return .hold(Hold(stream: resource.stream, variant: variantName, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, seconds: seconds))
-                case let .badRequest(reason):
-                    return .refuse(policy.refuse(.malformed(reason)))
-                }
+                return answer(media, directives: directives, held: held, cache: cache, targetDuration: facts.targetDuration, hold: hold, registry: registry, policy: policy)
             }
             guard let bytes else { return .refuse(StatusPolicy.missingContent) }
             return .playlist(bytes, cache)
+        }
+    }
+
+    /// A media or I-frame playlist the status policy lets through: the form `_HLS_skip` asks
+    /// for, now or after a hold (`_HLS_msn`), or 400 for a directive the draft refuses.
+    private static func answer(_ media: ServedMediaPlaylist, directives: Result<PlaylistDirectives, OriginPath.Rejection>, held: Bool, cache: CachePolicy,
+                               targetDuration: Int, hold: (Int, Double) -> Hold, registry: StreamRegistry, policy: StatusPolicy) -> OriginDecision {
+        let asked: PlaylistDirectives
+        switch directives {
+        case let .success(parsed): asked = parsed
+        case let .failure(rejection): return .refuse(policy.refuse(rejection))
+        }
+        switch held ? .answerNow : BlockingReload.decide(asked, playlist: media, targetDuration: targetDuration, offered: registry.offer.blockingReload) {
+        case .answerNow:
+            return .playlist(media.form(for: asked.skip), cache)
+        case let .hold(sequence, seconds):
+            return .hold(hold(sequence, seconds))
+        case let .badRequest(reason):
+            return .refuse(policy.refuse(.malformed(reason)))
         }
     }
 }

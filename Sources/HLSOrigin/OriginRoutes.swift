@@ -87,19 +87,17 @@ public struct OriginRoutes: Sendable {
 
     /// The segment's bytes: from the cache, or read from its file once and cached.
     func bytes(of file: StreamRegistry.SegmentFile) async throws -> ByteBuffer {
-        if let cached = segments.bytes(of: file.path) { return cached }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file.path)) { handle in
-                try await handle.readToEnd(maximumSizeAllowed: .bytes(Int64(max(file.size, 1))))
+        try await segments.bytes(of: file.path) {
+            do {
+                return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file.path)) { handle in
+                    try await handle.readToEnd(maximumSizeAllowed: .bytes(Int64(max(file.size, 1))))
+                }
+            } catch {
+                // Listed but unreadable (removed under us, disk error): the registry said it
+                // exists, so this is the server's fault, not the client's.
+                throw HTTPError(.internalServerError, message: "segment \(file.path) cannot be read: \(error)")
             }
-        } catch {
-            // Listed but unreadable (removed under us, disk error): the registry said it
-            // exists, so this is the server's fault, not the client's.
-            throw HTTPError(.internalServerError, message: "segment \(file.path) cannot be read: \(error)")
         }
-        segments.insert(buffer, for: file.path)
-        return buffer
     }
 
     /// A refusal as sent: plain-text reason, its caching, Retry-After when it has one.

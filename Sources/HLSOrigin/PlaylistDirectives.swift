@@ -22,9 +22,6 @@ public struct PlaylistDirectives: Sendable, Equatable {
         self.skip = skip
     }
 
-    /// Nil when the URL carries no directive.
-    public var isEmpty: Bool { mediaSequence == nil && part == nil && skip == nil }
-
     /// Reads the directives from a query string (without the '?'). A directive with a value
     /// the draft does not allow is a 400, with a reason that names it.
     public static func parse(query: String?) -> Result<PlaylistDirectives, OriginPath.Rejection> {

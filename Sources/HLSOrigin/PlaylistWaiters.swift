@@ -12,6 +12,7 @@ final class PlaylistWaiters: Sendable {
     }
 
     private struct Waiter {
+        let id: Int
         let key: Key
         let sequence: Int
         let continuation: CheckedContinuation<Void, Never>
@@ -25,7 +26,7 @@ final class PlaylistWaiters: Sendable {
 
     private let state = Mutex(State())
 
-    /// Number of requests held now (for tests and metrics).
+    /// Number of requests held now.
     var count: Int { state.withLock { $0.waiting.count } }
 
     /// Returns when `key` lists `sequence` (as `isListed` tells, checked under the same lock
@@ -40,7 +41,7 @@ final class PlaylistWaiters: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let registered = state.withLock { s -> Bool in
                     guard !isListed(), !Task.isCancelled else { return false }
-                    s.waiting[id] = Waiter(key: key, sequence: sequence, continuation: continuation)
+                    s.waiting[id] = Waiter(id: id, key: key, sequence: sequence, continuation: continuation)
                     return true
                 }
                 guard registered else { return continuation.resume() }
@@ -60,7 +61,8 @@ final class PlaylistWaiters: Sendable {
         }
     }
 
-    /// Wakes the requests on `key` waiting for `listed` or anything before it.
+    /// Wakes the requests on `key` waiting for `listed` or anything before it (`Int.max`:
+    /// all of them, the playlist will not grow again).
     func wake(_ key: Key, listed: Int) {
         take { $0.key == key && $0.sequence <= listed }
     }
@@ -71,16 +73,16 @@ final class PlaylistWaiters: Sendable {
     }
 
     private func resume(_ id: Int) {
-        take(ids: [id])
+        take { $0.id == id }
     }
 
+    /// Removes the matching waiters in one step and resumes them outside the lock.
     private func take(where matches: (Waiter) -> Bool) {
-        let ids = state.withLock { s in s.waiting.filter { matches($0.value) }.map(\.key) }
-        take(ids: ids)
-    }
-
-    private func take(ids: [Int]) {
-        let woken = state.withLock { s in ids.compactMap { s.waiting.removeValue(forKey: $0) } }
+        let woken = state.withLock { s in
+            let matching = s.waiting.values.filter(matches)
+            for waiter in matching { s.waiting.removeValue(forKey: waiter.id) }
+            return matching
+        }
         for waiter in woken {
             waiter.timer?.cancel()
             waiter.continuation.resume()

@@ -11,9 +11,12 @@ import Synchronization
 /// edge all fetch the same few segments, so a budget of a few minutes of the ladder serves
 /// nearly every request; an analyst scrubbing back reads the file once and shares it too.
 ///
+/// A segment that is not cached is read once however many requests ask for it at the same
+/// time: players on blocking reload all learn of a new segment at the same instant.
+///
 /// Why not sendfile: Hummingbird 2's response body is a sequence of `ByteBuffer`s; NIO's
-/// `FileRegion` cannot pass through it. Measured against reading the file per request in
-/// `Docs/benchmarks.md` ("Serving").
+/// `FileRegion` cannot pass through it. `scripts/serve-benchmark.sh` measures segments served
+/// this way against nginx with sendfile (Docs/benchmarks.md, "Serving").
 public final class SegmentCache: Sendable {
     /// Bytes the cache may hold; 0 turns it off.
     public let budget: Int
@@ -21,6 +24,8 @@ public final class SegmentCache: Sendable {
 
     private struct State {
         var entries: [String: Entry] = [:]
+        /// Reads under way, which later requests for the same path wait for.
+        var loading: [String: Task<ByteBuffer, any Error>] = [:]
         var bytes = 0
         var clock: UInt64 = 0
         var hits = 0
@@ -55,19 +60,50 @@ public final class SegmentCache: Sendable {
         }
     }
 
+    /// The bytes of `path`: cached, or read by `load`, once for all the requests that ask
+    /// while it reads, and then kept.
+    public func bytes(of path: String, loading load: @escaping @Sendable () async throws -> ByteBuffer) async throws -> ByteBuffer {
+        if let cached = bytes(of: path) { return cached }
+        let reading = state.withLock { s -> Task<ByteBuffer, any Error> in
+            if let underway = s.loading[path] { return underway }
+            let task = Task {
+                do {
+                    let buffer = try await load()
+                    self.finishLoading(path, with: buffer)
+                    return buffer
+                } catch {
+                    self.finishLoading(path, with: nil)
+                    throw error
+                }
+            }
+            s.loading[path] = task
+            return task
+        }
+        return try await reading.value
+    }
+
+    private func finishLoading(_ path: String, with buffer: ByteBuffer?) {
+        state.withLock { s in
+            s.loading[path] = nil
+            if let buffer { Self.keep(buffer, for: path, in: &s, budget: budget, largest: largestEntry) }
+        }
+    }
+
     /// Keeps `buffer` as the bytes of `path`, evicting the least recently used entries over
     /// the budget.
     public func insert(_ buffer: ByteBuffer, for path: String) {
-        guard buffer.readableBytes <= largestEntry, buffer.readableBytes > 0 else { return }
-        state.withLock { s in
-            if let old = s.entries[path] { s.bytes -= old.buffer.readableBytes }
-            s.clock += 1
-            s.entries[path] = Entry(buffer: buffer, lastUse: s.clock)
-            s.bytes += buffer.readableBytes
-            while s.bytes > budget, let oldest = s.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                s.bytes -= oldest.value.buffer.readableBytes
-                s.entries.removeValue(forKey: oldest.key)
-            }
+        state.withLock { Self.keep(buffer, for: path, in: &$0, budget: budget, largest: largestEntry) }
+    }
+
+    private static func keep(_ buffer: ByteBuffer, for path: String, in s: inout State, budget: Int, largest: Int) {
+        guard buffer.readableBytes <= largest, buffer.readableBytes > 0 else { return }
+        if let old = s.entries[path] { s.bytes -= old.buffer.readableBytes }
+        s.clock += 1
+        s.entries[path] = Entry(buffer: buffer, lastUse: s.clock)
+        s.bytes += buffer.readableBytes
+        while s.bytes > budget, let oldest = s.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            s.bytes -= oldest.value.buffer.readableBytes
+            s.entries.removeValue(forKey: oldest.key)
         }
     }
 

@@ -30,14 +30,13 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
         }
     }
 
-    /// `text` must be `live.playlist` rendered (the recorder's incremental text).
+    /// Renders every form of `live`'s current version; `tag` is the version's entity tag.
     init(_ live: LiveMediaPlaylist, offer: Offer, tag: String) {
         let playlist = live.playlist
         complete = playlist.endList || playlist.playlistType == .vod
         lastSequence = playlist.mediaSequence + playlist.segments.count - 1
         let control = complete ? ServerControl() : offer.control(targetDuration: playlist.targetDuration)
-        let text = live.text
-        full = RenderedPlaylist(text: control.render().map { MediaPlaylist.insertingAfterSignature($0, into: text) } ?? text, tag: tag)
+        full = RenderedPlaylist(text: live.text(control: control), tag: tag)
         skip = playlist.renderDelta(control: control, skippingDateRanges: false).map { RenderedPlaylist(text: $0, tag: tag + "-s1") }
         skipDateRanges = playlist.renderDelta(control: control, skippingDateRanges: true).map { RenderedPlaylist(text: $0, tag: tag + "-s2") }
     }

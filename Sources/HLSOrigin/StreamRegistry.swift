@@ -138,8 +138,7 @@ public final class StreamRegistry: Sendable {
             if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
             if $0[stream]?.phase == .starting { $0[stream]?.phase = .live }
         }
-        waiters.wake(.init(stream: stream, variant: variant), listed: bytes.lastSequence)
-        if let iFrameBytes { waiters.wake(.init(stream: stream, variant: variant, iFrames: true), listed: iFrameBytes.lastSequence) }
+        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
     }
 
     /// Call after a playlist with new EXT-X-GAP entries is on disk: the variant keeps pace
@@ -152,7 +151,7 @@ public final class StreamRegistry: Sendable {
             $0[stream]?.variants[variant]?.playlist = bytes
             $0[stream]?.variants[variant]?.lastPublished = now
         }
-        waiters.wake(.init(stream: stream, variant: variant), listed: bytes.lastSequence)
+        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: nil)
     }
 
     /// Notes that writing this variant's files fails (with the reason), or works again (nil).
@@ -177,8 +176,15 @@ public final class StreamRegistry: Sendable {
             $0[stream]?.variants[variant]?.playlist = bytes
             if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
         }
-        // An ended playlist answers every held request at once.
-        if bytes.complete { waiters.wakeAll(stream: stream) }
+        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
+    }
+
+    /// Answers the requests held for what a new version lists; an ended playlist answers all
+    /// of its held requests, since it will never list more.
+    private func wakeWaiters(stream: String, variant: String, playlist: ServedMediaPlaylist, iFrames: ServedMediaPlaylist?) {
+        let upTo = { (served: ServedMediaPlaylist) in served.complete ? Int.max : served.lastSequence }
+        waiters.wake(.init(stream: stream, variant: variant), listed: upTo(playlist))
+        if let iFrames { waiters.wake(.init(stream: stream, variant: variant, iFrames: true), listed: upTo(iFrames)) }
     }
 
     public func setPhase(stream: String, _ phase: Phase) {

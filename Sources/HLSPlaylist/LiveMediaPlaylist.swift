@@ -32,4 +32,10 @@ public struct LiveMediaPlaylist: Sendable {
     public var text: String {
         header + body + (playlist.endList ? "#EXT-X-ENDLIST\n" : "")
     }
+
+    /// Identical to `playlist.render(control:)`, without the per-segment work.
+    public func text(control: ServerControl) -> String {
+        guard control.render() != nil else { return text }
+        return playlist.renderHeader(control: control) + body + (playlist.endList ? "#EXT-X-ENDLIST\n" : "")
+    }
 }

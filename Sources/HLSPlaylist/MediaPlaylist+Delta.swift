@@ -50,19 +50,4 @@ extension MediaPlaylist {
         if endList { text += "#EXT-X-ENDLIST\n" }
         return text
     }
-
-    /// The header with EXT-X-SERVER-CONTROL just after `#EXTM3U`, where the origin inserts it
-    /// into the full playlist too (`ServedMediaPlaylist`), so both forms agree line for line.
-    func renderHeader(control: ServerControl) -> String {
-        let plain = renderHeader()
-        guard let line = control.render() else { return plain }
-        return Self.insertingAfterSignature(line, into: plain)
-    }
-
-    /// `text` (a playlist, starting with `#EXTM3U`) with `line` inserted after its first line.
-    public static func insertingAfterSignature(_ line: String, into text: String) -> String {
-        let signature = "#EXTM3U\n"
-        guard text.hasPrefix(signature) else { return line + text }
-        return signature + line + text.dropFirst(signature.utf8.count)
-    }
 }

@@ -1,9 +1,10 @@
 import Foundation
 
 extension MediaPlaylist {
-    /// The playlist as text, one tag a line, ending with a newline.
-    public func render() -> String {
-        var text = renderHeader()
+    /// The playlist as text, one tag a line, ending with a newline; with `control`'s
+    /// EXT-X-SERVER-CONTROL when it offers anything (the origin's live playlists).
+    public func render(control: ServerControl = ServerControl()) -> String {
+        var text = renderHeader(control: control)
         for segment in segments {
             text += Self.renderLines(for: segment)
         }
@@ -11,9 +12,10 @@ extension MediaPlaylist {
         return text
     }
 
-    /// Everything before the first segment.
-    public func renderHeader() -> String {
-        var text = "#EXTM3U\n#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(targetDuration)\n"
+    /// Everything before the first segment. EXT-X-SERVER-CONTROL, when `control` offers
+    /// anything, comes just after `#EXTM3U`, in the full playlist and its delta updates alike.
+    public func renderHeader(control: ServerControl = ServerControl()) -> String {
+        var text = "#EXTM3U\n" + (control.render() ?? "") + "#EXT-X-VERSION:\(version)\n#EXT-X-TARGETDURATION:\(targetDuration)\n"
         text += "#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)\n"
         if discontinuitySequence != 0 { text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(discontinuitySequence)\n" }
         if let playlistType { text += "#EXT-X-PLAYLIST-TYPE:\(playlistType.rawValue)\n" }

@@ -87,17 +87,19 @@ struct ServePlan {
             throw SidelineStartupError(message: streamLabel + error.description)
         }
         registry.register(stream: layout.stream, title: stream.title, variants: stream.video.ladder.map(\.name), targetDuration: targetDuration)
-        for (name, variant) in recorder.variants where !variant.playlist.segments.isEmpty {
-            let segments = Dictionary(uniqueKeysWithValues: variant.playlist.segments.compactMap { segment -> (String, StreamRegistry.SegmentFile)? in
+        for (name, variant) in recorder.variants {
+            // One snapshot of what the variant recorded serves for the files, gaps and playlists.
+            let recorded = variant.livePlaylists
+            let entries = recorded.playlist.playlist.segments
+            guard !entries.isEmpty else { continue }
+            let segments = Dictionary(uniqueKeysWithValues: entries.compactMap { segment -> (String, StreamRegistry.SegmentFile)? in
                 guard !segment.gap else { return nil }
                 let path = layout.segmentPath(name, segment.uri)
                 guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) else { return nil }
                 return (segment.uri, StreamRegistry.SegmentFile(path: path, size: size, duration: segment.duration))
             })
-            let recorded = variant.livePlaylists
-            registry.restore(stream: layout.stream, variant: name, playlist: recorded.playlist,
-                             iFrames: recorded.iFrames, segments: segments,
-                             gaps: Set(variant.playlist.segments.filter(\.gap).map(\.uri)))
+            registry.restore(stream: layout.stream, variant: name, playlist: recorded.playlist, iFrames: recorded.iFrames,
+                             segments: segments, gaps: Set(entries.filter(\.gap).map(\.uri)))
         }
         let recordedMaster = recorder.archivedPreviousRecording == nil ? try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8) : nil
         if recordedMaster != nil { registry.setPhase(stream: layout.stream, .live) }

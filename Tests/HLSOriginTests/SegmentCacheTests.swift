@@ -39,4 +39,32 @@ import Testing
         }
         #expect(cache.statistics.hits == 2)
     }
+
+    @Test func requestsArrivingWhileASegmentIsReadWaitForThatOneRead() async throws {
+        let cache = SegmentCache(budget: 8000)
+        let reads = Reads()
+        let buffers = try await withThrowingTaskGroup(of: ByteBuffer.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    try await cache.bytes(of: "new") {
+                        await reads.count()
+                        try await Task.sleep(for: .milliseconds(50)) // a read that takes a while
+                        return Self.buffer(500)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(await reads.total == 1)
+        #expect(buffers.count == 50 && buffers.allSatisfy { $0.readableBytes == 500 })
+        #expect(cache.bytes(of: "new") != nil, "kept for the next request")
+        // A failed read is not kept, and the next request reads again.
+        await #expect(throws: CancellationError.self) { try await cache.bytes(of: "bad") { throw CancellationError() } }
+        #expect(try await cache.bytes(of: "bad") { Self.buffer(10) }.readableBytes == 10)
+    }
+
+    actor Reads {
+        var total = 0
+        func count() { total += 1 }
+    }
 }
