@@ -1,8 +1,6 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import SidelineConfig
 
 /// `sideline admin end|remove <stream>`: the operator's commands, sent to a running server's
@@ -50,17 +48,18 @@ struct AdminCommand: AsyncParsableCommand {
             guard SidelineConfiguration.isValidName(stream), let url = URL(string: base + "/admin/streams/\(stream)" + (action == .end ? "/end" : "")) else {
                 throw SidelineStartupError(message: "'\(base)' and '\(stream)' do not make a URL; give the server as http://host:port and a stream name")
             }
-            var request = URLRequest(url: url)
-            request.httpMethod = action == .end ? "POST" : "DELETE"
-            request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
-            let (body, response): (Data, URLResponse)
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = action == .end ? .POST : .DELETE
+            request.headers.add(name: "Authorization", value: "Bearer \(secret)")
+            let status: Int
+            let text: String
             do {
-                (body, response) = try await URLSession.shared.data(for: request)
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                status = Int(response.status.code)
+                text = String(buffer: try await response.body.collect(upTo: 1 << 20)).trimmingCharacters(in: .whitespacesAndNewlines)
             } catch {
-                throw SidelineStartupError(message: "cannot reach the server at \(base): \(error.localizedDescription). Is sideline serve running there?")
+                throw SidelineStartupError(message: "cannot reach the server at \(base): \(error). Is sideline serve running there?")
             }
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard status == 202 else {
                 let hint = status == 404 && text.isEmpty ? " (is the admin API on? it needs admin.token in the server's config)" : ""
                 throw SidelineStartupError(message: "the server answered \(status): \(text)\(hint)")

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HLSPlaylist
 import Testing
 import TestSupport
@@ -60,13 +57,12 @@ import TestSupport
         let scratch = try makeTemporaryDirectory("e2e-iframes")
         for (n, entry) in iFrames.segments.prefix(2).enumerated() {
             let range = try #require(entry.byteRange)
-            var request = URLRequest(url: media.deletingLastPathComponent().appendingPathComponent(entry.uri))
-            request.setValue("bytes=\(range.offset)-\(range.offset + range.length - 1)", forHTTPHeaderField: "Range")
-            let (body, response) = try await URLSession.shared.data(for: request)
-            #expect((response as? HTTPURLResponse)?.statusCode == 206)
-            #expect(body.count == range.length)
+            let answer = try await http(media.deletingLastPathComponent().appendingPathComponent(entry.uri),
+                                        headers: ["Range": "bytes=\(range.offset)-\(range.offset + range.length - 1)"])
+            #expect(answer.status == 206)
+            #expect(answer.body.count == range.length)
             let path = scratch + "/iframe-\(n).ts"
-            try body.write(to: URL(fileURLWithPath: path))
+            try answer.body.write(to: URL(fileURLWithPath: path))
             let video = try await FFprobe.packets(path, stream: "v")
             #expect(video.count == 1 && video.first?.isKeyframe == true, "I-frame \(n) decodes to a keyframe")
         }

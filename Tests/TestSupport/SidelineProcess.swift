@@ -1,7 +1,7 @@
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
 /// A `sideline serve` started by a test: its stderr goes to a file the test can read, and the
 /// test stops it by PID with the signal it wants.
@@ -72,16 +72,22 @@ public struct HTTPResult: Sendable {
     public let body: Data
 }
 
-public func http(_ url: URL, method: String = "GET", headers: [String: String] = [:]) async throws -> HTTPResult {
-    var request = URLRequest(url: url)
-    request.httpMethod = method
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    request.cachePolicy = .reloadIgnoringLocalCacheData
-    let (data, response) = try await URLSession.shared.data(for: request)
-    let http = response as! HTTPURLResponse
-    var headers: [String: String] = [:]
-    for (key, value) in http.allHeaderFields { headers["\(key)".lowercased()] = "\(value)" }
-    return HTTPResult(status: http.statusCode, headers: headers, body: data)
+/// By AsyncHTTPClient, not URLSession: FoundationNetworking's URLSession can crash the whole test
+/// process in libdispatch when a server dies under an open connection (swift-corelibs-foundation
+/// #4791), and the crash-recovery tests kill servers on purpose. It sends no Accept-Encoding unless
+/// asked, so bodies arrive as the server stores them.
+public func http(_ url: URL, method: String = "GET", headers: [String: String] = [:], timeout: Double = 60) async throws -> HTTPResult {
+    var request = HTTPClientRequest(url: url.absoluteString)
+    request.method = HTTPMethod(rawValue: method)
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    let response = try await HTTPClient.shared.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+    let body = try await response.body.collect(upTo: 512 << 20)
+    var fields: [String: String] = [:]
+    for (name, value) in response.headers {
+        let key = name.lowercased()
+        fields[key] = fields[key].map { $0 + ", " + value } ?? value
+    }
+    return HTTPResult(status: Int(response.status.code), headers: fields, body: Data(body.readableBytesView))
 }
 
 /// Polls `url` until it answers 200, or gives up after `timeout` seconds.
