@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // FFmpeg's C libraries through pkg-config, plus a header-only shim for the macros Swift cannot import.
@@ -54,6 +56,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Reads a segment into one buffer for the segment cache.
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
+                // The HTTP/1.1 channel with the fast path (OriginHTTP1Channel).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .executableTarget(

@@ -6,6 +6,7 @@
 # rounds; prints req/s, p50/p99 and server CPU per request, and the machine's load.
 #
 #   scripts/serve-benchmark.sh            # ROUNDS=2 SECONDS_PER_CELL=5 ENTRIES=5400
+#   FAST_PATH=0 scripts/serve-benchmark.sh  # every request through the router (server.fast_path: false)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-deps.sh --serve-bench

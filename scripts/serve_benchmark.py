@@ -64,6 +64,7 @@ def make_segment():
 CONFIG = """
 server:
   request_metrics: %s
+  fast_path: %s
   # Every simulated player comes from 127.0.0.1: no per-address cap (a NAT's setting).
   max_connections_per_client: 0
 video:
@@ -84,7 +85,8 @@ VARIANTS = ["360p", "180p"]
 
 def start_sideline(data, port, log):
     config = f"{WORK}/sideline.yaml"
-    open(config, "w").write(CONFIG % ("true" if os.environ.get("REQUEST_METRICS") else "false"))
+    open(config, "w").write(CONFIG % ("true" if os.environ.get("REQUEST_METRICS") else "false",
+                                      "false" if os.environ.get("FAST_PATH") == "0" else "true"))
     return subprocess.Popen([SIDELINE, "serve", "--config", config, "--data-dir", data, "--host", "127.0.0.1", "--port", str(port),
                              "--log-level", "warning"], stdout=log, stderr=log)
 

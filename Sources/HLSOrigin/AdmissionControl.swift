@@ -30,6 +30,8 @@ public final class AdmissionControl: Sendable {
     private let requests = Atomic<Int>(0)
     /// Requests refused by admission control or draining, for metrics and tests.
     private let refused = Atomic<Int>(0)
+    /// Requests the fast path answered on the event loop (OriginFastPath).
+    private let fastAnswers = Atomic<Int>(0)
 
     /// Connections per client address (`limits.maxConnectionsPerClient`).
     public let clients: ClientConnections
@@ -44,6 +46,20 @@ public final class AdmissionControl: Sendable {
     public var isDraining: Bool { draining.load(ordering: .acquiring) }
     public var refusedRequests: Int { refused.load(ordering: .relaxed) }
     public var openConnections: Int { connections.load(ordering: .relaxed) }
+    public var fastPathAnswers: Int { fastAnswers.load(ordering: .relaxed) }
+    func countFastAnswer() { fastAnswers.add(1, ordering: .relaxed) }
+
+    /// True when a request arriving now would be admitted with room to spare: not draining,
+    /// not over the connection limit, and the router's requests in flight below their limit
+    /// (a fast-path answer is over before the next request is read, but a server whose router
+    /// is full refuses everything, as before). Counts nothing: when this is false the fast
+    /// path hands the request to `AdmissionMiddleware`, which answers and counts it.
+    var isServingFreely: Bool {
+        if isDraining { return false }
+        if let max = limits.maxConnections, connections.load(ordering: .relaxed) > max { return false }
+        if let max = limits.maxRequestsInFlight, requests.load(ordering: .relaxed) >= max { return false }
+        return true
+    }
 
     /// Counts the request in if the server is serving; the caller must then call `leave()`.
     func enter() -> StatusPolicy.ServerCondition {

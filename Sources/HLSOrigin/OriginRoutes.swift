@@ -35,50 +35,22 @@ public struct OriginRoutes: Sendable {
     }
 
     func respond(to request: Request, context: some RequestContext) async throws -> Response {
-        let path = OriginPath.parse(request.uri.path)
-        let directives = PlaylistDirectives.parse(query: request.uri.query)
-        var decision = OriginDecision.decide(path, directives: directives, registry: registry, policy: policy)
-        if case let .hold(hold) = decision {
+        let asked = OriginRequest(path: request.uri.path, query: request.uri.query, acceptEncoding: request.headers[.acceptEncoding],
+                                  ifNoneMatch: request.headers[.ifNoneMatch], range: request.headers[.range])
+        let path = OriginPath.parse(asked.path)
+        let directives = PlaylistDirectives.parse(query: asked.query)
+        var answer = OriginAnswer(OriginDecision.decide(path, directives: directives, registry: registry, policy: policy), request: asked)
+        if case let .hold(hold) = answer {
             // Blocking reload: this task is suspended (no thread) until the sequence number is
             // listed or the bound passes, then the request is decided again on what is current.
             await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, seconds: hold.seconds)
-            decision = OriginDecision.decide(path, directives: directives, held: true, registry: registry, policy: policy)
+            answer = OriginAnswer(OriginDecision.decide(path, directives: directives, held: true, registry: registry, policy: policy), request: asked)
         }
-        var headers: HTTPFields = [.accessControlAllowOrigin: "*"]
-        switch decision {
-        case let .playlist(playlist, cache):
-            // Compressed once per version; chosen per request by Accept-Encoding, and 304 when
-            // the client's copy is this version (If-None-Match).
-            let negotiated = PlaylistNegotiation(playlist, acceptEncoding: request.headers[.acceptEncoding], ifNoneMatch: request.headers[.ifNoneMatch])
-            headers[.cacheControl] = cache.headerValue
-            headers[.eTag] = negotiated.etag
-            headers[.vary] = "Accept-Encoding"
-            if negotiated.notModified { return Response(status: .notModified, headers: headers) }
-            headers[.contentType] = Self.playlistContentType
-            if negotiated.gzip, let compressed = playlist.gzip {
-                headers[.contentEncoding] = "gzip"
-                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: compressed))
-            }
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: playlist.plain))
-        case let .segment(file):
-            headers[.contentType] = Self.segmentContentType
-            headers[.cacheControl] = CachePolicy.segment.headerValue
-            headers[.acceptRanges] = "bytes"
-            switch ByteRangeRequest(header: request.headers[.range], size: file.size) {
-            case .whole:
-                return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try await bytes(of: file)))
-            case let .partial(range):
-                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(file.size)"
-                // A slice shares the cached storage: nothing is copied.
-                let slice = try await bytes(of: file).getSlice(at: range.lowerBound, length: range.count) ?? ByteBuffer()
-                return Response(status: .partialContent, headers: headers, body: ResponseBody(byteBuffer: slice))
-            case .unsatisfiable:
-                headers[.contentRange] = "bytes */\(file.size)"
-                headers[.contentType] = "text/plain; charset=utf-8"
-                return Response(status: .rangeNotSatisfiable, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: "range not satisfiable\n")))
-            }
-        case let .refuse(refusal):
-            return Self.response(for: refusal)
+        switch answer {
+        case let .ready(response):
+            return Response(response)
+        case let .segment(segment):
+            return Response(segment.response(with: try await bytes(of: segment.file)))
         case .hold:
             // decide(held: true) never holds.
             return Self.response(for: StatusPolicy.missingContent)
@@ -102,8 +74,12 @@ public struct OriginRoutes: Sendable {
 
     /// A refusal as sent: plain-text reason, its caching, Retry-After when it has one.
     static func response(for refusal: StatusPolicy.Refusal) -> Response {
-        var headers: HTTPFields = [.accessControlAllowOrigin: "*", .contentType: "text/plain; charset=utf-8", .cacheControl: refusal.cache.headerValue]
-        if let retryAfter = refusal.retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return Response(status: .init(code: refusal.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: refusal.reason + "\n")))
+        Response(OriginAnswer.response(for: refusal))
+    }
+}
+
+extension Response {
+    init(_ response: OriginResponse) {
+        self.init(status: response.status, headers: response.headers, body: ResponseBody(byteBuffer: response.body))
     }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -23,6 +24,7 @@ public enum OriginServer {
         admin: AdminRoutes? = nil,
         requestMetrics: Bool = false,
         segments: SegmentCache = SegmentCache(budget: 128 << 20),
+        fastPath: Bool = true,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
@@ -45,11 +47,20 @@ public enum OriginServer {
         admin?.add(to: router)
         OriginRoutes(registry: registry, policy: policy, segments: segments).add(to: router)
         let clients = admission.clients
-        let idle = admission.limits.idleTimeout.map(TimeAmount.init)
+        let idle = admission.limits.idleTimeout
+        let serverName = "Sideline"
+        // The fast path answers from memory on the event loop (OriginFastPath). Per-route
+        // request metrics are counted by a router middleware, so with them on every request
+        // goes through the router.
+        let fast = fastPath && !requestMetrics
+            ? OriginFastResponder(registry: registry, policy: policy, segments: segments, admission: admission, serverName: serverName, logger: logger)
+            : nil
         return Application(
             router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: [ClientConnectionLimiter(clients: clients)], idleTimeout: idle)),
-            configuration: .init(address: .hostname(host, port: port), serverName: "Sideline", availableConnectionsDelegate: admission.connectionCounter),
+            server: HTTPServerBuilder { responder in
+                OriginHTTP1Channel(responder: responder, clients: clients, idleTimeout: idle, fastPath: fast)
+            },
+            configuration: .init(address: .hostname(host, port: port), serverName: serverName, availableConnectionsDelegate: admission.connectionCounter),
             onServerRunning: { channel in await onServerRunning?(channel.localAddress?.port ?? port) },
             logger: logger
         )

@@ -46,10 +46,16 @@ public final class SegmentCache: Sendable {
     var largestEntry: Int { budget / 8 }
 
     /// The cached bytes of `path`, if any.
-    public func bytes(of path: String) -> ByteBuffer? {
+    public func bytes(of path: String) -> ByteBuffer? { lookUp(path, countingMiss: true) }
+
+    /// The cached bytes of `path`, if any, without counting a miss: for the event-loop fast
+    /// path, which hands a miss to the router, whose read counts it.
+    func cachedBytes(of path: String) -> ByteBuffer? { lookUp(path, countingMiss: false) }
+
+    private func lookUp(_ path: String, countingMiss: Bool) -> ByteBuffer? {
         state.withLock { s in
             guard var entry = s.entries[path] else {
-                s.misses += 1
+                if countingMiss { s.misses += 1 }
                 return nil
             }
             s.clock += 1

@@ -46,6 +46,7 @@ extension SidelineConfiguration {
             config.server.deltaUpdates = try server.bool("delta_updates") ?? config.server.deltaUpdates
             config.server.blockingReload = try server.bool("blocking_reload") ?? config.server.blockingReload
             config.server.requestMetrics = try server.bool("request_metrics") ?? config.server.requestMetrics
+            config.server.fastPath = try server.bool("fast_path") ?? config.server.fastPath
             config.server.segmentCacheMegabytes = try server.int("segment_cache_mb", in: 0...65536) ?? config.server.segmentCacheMegabytes
             try server.rejectUnknownKeys()
         }

@@ -100,6 +100,10 @@ public struct ServerSettings: Sendable, Equatable {
     /// `server.request_metrics`: per-route request counts and durations on `/metrics`
     /// (Hummingbird's metrics middleware). Off by default: it costs throughput at full load.
     public var requestMetrics = false
+    /// `server.fast_path`: answer playlists and cached segments on the event loop that read
+    /// the request, without the hop to a Swift task (HLSOrigin's OriginFastPath). Same bytes
+    /// either way; off only to compare or to rule it out when diagnosing.
+    public var fastPath = true
     public init(host: String, port: Int, maxConnections: Int? = 1024, maxRequestsInFlight: Int? = 512) {
         self.host = host
         self.port = port

@@ -75,7 +75,8 @@ struct ServeCommand: AsyncParsableCommand {
         let admin = adminToken.isEmpty ? nil : AdminRoutes(token: adminToken, drillsEnabled: settings.admin.drills, operations: operations)
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
-            admission: admission, admin: admin, requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20)
+            admission: admission, admin: admin, requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
+            fastPath: settings.server.fastPath
         ) { boundPort in
             for plan in plans {
                 console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name))

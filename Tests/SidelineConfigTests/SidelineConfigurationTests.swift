@@ -61,6 +61,12 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(throws: ConfigError.self) { try SidelineConfiguration.parse(yaml: "server:\n  delta_updates: sometimes\n") }
     }
 
+    @Test func theFastPathIsOnUnlessTurnedOff() throws {
+        #expect(SidelineConfiguration.defaults.server.fastPath)
+        #expect(try !SidelineConfiguration.parse(yaml: "server:\n  fast_path: false\n").server.fastPath)
+        #expect(throws: ConfigError.self) { try SidelineConfiguration.parse(yaml: "server:\n  fast_path: 2\n") }
+    }
+
     @Test func severalStreamsEachWithTheirOwnInputAndLadder() throws {
         let config = try SidelineConfiguration.parse(yaml: """
         video:

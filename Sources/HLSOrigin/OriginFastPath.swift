@@ -1,0 +1,111 @@
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers a `/live/` request without leaving the event loop when its answer is already in
+/// memory: every playlist form (full, delta, gzip, 304), a blocking-reload request that need
+/// not wait, every refusal, and a segment in the segment cache. That is nearly every request a
+/// live audience makes. Everything else returns nil and goes to the router as before: segments
+/// to read from disk, blocking reloads to hold, the API, admin and metrics routes, and every
+/// request while the server drains or is over its connection limit.
+///
+/// Why: through the router, a request crosses from the event loop to a Swift task and back
+/// (NIOAsyncChannel), and that hop cost more server CPU than the answer itself: 50-56 µs per
+/// master-playlist request against nginx's 19 (Docs/benchmarks.md, "Serving"). The answer is
+/// the same either way: both paths build it with `OriginDecision` and `OriginAnswer`.
+struct OriginFastResponder: Sendable {
+    let registry: StreamRegistry
+    let policy: StatusPolicy
+    let segments: SegmentCache
+    let admission: AdmissionControl
+    let serverName: String
+    let logger: Logger
+
+    func answer(_ head: HTTPRequest) -> OriginResponse? {
+        guard head.method == .get || head.method == .head, let target = head.path, target.hasPrefix("/live/"),
+              admission.isServingFreely else { return nil }
+        // `Connection: close` is honoured by the router's loop; so few clients send it that it
+        // is not worth a second implementation here.
+        if let connection = head.headerFields[.connection], connection.lowercased().contains("close") { return nil }
+        let query = target.firstIndex(of: "?")
+        let request = OriginRequest(
+            path: String(target[..<(query ?? target.endIndex)]), query: query.map { String(target[target.index(after: $0)...]) },
+            acceptEncoding: head.headerFields[.acceptEncoding], ifNoneMatch: head.headerFields[.ifNoneMatch], range: head.headerFields[.range]
+        )
+        let decision = OriginDecision.decide(OriginPath.parse(request.path), directives: PlaylistDirectives.parse(query: request.query),
+                                             registry: registry, policy: policy)
+        var response: OriginResponse
+        switch OriginAnswer(decision, request: request) {
+        case let .ready(ready):
+            response = ready
+        case let .segment(segment):
+            guard let bytes = segments.cachedBytes(of: segment.file.path) else { return nil }
+            response = segment.response(with: bytes)
+        case .hold:
+            return nil
+        }
+        admission.countFastAnswer()
+        if logger.logLevel <= .debug {
+            logger.debug("Request", metadata: ["hb.request.method": "\(head.method)", "hb.request.path": "\(target)", "sideline.fast_path": "true"])
+        }
+        response.headers[.contentLength] = String(response.body.readableBytes)
+        response.headers[.date] = HTTPDate.now
+        response.headers[.server] = serverName
+        return response
+    }
+}
+
+/// The channel handler that puts `OriginFastResponder` in front of the router, one per
+/// connection. It sits after Hummingbird's `HTTPConnectionStateHandler`, so idle timeouts and
+/// graceful shutdown see every request and response, and before the channel's async side.
+///
+/// Order: HTTP/1.1 answers requests in the order they came (pipelining). Once a request is
+/// passed to the router, every later request on the connection is passed on too until the
+/// router's responses have ended, so a fast answer never overtakes a slow one.
+final class OriginFastPath: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let responder: OriginFastResponder
+    /// Requests passed to the router whose response has not ended yet.
+    private var passedOn = 0
+    /// The answer to the request being read, sent once its end arrives (a body is dropped).
+    private var pending: (response: OriginResponse, headOnly: Bool)?
+
+    init(responder: OriginFastResponder) {
+        self.responder = responder
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(head):
+            if passedOn == 0, pending == nil, let response = responder.answer(head) {
+                pending = (response, head.method == .head)
+            } else {
+                passedOn += 1
+                context.fireChannelRead(data)
+            }
+        case .body:
+            if pending == nil { context.fireChannelRead(data) }
+        case .end:
+            guard let (response, headOnly) = pending else {
+                context.fireChannelRead(data)
+                return
+            }
+            pending = nil
+            context.write(wrapOutboundOut(.head(HTTPResponse(status: response.status, headerFields: response.headers))), promise: nil)
+            if !headOnly, response.body.readableBytes > 0 {
+                context.write(wrapOutboundOut(.body(response.body)), promise: nil)
+            }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { passedOn -= 1 }
+        context.write(data, promise: promise)
+    }
+}

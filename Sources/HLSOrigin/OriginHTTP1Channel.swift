@@ -1,0 +1,43 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+
+/// Hummingbird's HTTP/1.1 child channel, set up as `HTTP1Channel` sets it up, with two of
+/// Sideline's handlers: the per-client connection cap first, and the fast path last, after
+/// Hummingbird's connection-state handler. `HTTP1Channel`'s `additionalChannelHandlers` go
+/// before that handler, where answers the fast path sends would be invisible to its idle
+/// timer: it would close busy connections as idle.
+struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+
+    let responder: HTTPChannelHandler.Responder
+    let clients: ClientConnections
+    let idleTimeout: Duration?
+    /// Nil turns the fast path off (every request through the router).
+    let fastPath: OriginFastResponder?
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.configureHTTPServerPipeline(
+                withPipeliningAssistance: false,  // NIOAsyncChannel answers in order
+                withErrorHandling: false,  // Hummingbird's handleHTTP answers parse errors
+                withOutboundHeaderValidation: false,  // HTTPTypes validate
+                withEncoderConfiguration: .init(),
+                withDecoderLimitConfiguration: .init()
+            )
+            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try pipeline.addHandler(ClientConnectionLimiter(clients: clients))
+            try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
+            if let fastPath { try pipeline.addHandler(OriginFastPath(responder: fastPath)) }
+            return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+        }
+    }
+
+    func handle(value asyncChannel: Value, logger: Logger) async {
+        await handleHTTP(asyncChannel: asyncChannel, logger: logger)
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import HLSOrigin
+import Hummingbird
+import Logging
+import Testing
+
+/// The event-loop fast path (OriginFastPath) against the router, over real sockets: the same
+/// bytes for the same request, responses in request order on a pipelined connection, and
+/// connections it serves kept alive by Hummingbird's idle timer.
+@Suite struct FastPathHTTPTests {
+    let segmentBytes = (0..<(188 * 40)).map { UInt8(truncatingIfNeeded: $0) }
+
+    /// A registry with two segments of 720p on disk and a master.
+    func makeRegistry() throws -> (StreamRegistry, String) {
+        let directory = NSTemporaryDirectory() + "sideline-fast-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/main/720p", withIntermediateDirectories: true)
+        let registry = StreamRegistry(clock: { 0 })
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        for n in 0..<2 { try publish(n, in: registry, directory: directory) }
+        registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
+        return (registry, directory)
+    }
+
+    func publish(_ n: Int, in registry: StreamRegistry, directory: String) throws {
+        let name = String(format: "%06d.ts", n)
+        let path = directory + "/main/720p/" + name
+        _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
+        registry.publish(stream: "main", variant: "720p", segmentName: name, file: .init(path: path, size: segmentBytes.count, duration: 2),
+                         playlist: TestPlaylists.live(count: n + 1))
+    }
+
+    /// Runs a server on `registry` and hands `body` its port.
+    func withServer(_ registry: StreamRegistry, fastPath: Bool, admission: AdmissionControl = AdmissionControl(),
+                    _ body: (Int) async throws -> Void) async throws {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission,
+                                               fastPath: fastPath) { continuation.yield($0) }
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        try await body(try #require(await iterator.next()))
+    }
+
+    @Test func theFastPathAnswersExactlyAsTheRouterDoes() async throws {
+        let (registry, _) = try makeRegistry()
+        let playlist = "/live/main/720p/index.m3u8"
+        var tag = ""
+        try await withServer(registry, fastPath: false) { tag = try await HTTPExchange.send([.get(playlist)], port: $0).first?.header("etag") ?? "" }
+        #expect(!tag.isEmpty)
+        let requests: [HTTPExchange.Request] = [
+            .get("/live/main/master.m3u8"),
+            .get(playlist), .get(playlist, ["Accept-Encoding": "gzip"]), .get(playlist + "?_HLS_skip=YES"),
+            .get(playlist + "?_HLS_msn=1"), .get(playlist, ["If-None-Match": tag]), .get(playlist + "?_HLS_msn=x"),
+            .get("/live/main/720p/iframes.m3u8"), .get("/live/main/720p/000000.ts"), .get("/live/main/720p/000000.ts"),
+            .get("/live/main/720p/000001.ts", ["Range": "bytes=188-375"]), .get("/live/main/720p/000001.ts", ["Range": "bytes=99999-"]),
+            .init(method: "HEAD", target: playlist), .init(method: "HEAD", target: "/live/main/720p/000000.ts"),
+            .get("/live/nope/master.m3u8"), .get("/live/main/720p/000009.ts"), .get("/live/../secret"),
+        ]
+        // The router first (its reads also fill the segment cache), then the fast path, which
+        // then answers the segments from memory.
+        var routed: [HTTPExchange.Response] = []
+        var fast: [HTTPExchange.Response] = []
+        try await withServer(registry, fastPath: false) { routed = try await HTTPExchange.send(requests, port: $0) }
+        let admission = AdmissionControl()
+        try await withServer(registry, fastPath: true, admission: admission) { fast = try await HTTPExchange.send(requests, port: $0) }
+        // All but the two segment reads that missed the new server's cache (the first
+        // 000000.ts and the 206 of 000001.ts) never left the event loop.
+        #expect(admission.fastPathAnswers == requests.count - 2)
+        #expect(routed.count == requests.count && fast.count == requests.count)
+        for (n, (a, b)) in zip(routed, fast).enumerated() {
+            #expect(a.statusLine == b.statusLine, "\(requests[n].target)")
+            #expect(a.fields(except: "date") == b.fields(except: "date"), "\(requests[n].method) \(requests[n].target) \(requests[n].headers)")
+            #expect(a.body == b.body, "\(requests[n].target)")
+            #expect(b.header("date") != nil && b.header("server") == "Sideline")
+        }
+        #expect(fast[8].statusLine.hasPrefix("HTTP/1.1 200") && fast[8].body == segmentBytes)
+        #expect(fast[10].statusLine.hasPrefix("HTTP/1.1 206") && fast[10].body == Array(segmentBytes[188...375]))
+    }
+
+    @Test func aFastAnswerNeverOvertakesAHeldRequestOnTheSameConnection() async throws {
+        let (registry, directory) = try makeRegistry()
+        try await withServer(registry, fastPath: true) { port in
+            // Both requests in one write: the first waits for segment 2 (blocking reload), the
+            // second could be answered at once from memory, but must come second.
+            let publisher = Task {
+                try await Task.sleep(for: .milliseconds(300))
+                try publish(2, in: registry, directory: directory)
+            }
+            let started = ContinuousClock.now
+            let responses = try await HTTPExchange.send([.get("/live/main/720p/index.m3u8?_HLS_msn=2"), .get("/live/main/master.m3u8")], port: port, pipelined: true)
+            try await publisher.value
+            #expect(responses.count == 2)
+            #expect(String(decoding: responses[0].body, as: UTF8.self).contains("000002.ts"), "the held playlist first, listing the new segment")
+            #expect(String(decoding: responses[1].body, as: UTF8.self).contains("#EXT-X-STREAM-INF"), "then the master")
+            #expect(ContinuousClock.now - started >= .milliseconds(250))
+        }
+    }
+
+    @Test func connectionsServedByTheFastPathStayOpenWhileUsedAndCloseWhenIdle() async throws {
+        let (registry, _) = try makeRegistry()
+        try await withServer(registry, fastPath: true, admission: AdmissionControl(limits: .init(idleTimeout: .seconds(1)))) { port in
+            let fd = try connectTCP(port: port)
+            defer { close(fd) }
+            // Two and a half idle timeouts of steady use: every answer on the same connection.
+            for _ in 0..<6 {
+                let response = try await HTTPExchange.exchange([.get("/live/main/master.m3u8")], on: fd)
+                #expect(response.first?.statusLine.hasPrefix("HTTP/1.1 200") == true)
+                try await Task.sleep(for: .milliseconds(400))
+            }
+            // Then silence: closed after the idle timeout (the read sees the end of the stream).
+            var timeout = timeval(tv_sec: 4, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let started = ContinuousClock.now
+            let received = try await HTTPExchange.onOwnThread { var byte: UInt8 = 0; return recv(fd, &byte, 1, 0) }
+            #expect(received == 0, "the server closed the idle connection")
+            #expect(ContinuousClock.now - started < .seconds(3))
+        }
+    }
+}
+
+/// HTTP/1.1 by hand, to see exactly the headers a server sends (names lower-cased, in order).
+enum HTTPExchange {
+    struct Request: Sendable {
+        var method = "GET"
+        var target: String
+        var headers: [String: String] = [:]
+        static func get(_ target: String, _ headers: [String: String] = [:]) -> Request { Request(target: target, headers: headers) }
+        var bytes: [UInt8] {
+            let fields = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+            return Array("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)\r\n".utf8)
+        }
+    }
+
+    struct Response: Sendable {
+        var statusLine: String
+        var headers: [(name: String, value: String)]
+        var body: [UInt8]
+        func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+        func fields(except skipped: String) -> [String] { headers.filter { $0.name != skipped }.map { "\($0.name): \($0.value)" } }
+    }
+
+    /// Sends `requests` on one new connection (one at a time, or all in one write) and reads
+    /// their responses.
+    static func send(_ requests: [Request], port: Int, pipelined: Bool = false) async throws -> [Response] {
+        try await onOwnThread { try sendBlocking(requests, port: port, pipelined: pipelined) }
+    }
+
+    static func exchange(_ requests: [Request], on fd: Int32) async throws -> [Response] {
+        try await onOwnThread { try exchangeBlocking(requests, on: fd) }
+    }
+
+    /// Blocking socket calls run on a thread of their own: on Swift concurrency's few shared
+    /// threads they would starve the server's router, which runs there too.
+    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
+    static func sendBlocking(_ requests: [Request], port: Int, pipelined: Bool) throws -> [Response] {
+        let fd = try connectTCP(port: port)
+        defer { close(fd) }
+        if pipelined {
+            let all = requests.flatMap(\.bytes)
+            _ = all.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, 0) }
+            var reader = Reader(fd: fd)
+            return try requests.map { try reader.response(to: $0) }
+        }
+        return try exchangeBlocking(requests, on: fd)
+    }
+
+    static func exchangeBlocking(_ requests: [Request], on fd: Int32) throws -> [Response] {
+        var reader = Reader(fd: fd)
+        return try requests.map { request in
+            let bytes = request.bytes
+            _ = bytes.withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, 0) }
+            return try reader.response(to: request)
+        }
+    }
+
+    struct Reader {
+        let fd: Int32
+        var buffer: [UInt8] = []
+
+        init(fd: Int32) {
+            self.fd = fd
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+
+        mutating func fill() throws {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw POSIXError(.ECONNRESET) }
+            buffer += chunk[0..<count]
+        }
+
+        mutating func response(to request: Request) throws -> Response {
+            let end: Int
+            while true {
+                if let found = buffer.indices.dropLast(3).first(where: { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }) {
+                    end = found
+                    break
+                }
+                try fill()
+            }
+            let lines = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+            let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            }
+            buffer.removeFirst(end + 4)
+            let length = request.method == "HEAD" || lines[0].contains(" 304 ") ? 0 : Int(headers.first { $0.name == "content-length" }?.value ?? "0") ?? 0
+            while buffer.count < length { try fill() }
+            let body = Array(buffer[..<length])
+            buffer.removeFirst(length)
+            return Response(statusLine: lines[0], headers: headers, body: body)
+        }
+    }
+}
