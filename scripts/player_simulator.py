@@ -5,10 +5,12 @@ fetches every new segment of its variant, the way real players do. A third reloa
 playlist (gzip) every target duration, a third use delta updates (_HLS_skip=YES) every target
 duration, a third use blocking reload with delta updates (_HLS_msn=<next>&_HLS_skip=YES); one
 in ten switches variant every 30 s. Bounded: PLAYERS (500) for SECONDS (300), loopback only.
+The players are shared among PROCESSES (4) Python processes, each with its own event loop,
+so that the client is not what limits the figures; the simulator's own CPU is printed too.
 Prints unexpected statuses, playlist latency p50/p99, segment time to first byte p50/p99,
 bytes per player per minute, and the server's CPU and RSS over the run.
 """
-import asyncio, gzip, os, random, re, statistics, sys, time
+import asyncio, gzip, multiprocessing, os, random, re, resource, statistics, sys, threading, time
 
 SEGMENT = re.compile(rb"^(\d{6})\.ts$", re.M)
 
@@ -66,6 +68,14 @@ class Stats:
     def bad(self, what, status):
         key = f"{what} {status}"
         self.unexpected[key] = self.unexpected.get(key, 0) + 1
+
+    def merge(self, other):
+        for key, count in other.unexpected.items():
+            self.unexpected[key] = self.unexpected.get(key, 0) + count
+        self.playlist_latency += other.playlist_latency
+        self.segment_ttfb += other.segment_ttfb
+        self.bytes += other.bytes
+        self.errors += other.errors
 
 
 async def player(index, host, port, variants, target, deadline, stats):
@@ -130,29 +140,52 @@ def sample(pid):
     return cpu, rss
 
 
-async def run(host, port, pid, variants, players, seconds, target=2):
+def players_in_process(host, port, variants, indices, deadline, target):
+    """One simulator process: its share of the players on one asyncio event loop."""
     stats = Stats()
+
+    async def all_players():
+        await asyncio.gather(*(player(i, host, port, variants, target, deadline, stats) for i in indices))
+
+    asyncio.run(all_players())
+    return stats
+
+
+def run(host, port, pid, variants, players, seconds, target=2, processes=None):
+    processes = processes or int(os.environ.get("PROCESSES", "4"))
     deadline = time.time() + seconds
     samples = []
 
-    async def monitor():
+    def monitor():
         while time.time() < deadline:
             samples.append((time.time(), *sample(pid)))
-            await asyncio.sleep(5)
+            time.sleep(5)
         samples.append((time.time(), *sample(pid)))
 
     load_before = open("/proc/loadavg").read().split()[:3]
-    await asyncio.gather(monitor(), *(player(i, host, port, variants, target, deadline, stats) for i in range(players)))
+    sampler = threading.Thread(target=monitor)
+    sampler.start()
+    client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    shares = [list(range(players))[n::processes] for n in range(processes)]
+    with multiprocessing.get_context("fork").Pool(processes) as pool:
+        results = pool.starmap(players_in_process, [(host, port, variants, share, deadline, target) for share in shares])
+    client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sampler.join()
+    stats = Stats()
+    for result in results:
+        stats.merge(result)
     q = lambda values, p: statistics.quantiles(values, n=100)[p - 1] * 1000 if len(values) > 100 else float("nan")
     cpu = (samples[-1][1] - samples[0][1]) / (samples[-1][0] - samples[0][0])
+    client_cpu = (client_after.ru_utime + client_after.ru_stime - client_before.ru_utime - client_before.ru_stime) / seconds
     rss = [s[2] / 2**20 for s in samples]
     third = max(1, len(rss) // 3)
-    print(f"{players} players, {seconds} s, variants {variants}")
+    print(f"{players} players in {processes} processes, {seconds} s, variants {variants}")
     print(f"unexpected statuses: {stats.unexpected or 'none'}")
     print(f"playlist latency p50 {q(stats.playlist_latency, 50):.1f} ms, p99 {q(stats.playlist_latency, 99):.1f} ms ({len(stats.playlist_latency)} requests)")
     print(f"segment time to first byte p50 {q(stats.segment_ttfb, 50):.1f} ms, p99 {q(stats.segment_ttfb, 99):.1f} ms ({len(stats.segment_ttfb)} segments)")
     print(f"bytes per player per minute: {stats.bytes / players / (seconds / 60) / 1024:.0f} KB (segments and playlists, on the wire)")
     print(f"server CPU {100 * cpu:.0f}% of a core; RSS first third {statistics.mean(rss[:third]):.0f} MB, last third {statistics.mean(rss[-third:]):.0f} MB, max {max(rss):.0f} MB")
+    print(f"simulator CPU {100 * client_cpu:.0f}% of a core (all its processes)")
     print(f"load average before {' '.join(load_before)}, after {' '.join(open('/proc/loadavg').read().split()[:3])}")
     return stats
 
@@ -160,4 +193,4 @@ async def run(host, port, pid, variants, players, seconds, target=2):
 if __name__ == "__main__":
     host, port, pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     variants = sys.argv[4].split(",")
-    asyncio.run(run(host, port, pid, variants, int(os.environ.get("PLAYERS", "500")), int(os.environ.get("SECONDS", "300"))))
+    run(host, port, pid, variants, int(os.environ.get("PLAYERS", "500")), int(os.environ.get("SECONDS", "300")))

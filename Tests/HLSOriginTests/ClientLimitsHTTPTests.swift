@@ -89,4 +89,38 @@ import Glibc
             #expect(stillOpen.isEmpty, "\(stillOpen.count) idle connections still open \(Date().timeIntervalSince(openedAt)) s after they were opened (idle timeout 1 s)")
         }
     }
+
+    /// The body-read timeout: a request whose body stops arriving is closed after the idle
+    /// timeout, like a request whose head stops (the timer restarts with every part read, as
+    /// nginx's client_body_timeout restarts with every read).
+    @Test func aRequestBodyThatStopsArrivingIsClosedAfterTheIdleTimeout() async throws {
+        let registry = StreamRegistry(clock: { 0 })
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let admission = AdmissionControl(limits: .init(idleTimeout: .seconds(1)))
+        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let fd = try Self.connect(port: port)
+            defer { close(fd) }
+            // A head that promises 1,000 bytes, then 10 of them, then nothing.
+            let request = Array("POST /api/streams HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789".utf8)
+            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            let started = ContinuousClock.now
+            // Whatever the route answers, the connection must end: read to the end of the stream.
+            let ended = try await HTTPExchange.onOwnThread { () -> Bool in
+                var timeout = timeval(tv_sec: 6, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if count == 0 { return true }
+                    if count < 0 { return errno == ECONNRESET }
+                }
+            }
+            let waited = ContinuousClock.now - started
+            #expect(ended, "the server closed the connection")
+            #expect(waited >= .milliseconds(900) && waited < .seconds(4), "after the idle timeout of 1 s, not at once and not never (\(waited))")
+        }
+    }
 }
