@@ -1,5 +1,3 @@
-import Foundation
-
 /// A `Range` request header (RFC 9110 §14.2) resolved against a resource's size. Players fetch
 /// I-frames and resume downloads with single byte ranges; multi-range requests, and headers
 /// that do not parse, are answered with the whole resource, which §14.2 allows.
@@ -13,22 +11,24 @@ public enum ByteRangeRequest: Equatable, Sendable {
 
     public init(header: String?, size: Int) {
         guard let header else { self = .whole; return }
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("bytes="), !trimmed.contains(",") else { self = .whole; return }
-        let spec = trimmed.dropFirst("bytes=".count)
-        guard let dash = spec.firstIndex(of: "-") else { self = .whole; return }
-        let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
-        let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
-        let isDigits: (String) -> Bool = { !$0.isEmpty && $0.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } && $0.count <= 18 }
+        let value = HeaderTokens.trimmed(Substring(header).utf8)
+        guard HeaderTokens.hasPrefixIgnoringCase(value, "bytes="), !value.contains(UInt8(ascii: ",")) else { self = .whole; return }
+        let spec = value.dropFirst("bytes=".count)
+        guard let dash = spec.firstIndex(of: UInt8(ascii: "-")) else { self = .whole; return }
+        let first = HeaderTokens.trimmed(spec[spec.startIndex..<dash])
+        let last = HeaderTokens.trimmed(spec[spec.index(after: dash)...])
         switch (first.isEmpty, last.isEmpty) {
         case (false, _):
-            guard isDigits(first), let start = Int(first), last.isEmpty || isDigits(last) else { self = .whole; return }
-            let end = last.isEmpty ? size - 1 : min(Int(last)!, size - 1)
-            if !last.isEmpty && Int(last)! < start { self = .whole; return }
+            guard let start = HeaderTokens.integer(first) else { self = .whole; return }
+            var end = size - 1
+            if !last.isEmpty {
+                guard let stated = HeaderTokens.integer(last), stated >= start else { self = .whole; return }
+                end = min(stated, size - 1)
+            }
             self = start < size ? .partial(start...end) : .unsatisfiable
         case (true, false):
             // Suffix range: the last N bytes.
-            guard isDigits(last), let count = Int(last) else { self = .whole; return }
+            guard let count = HeaderTokens.integer(last) else { self = .whole; return }
             self = count == 0 || size == 0 ? .unsatisfiable : .partial(max(0, size - count)...(size - 1))
         case (true, true):
             self = .whole

@@ -31,7 +31,7 @@ public enum OriginPath: Equatable, Sendable {
     }
 
     public static func parse(_ rawPath: String) -> Result<OriginPath, Rejection> {
-        let path = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let path = rawPath[..<(rawPath.firstIndex(of: "?") ?? rawPath.endIndex)]
         guard path.hasPrefix("/live/") else { return .failure(.notFound) }
         var names: [String] = []
         for component in path.dropFirst("/live/".count).split(separator: "/", omittingEmptySubsequences: false) {
@@ -66,6 +66,11 @@ public enum OriginPath: Equatable, Sendable {
     /// Percent-decodes one path component. Control characters (NUL included) decoded or raw,
     /// and broken escapes, make the request malformed.
     static func decode(_ component: Substring) -> Result<String, Rejection> {
+        // Nearly every request: nothing escaped, so no buffer to fill.
+        if !component.utf8.contains(UInt8(ascii: "%")) {
+            if component.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return .failure(.malformed("control character in the path")) }
+            return .success(String(component))
+        }
         var bytes: [UInt8] = []
         var iterator = component.utf8.makeIterator()
         while let c = iterator.next() {

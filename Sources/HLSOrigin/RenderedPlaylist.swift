@@ -56,10 +56,19 @@ public struct PlaylistNegotiation: Sendable, Equatable {
     /// `gzip` (or `x-gzip`, or `*`) with a quality above 0 (RFC 9110 §12.5.3).
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
-        for item in header.split(separator: ",") {
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let coding = parts.first, ["gzip", "x-gzip", "*"].contains(coding) else { continue }
-            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+        let value = Substring(header).utf8
+        for item in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
+            let semicolon = item.firstIndex(of: UInt8(ascii: ";")) ?? item.endIndex
+            let coding = HeaderTokens.trimmed(item[item.startIndex..<semicolon])
+            guard HeaderTokens.equalsIgnoringCase(coding, "gzip") || HeaderTokens.equalsIgnoringCase(coding, "x-gzip")
+                || HeaderTokens.equalsIgnoringCase(coding, "*") else { continue }
+            var quality = 1.0
+            for parameter in item[semicolon...].split(separator: UInt8(ascii: ";")) {
+                let trimmed = HeaderTokens.trimmed(parameter)
+                if HeaderTokens.hasPrefixIgnoringCase(trimmed, "q=") {
+                    quality = Double(String(Substring(trimmed.dropFirst(2)))) ?? 1
+                }
+            }
             if quality > 0 { return true }
         }
         return false
@@ -68,10 +77,13 @@ public struct PlaylistNegotiation: Sendable, Equatable {
     /// If-None-Match uses the weak comparison (RFC 9110 §13.1.2): a `W/` prefix on the
     /// client's tag is ignored (Sideline's own tags are strong).
     static func matches(_ header: String, _ etag: String) -> Bool {
-        if header.trimmingCharacters(in: .whitespaces) == "*" { return true }
-        return header.split(separator: ",").contains { candidate in
-            let tag = candidate.trimmingCharacters(in: .whitespaces)
-            return (tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag) == etag
+        let value = Substring(header).utf8
+        if HeaderTokens.equalsIgnoringCase(HeaderTokens.trimmed(value), "*") { return true }
+        let wanted = Substring(etag).utf8
+        return value.split(separator: UInt8(ascii: ",")).contains { candidate in
+            var tag = HeaderTokens.trimmed(candidate)
+            if tag.starts(with: "W/".utf8) { tag = tag.dropFirst(2) }
+            return tag.elementsEqual(wanted)
         }
     }
 }
