@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Simulated players at load (Docs/benchmarks.md, "Players at load"): PLAYERS (500) players for
 # SECONDS (300) against a 3-hour recording that Sideline keeps growing, on loopback. See
-# scripts/player_simulator.py for how they behave and what is printed. PROCESSES (4) Python
+# scripts/player_simulator.py for how they behave and what is printed. PROCESSES (8) Python
 # processes share the players.
 set -euo pipefail
 cd "$(dirname "$0")/.."

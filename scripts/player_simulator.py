@@ -5,7 +5,7 @@ fetches every new segment of its variant, the way real players do. A third reloa
 playlist (gzip) every target duration, a third use delta updates (_HLS_skip=YES) every target
 duration, a third use blocking reload with delta updates (_HLS_msn=<next>&_HLS_skip=YES); one
 in ten switches variant every 30 s. Bounded: PLAYERS (500) for SECONDS (300), loopback only.
-The players are shared among PROCESSES (4) Python processes, each with its own event loop,
+The players are shared among PROCESSES (8) Python processes, each with its own event loop,
 so that the client is not what limits the figures; the simulator's own CPU is printed too.
 Prints unexpected statuses, playlist latency p50/p99, segment time to first byte p50/p99,
 bytes per player per minute, and the server's CPU and RSS over the run.
@@ -152,7 +152,7 @@ def players_in_process(host, port, variants, indices, deadline, target):
 
 
 def run(host, port, pid, variants, players, seconds, target=2, processes=None):
-    processes = processes or int(os.environ.get("PROCESSES", "4"))
+    processes = processes or int(os.environ.get("PROCESSES", "8"))
     deadline = time.time() + seconds
     samples = []
 
