@@ -1,0 +1,129 @@
+import Foundation
+
+/// A stretch of a recording, asked for by program date-time (ISO 8601, as in
+/// EXT-X-PROGRAM-DATE-TIME) or by seconds from the start of the recording. Either end may be
+/// open: from the start, or to the newest entry.
+public struct TimeWindow: Sendable, Equatable {
+    public enum Bound: Sendable, Equatable {
+        case date(Date)
+        /// Seconds of media from the first entry of the recording.
+        case offset(Double)
+    }
+
+    public var start: Bound?
+    public var end: Bound?
+
+    public init(start: Bound? = nil, end: Bound? = nil) {
+        self.start = start
+        self.end = end
+    }
+
+    /// Why a window cannot be served: which parameter, and what is wrong with it.
+    public struct Rejection: Error, Sendable, Equatable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Reads `start` and `end` as given in a query (nil when absent).
+    public static func parse(start: String?, end: String?) -> Result<TimeWindow, Rejection> {
+        func bound(_ text: String?, named name: String) -> Result<Bound?, Rejection> {
+            guard let text, !text.isEmpty else { return .success(nil) }
+            if let seconds = Double(text), seconds.isFinite {
+                guard seconds >= 0 else { return .failure(Rejection(message: "\(name) must not be negative (seconds from the start of the recording), not \(text)")) }
+                return .success(.offset(seconds))
+            }
+            if let date = ProgramDateTime.parse(Substring(text)) { return .success(.date(date)) }
+            return .failure(Rejection(message: "\(name) must be a program date-time (2026-11-21T15:04:05.000Z) or seconds from the start of the recording, not '\(text)'"))
+        }
+        let from = bound(start, named: "start")
+        let to = bound(end, named: "end")
+        switch (from, to) {
+        case let (.failure(rejection), _), let (_, .failure(rejection)): return .failure(rejection)
+        case let (.success(first), .success(last)): return .success(TimeWindow(start: first, end: last))
+        }
+    }
+}
+
+extension MediaPlaylist {
+    /// The recording so far as video on demand (RFC 8216 §4.3.3.5): the same entries (URIs,
+    /// durations, discontinuities, dates, date ranges, gaps), `EXT-X-PLAYLIST-TYPE:VOD` and
+    /// `EXT-X-ENDLIST`, which a downloader (AVAssetDownloadTask, `ffmpeg -c copy`) accepts
+    /// where it refuses a live EVENT playlist.
+    public var vodRendition: MediaPlaylist {
+        var vod = self
+        vod.playlistType = .vod
+        vod.endList = true
+        return vod
+    }
+
+    /// Where each entry starts and ends, in seconds from the first entry and as wall-clock
+    /// time (its EXT-X-PROGRAM-DATE-TIME, or carried on from the entry before when it has none).
+    struct EntryTimes {
+        let start: Double
+        let end: Double
+        let date: Date?
+    }
+
+    func entryTimes() -> [EntryTimes] {
+        var offset = 0.0
+        var date: Date?
+        return segments.map { segment in
+            if let stated = segment.programDateTime { date = stated }
+            defer {
+                offset += segment.duration
+                date = date.map { $0.addingTimeInterval(segment.duration) }
+            }
+            return EntryTimes(start: offset, end: offset + segment.duration, date: date)
+        }
+    }
+
+    /// The VOD rendition of the entries that cover `window`: every entry that overlaps it,
+    /// so the clip starts at or before the asked start (entries start with a keyframe) and ends
+    /// at or after the asked end. Media and discontinuity sequence numbers count what was left
+    /// out before the window, so windows of the ladder's variants stay aligned.
+    public func vodRendition(covering window: TimeWindow) -> Result<MediaPlaylist, TimeWindow.Rejection> {
+        let times = entryTimes()
+        guard let first = times.first, let last = times.last else {
+            return .failure(TimeWindow.Rejection(message: "the recording has no entries yet"))
+        }
+        // Everything in media seconds from the first entry; a date is placed by the entries' dates.
+        func seconds(_ bound: TimeWindow.Bound) -> Double? {
+            switch bound {
+            case let .offset(value):
+                return value
+            case let .date(date):
+                // The entry whose wall-clock span holds the date (or the nearest before it).
+                guard let entry = times.last(where: { $0.date.map { $0 <= date } ?? false }) ?? times.first(where: { $0.date != nil }),
+                      let entryDate = entry.date else { return nil }
+                return entry.start + date.timeIntervalSince(entryDate)
+            }
+        }
+        let start = window.start.map(seconds) ?? 0
+        let end = window.end.map(seconds) ?? last.end
+        guard let start, let end else {
+            return .failure(TimeWindow.Rejection(message: "the recording has no program date-times; give start and end in seconds"))
+        }
+        if end <= start {
+            return .failure(TimeWindow.Rejection(message: "end must be after start (start is \(Self.describe(start, times)), end is \(Self.describe(end, times)))"))
+        }
+        guard start < last.end, end > first.start else {
+            return .failure(TimeWindow.Rejection(message: "the window lies outside the recording, which runs from \(Self.describe(0, times)) to \(Self.describe(last.end, times))"))
+        }
+        let indices = times.indices.filter { times[$0].end > start && times[$0].start < end }
+        guard let from = indices.first, let to = indices.last else {
+            return .failure(TimeWindow.Rejection(message: "no entry covers the window"))
+        }
+        var vod = vodRendition
+        vod.mediaSequence = mediaSequence + from
+        vod.discontinuitySequence = discontinuitySequence + segments[..<from].filter(\.discontinuity).count
+        vod.segments = Array(segments[from...to])
+        return .success(vod)
+    }
+
+    /// A media time as a person reads it: seconds, and the program date-time when known.
+    private static func describe(_ seconds: Double, _ times: [EntryTimes]) -> String {
+        let text = "\(DecimalFormat.fixed(seconds, places: 3)) s"
+        guard let entry = times.last(where: { $0.start <= seconds }) ?? times.first, let date = entry.date else { return text }
+        return text + " (" + ProgramDateTime.format(date.addingTimeInterval(seconds - entry.start)) + ")"
+    }
+}
