@@ -22,6 +22,11 @@ public struct OriginRoutes: Sendable {
         router.get("/live/**") { request, context in
             try await respond(to: request, context: context)
         }
+        // The recording so far as VOD (VODDecision); the same answers, headers and caching.
+        router.get("/vod/**") { request, _ in
+            let asked = OriginRequest(request)
+            return try await send(OriginAnswer(VODDecision.decide(path: asked.path, query: asked.query, registry: registry, policy: policy), request: asked))
+        }
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/api/streams") { _, _ in
             let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
@@ -35,8 +40,7 @@ public struct OriginRoutes: Sendable {
     }
 
     func respond(to request: Request, context: some RequestContext) async throws -> Response {
-        let asked = OriginRequest(path: request.uri.path, query: request.uri.query, acceptEncoding: request.headers[.acceptEncoding],
-                                  ifNoneMatch: request.headers[.ifNoneMatch], range: request.headers[.range])
+        let asked = OriginRequest(request)
         let path = OriginPath.parse(asked.path)
         let directives = PlaylistDirectives.parse(query: asked.query)
         var answer = OriginAnswer(OriginDecision.decide(path, directives: directives, registry: registry, policy: policy), request: asked)
@@ -46,6 +50,11 @@ public struct OriginRoutes: Sendable {
             await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, seconds: hold.seconds)
             answer = OriginAnswer(OriginDecision.decide(path, directives: directives, held: true, registry: registry, policy: policy), request: asked)
         }
+        return try await send(answer)
+    }
+
+    /// An answer as sent: a segment's bytes read (once, through the cache) when needed.
+    func send(_ answer: OriginAnswer) async throws -> Response {
         switch answer {
         case let .ready(response):
             return Response(response)
@@ -81,5 +90,12 @@ public struct OriginRoutes: Sendable {
 extension Response {
     init(_ response: OriginResponse) {
         self.init(status: response.status, headers: response.headers, body: ResponseBody(byteBuffer: response.body))
+    }
+}
+
+extension OriginRequest {
+    init(_ request: Request) {
+        self.init(path: request.uri.path, query: request.uri.query, acceptEncoding: request.headers[.acceptEncoding],
+                  ifNoneMatch: request.headers[.ifNoneMatch], range: request.headers[.range])
     }
 }

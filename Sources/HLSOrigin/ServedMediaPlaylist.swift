@@ -13,6 +13,8 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
     public let lastSequence: Int
     /// Ended (EXT-X-ENDLIST) or VOD: it never changes again, so nothing is held or skipped.
     public let complete: Bool
+    /// The playlist itself, for the VOD renditions (`/vod/`), which are rendered on request.
+    public let playlist: MediaPlaylist
 
     /// What the origin offers on live playlists (`server.delta_updates`, `server.blocking_reload`).
     public struct Offer: Sendable, Equatable {
@@ -33,6 +35,7 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
     /// Renders every form of `live`'s current version; `tag` is the version's entity tag.
     init(_ live: LiveMediaPlaylist, offer: Offer, tag: String) {
         let playlist = live.playlist
+        self.playlist = playlist
         complete = playlist.endList || playlist.playlistType == .vod
         lastSequence = playlist.mediaSequence + playlist.segments.count - 1
         let control = complete ? ServerControl() : offer.control(targetDuration: playlist.targetDuration)

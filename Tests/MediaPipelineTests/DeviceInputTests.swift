@@ -53,8 +53,10 @@ import TestSupport
             // On the video's timeline (not the device's clock): within the segment's video span,
             // give or take. Audio from the separate thread that arrives after a segment was cut
             // goes into the next one, so on a loaded machine some of it lies a little before the
-            // start; the timestamps themselves stay right.
-            let stray = audio.map(\.pts).filter { $0 < start - 1 || $0 > end + 0.05 }
+            // start; the timestamps themselves stay right. At the other end the muxer may take
+            // audio a little ahead of the video it interleaves with: 0.38 s was seen at a load
+            // average of 9 (2026-11-23), so half a second is allowed.
+            let stray = audio.map(\.pts).filter { $0 < start - 1 || $0 > end + 0.5 }
             #expect(stray.isEmpty, "\(file): audio \(stray) far from video \(start)...\(end)")
             #expect(zip(audio, audio.dropFirst()).allSatisfy { $0.pts < $1.pts }, "\(file): audio in order")
             let streams = try await FFprobe.streams(file)

@@ -1,0 +1,90 @@
+import Foundation
+import HLSOrigin
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// `/vod/`: the recording so far as VOD, and windows of it, decided from the registry.
+@Suite struct VODDecisionTests {
+    static let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=1,URI=\"720p/iframes.m3u8\"\n"
+
+    func registry(count: Int = 3) -> StreamRegistry {
+        let registry = StreamRegistry(clock: { 0 })
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        for n in 0..<count {
+            registry.publish(stream: "main", variant: "720p", segmentName: String(format: "%06d.ts", n),
+                             file: .init(path: "/data/main/720p/\(n).ts", size: 188, duration: 2), playlist: TestPlaylists.live(count: n + 1))
+        }
+        registry.setMaster(stream: "main", text: Self.master)
+        return registry
+    }
+
+    func text(_ decision: OriginDecision) -> String? {
+        if case let .playlist(playlist, _) = decision { return String(buffer: playlist.plain) }
+        return nil
+    }
+
+    func status(_ decision: OriginDecision) -> Int? {
+        if case let .refuse(refusal) = decision { return refusal.status }
+        return nil
+    }
+
+    @Test func theMediaPlaylistIsTheRecordingAsVOD() {
+        let decision = VODDecision.decide(path: "/vod/main/720p/index.m3u8", query: nil, registry: registry())
+        #expect(text(decision) == TestPlaylists.live(count: 3).playlist.vodRendition.render())
+        if case let .playlist(_, cache) = decision { #expect(cache == .livePlaylist(maxAge: 1)) }
+    }
+
+    @Test func aWindowCutsEveryPlaylistAndTheMasterPassesItOn() throws {
+        let registry = registry()
+        let media = try #require(text(VODDecision.decide(path: "/vod/main/720p/index.m3u8", query: "start=2&end=4", registry: registry)))
+        #expect(try MediaPlaylist.parse(media).segments.map(\.uri) == ["000001.ts"])
+        #expect(media.contains("#EXT-X-MEDIA-SEQUENCE:1\n") && media.hasSuffix("#EXT-X-ENDLIST\n"))
+        let master = try #require(text(VODDecision.decide(path: "/vod/main/master.m3u8", query: "start=2&end=4&x=1", registry: registry)))
+        #expect(master.contains("\n720p/index.m3u8?start=2&end=4\n"))
+        #expect(master.contains("URI=\"720p/iframes.m3u8?start=2&end=4\""))
+        #expect(text(VODDecision.decide(path: "/vod/main/master.m3u8", query: nil, registry: registry)) == Self.master)
+        // Percent-encoded dates (the '+' of an offset and the colons).
+        let dated = try #require(text(VODDecision.decide(path: "/vod/main/720p/index.m3u8",
+                                                         query: "start=2027-01-15T09%3A00%3A02%2B01%3A00", registry: registry)))
+        #expect(try MediaPlaylist.parse(dated).segments.map(\.uri) == ["000001.ts", "000002.ts"])
+    }
+
+    @Test func segmentsAreTheRecordedFiles() {
+        #expect(VODDecision.decide(path: "/vod/main/720p/000001.ts", query: nil, registry: registry()) == .segment(.init(path: "/data/main/720p/1.ts", size: 188, duration: 2)))
+    }
+
+    @Test func badRequestsSayWhy() {
+        let registry = registry()
+        #expect(status(VODDecision.decide(path: "/vod/nope/master.m3u8", query: nil, registry: registry)) == 404)
+        #expect(status(VODDecision.decide(path: "/vod/main/1080p/index.m3u8", query: nil, registry: registry)) == 404)
+        #expect(status(VODDecision.decide(path: "/vod/main/720p/000009.ts", query: nil, registry: registry)) == 404)
+        #expect(status(VODDecision.decide(path: "/vod/../etc/passwd", query: nil, registry: registry)) == 404)
+        let backwards = VODDecision.decide(path: "/vod/main/720p/index.m3u8", query: "start=4&end=2", registry: registry)
+        #expect(status(backwards) == 400)
+        if case let .refuse(refusal) = backwards { #expect(refusal.reason.contains("end must be after start")) }
+        #expect(status(VODDecision.decide(path: "/vod/main/720p/index.m3u8", query: "start=100", registry: registry)) == 400)
+        registry.setPhase(stream: "main", .removed)
+        #expect(status(VODDecision.decide(path: "/vod/main/master.m3u8", query: nil, registry: registry)) == 410)
+    }
+
+    @Test func vodIsServedOverHTTP() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let app = OriginServer.makeApplication(registry: registry(), host: "127.0.0.1", port: 0, logger: logger)
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/vod/main/720p/index.m3u8?end=3", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/vnd.apple.mpegurl")
+                let body = String(buffer: response.body)
+                #expect(body.contains("#EXT-X-PLAYLIST-TYPE:VOD\n") && body.hasSuffix("000001.ts\n#EXT-X-ENDLIST\n"))
+            }
+            try await client.execute(uri: "/vod/main/720p/index.m3u8?start=soon", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("start must be a program date-time"))
+            }
+        }
+    }
+}
