@@ -14,6 +14,8 @@ public struct StreamsAPI: Sendable {
         /// threshold), ended or removed.
         public var state: String
         public var master: String
+        /// The recording so far as VOD (`/vod/`), for downloads and clips.
+        public var vodMaster: String
         public var targetDuration: Int
         public var variants: [VariantInfo]
     }
@@ -62,7 +64,7 @@ public struct StreamsAPI: Sendable {
             let stalled = !variants.isEmpty && variants.allSatisfy(stale)
             return StreamInfo(
                 id: name, title: stream.title, state: stalled ? "stalled" : stream.phase.rawValue,
-                master: "/live/\(name)/master.m3u8", targetDuration: stream.targetDuration,
+                master: "/live/\(name)/master.m3u8", vodMaster: "/vod/\(name)/master.m3u8", targetDuration: stream.targetDuration,
                 variants: stream.variantOrder.filter { stream.variants[$0] != nil }.map { variantName in
                     let variant = stream.variants[variantName]!
                     let recorded = variant.recorded

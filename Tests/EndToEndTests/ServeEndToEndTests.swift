@@ -73,6 +73,7 @@ import TestSupport
         #expect(played.stderr.isEmpty, "ffmpeg reported: \(played.stderr)")
 
         try await checkMetrics(master: master, masterText: masterText, media: media)
+        try await checkVOD(master: master, media: media)
 
         // Ctrl-C ends the stream: the last segment is written and EXT-X-ENDLIST closes the playlist.
         let status = try await server.stop(signal: SIGINT)
@@ -84,6 +85,28 @@ import TestSupport
             #expect(FileManager.default.fileExists(atPath: data + "/main/720p/" + listed.uri))
         }
         #expect(server.log.contains("media="), "the console status line was printed")
+    }
+
+    /// `/vod/`: the live entries with VOD type and ENDLIST, and a downloader (`ffmpeg -c copy`,
+    /// as a script or a bench box would take the match so far) gets every listed second.
+    func checkVOD(master: URL, media: URL) async throws {
+        let vodMaster = URL(string: "/vod/main/master.m3u8", relativeTo: master)!.absoluteURL
+        let vodMedia = URL(string: "/vod/main/720p/index.m3u8", relativeTo: master)!.absoluteURL
+        let live = try MediaPlaylist.parse(String(decoding: try await http(media).body, as: UTF8.self))
+        let vod = try MediaPlaylist.parse(String(decoding: try await http(vodMedia).body, as: UTF8.self))
+        #expect(vod.playlistType == .vod && vod.endList)
+        // The recording may have grown by a segment between the two requests.
+        #expect(Array(vod.segments.prefix(live.segments.count)) == live.segments)
+        let copy = try makeTemporaryDirectory("e2e-vod") + "/match.ts"
+        let copied = try await Command.run("ffmpeg", ["-hide_banner", "-v", "error", "-i", vodMaster.absoluteString, "-map", "0:v:0", "-map", "0:a:0",
+                                                      "-c", "copy", copy], timeout: 60)
+        #expect(copied.status == 0, "ffmpeg failed: \(copied.stderr)")
+        let video = try await FFprobe.packets(copy, stream: "v")
+        let seconds = (video.last?.pts ?? 0) - (video.first?.pts ?? 0)
+        #expect(seconds >= vod.duration - 2.5, "the copy holds \(seconds) s of the \(vod.duration) s listed")
+        let api = try JSONSerialization.jsonObject(with: try await http(URL(string: "/api/streams", relativeTo: master)!.absoluteURL).body) as? [String: Any]
+        let stream = (api?["streams"] as? [[String: Any]])?.first
+        #expect(stream?["vodMaster"] as? String == "/vod/main/master.m3u8")
     }
 
     /// `GET /metrics` in the Prometheus text format: segment counts, request counts, publish
