@@ -83,6 +83,12 @@ import Testing
         #expect(rejection.message.contains(reason), "\(rejection.message)")
     }
 
+    /// A window that starts after a discontinuity and inside an entry, as written by hand
+    /// from RFC 8216 (Golden/vod-window.m3u8).
+    @Test func aWindowMatchesItsGoldenFile() throws {
+        #expect(try window("2027-01-15T08:00:06.500Z", "10").get().render() == golden("vod-window.m3u8"))
+    }
+
     @Test func anEmptyRecordingHasNoWindow() {
         #expect(throws: TimeWindow.Rejection.self) { try MediaPlaylist(targetDuration: 2).vodRendition(covering: TimeWindow()).get() }
     }
