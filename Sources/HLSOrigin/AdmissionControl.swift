@@ -49,35 +49,32 @@ public final class AdmissionControl: Sendable {
     public var fastPathAnswers: Int { fastAnswers.load(ordering: .relaxed) }
     func countFastAnswer() { fastAnswers.add(1, ordering: .relaxed) }
 
-    /// True when a request arriving now would be admitted with room to spare: not draining,
-    /// not over the connection limit, and the router's requests in flight below their limit
-    /// (a fast-path answer is over before the next request is read, but a server whose router
-    /// is full refuses everything, as before). Counts nothing: when this is false the fast
-    /// path hands the request to `AdmissionMiddleware`, which answers and counts it.
+    /// The server's condition for a request that would make `inFlight` requests in flight.
+    /// One rule for both ways in: `enter()` (the router) and `isServingFreely` (the fast path).
+    private func condition(inFlight: Int) -> StatusPolicy.ServerCondition {
+        if isDraining { return .draining }
+        if let max = limits.maxConnections, connections.load(ordering: .relaxed) > max { return .overloaded }
+        if let max = limits.maxRequestsInFlight, inFlight > max { return .overloaded }
+        return .serving
+    }
+
+    /// True when a request arriving now would be admitted: a fast-path answer is over before
+    /// the next request is read, but a server that is draining, over its connection limit or
+    /// with its router full refuses everything, as before. Counts nothing: when this is false
+    /// the fast path hands the request to `AdmissionMiddleware`, which answers and counts it.
     var isServingFreely: Bool {
-        if isDraining { return false }
-        if let max = limits.maxConnections, connections.load(ordering: .relaxed) > max { return false }
-        if let max = limits.maxRequestsInFlight, requests.load(ordering: .relaxed) >= max { return false }
-        return true
+        condition(inFlight: requests.load(ordering: .relaxed) + 1) == .serving
     }
 
     /// Counts the request in if the server is serving; the caller must then call `leave()`.
     func enter() -> StatusPolicy.ServerCondition {
-        if isDraining {
-            refused.add(1, ordering: .relaxed)
-            return .draining
-        }
-        if let max = limits.maxConnections, connections.load(ordering: .relaxed) > max {
-            refused.add(1, ordering: .relaxed)
-            return .overloaded
-        }
         let inFlight = requests.add(1, ordering: .acquiringAndReleasing).newValue
-        if let max = limits.maxRequestsInFlight, inFlight > max {
+        let condition = condition(inFlight: inFlight)
+        if condition != .serving {
             requests.subtract(1, ordering: .relaxed)
             refused.add(1, ordering: .relaxed)
-            return .overloaded
         }
-        return .serving
+        return condition
     }
 
     func leave() { requests.subtract(1, ordering: .relaxed) }

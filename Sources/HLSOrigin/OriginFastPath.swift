@@ -11,9 +11,10 @@ import NIOHTTPTypes
 /// request while the server drains or is over its connection limit.
 ///
 /// Why: through the router, a request crosses from the event loop to a Swift task and back
-/// (NIOAsyncChannel), and that hop cost more server CPU than the answer itself: 50-56 µs per
-/// master-playlist request against nginx's 19 (Docs/benchmarks.md, "Serving"). The answer is
-/// the same either way: both paths build it with `OriginDecision` and `OriginAnswer`.
+/// (NIOAsyncChannel). Measured with `scripts/serve-benchmark.sh` and `FAST_PATH=0` in the same
+/// hour, that crossing cost 12-20 µs of server CPU per small playlist request (46-58 µs
+/// through the router, 34-38 here; Docs/benchmarks.md, "Serving"). The answer is the same
+/// either way: both paths build it with `OriginDecision` and `OriginAnswer`.
 struct OriginFastResponder: Sendable {
     let registry: StreamRegistry
     let policy: StatusPolicy

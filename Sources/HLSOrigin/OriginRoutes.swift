@@ -11,6 +11,7 @@ public struct OriginRoutes: Sendable {
     let registry: StreamRegistry
     let policy: StatusPolicy
     let segments: SegmentCache
+    let renditions = VODRenditions()
 
     public init(registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), segments: SegmentCache) {
         self.registry = registry
@@ -19,13 +20,13 @@ public struct OriginRoutes: Sendable {
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
-        router.get("/live/**") { request, context in
-            try await respond(to: request, context: context)
+        router.get("/live/**") { request, _ in
+            try await respond(to: request)
         }
         // The recording so far as VOD (VODDecision); the same answers, headers and caching.
         router.get("/vod/**") { request, _ in
             let asked = OriginRequest(request)
-            return try await send(OriginAnswer(VODDecision.decide(path: asked.path, query: asked.query, registry: registry, policy: policy), request: asked))
+            return try await send(OriginAnswer(VODDecision.decide(path: asked.path, query: asked.query, registry: registry, renditions: renditions, policy: policy), request: asked))
         }
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/api/streams") { _, _ in
@@ -34,12 +35,12 @@ public struct OriginRoutes: Sendable {
         }
         // Everything else gets the same refusal as an unknown /live/ path (status, cache
         // headers, CORS), rather than the framework's bare 404.
-        router.get("**") { request, context in
-            try await respond(to: request, context: context)
+        router.get("**") { request, _ in
+            try await respond(to: request)
         }
     }
 
-    func respond(to request: Request, context: some RequestContext) async throws -> Response {
+    func respond(to request: Request) async throws -> Response {
         let asked = OriginRequest(request)
         let path = OriginPath.parse(asked.path)
         let directives = PlaylistDirectives.parse(query: asked.query)

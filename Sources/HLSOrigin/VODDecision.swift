@@ -1,21 +1,27 @@
 import Foundation
 import HLSPlaylist
+import Synchronization
 
 /// `/vod/{stream}/...`: the recording so far as video on demand, for downloaders that refuse a
 /// live EVENT playlist (AVAssetDownloadTask) and for clips. The same resources as `/live/`
 /// (master, media and I-frame playlists, segments), with the playlists as VOD renditions
 /// (`EXT-X-PLAYLIST-TYPE:VOD`, `EXT-X-ENDLIST`), optionally cut to `?start=&end=` (program
 /// date-times or seconds from the start; `TimeWindow`). Decided from the registry alone, like
-/// `OriginDecision`; unlike a live playlist, a VOD rendition is rendered per request (a few
-/// milliseconds for 3 hours; downloads are rare next to live reloads).
+/// `OriginDecision`. A rendition is rendered and compressed on its first request and kept for
+/// the playlist version and window it was made from (`VODRenditions`), not at every publish:
+/// downloads are rare next to live reloads.
 public enum VODDecision {
-    public static func decide(path rawPath: String, query: String?, registry: StreamRegistry, policy: StatusPolicy = StatusPolicy()) -> OriginDecision {
+    public static func decide(path rawPath: String, query: String?, registry: StreamRegistry, renditions: VODRenditions = VODRenditions(),
+                              policy: StatusPolicy = StatusPolicy()) -> OriginDecision {
         guard rawPath.hasPrefix("/vod/") else { return .refuse(policy.refuse(.notFound)) }
         let resource: OriginPath
         switch OriginPath.parse("/live/" + rawPath.dropFirst("/vod/".count)) {
         case let .success(parsed): resource = parsed
         case let .failure(rejection): return .refuse(policy.refuse(rejection))
         }
+        // Segments are the recorded files, answered exactly as under /live/ (gaps, unlisted
+        // names, removed streams).
+        if case .segment = resource { return OriginDecision.decide(.success(resource), registry: registry, policy: policy) }
         let window: TimeWindow
         switch TimeWindow.parse(start: parameter("start", in: query), end: parameter("end", in: query)) {
         case let .success(parsed): window = parsed
@@ -26,27 +32,22 @@ public enum VODDecision {
         }
         if stream.phase == .removed { return .refuse(.init(status: 410, reason: "stream '\(resource.stream)' was removed", cache: .gone)) }
         let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
+        // The window's parameters as given: they parsed as numbers or date-times, so they hold
+        // nothing that could break a URI or an entity tag.
+        let windowQuery = windowQuery(query)
+        let tag = { (source: RenderedPlaylist) in String(source.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery) }
         guard let variantName = resource.variant else {
             guard let master = stream.master else { return .refuse(.init(status: 404, reason: "stream '\(resource.stream)' has no master playlist yet", cache: .transientError)) }
-            let text = carryWindow(query: windowQuery(query), intoMaster: String(buffer: master.plain))
-            return .playlist(RenderedPlaylist(text: text, tag: String(master.etag.dropFirst().dropLast()) + "-vod-" + String(text.hashValue, radix: 36)), cache)
+            return .playlist(renditions.rendered(tag: tag(master)) { carryWindow(query: windowQuery, intoMaster: String(buffer: master.plain)) }, cache)
         }
         guard let variant = stream.variants[variantName] else {
             return .refuse(.init(status: 404, reason: "stream '\(resource.stream)' has no variant '\(variantName)'"))
         }
-        let served: ServedMediaPlaylist?
-        switch resource {
-        case .segment(_, _, let name):
-            guard let file = variant.segments[name] else { return .refuse(.init(status: 404, reason: "no segment '\(name)' in the recording")) }
-            return .segment(file)
-        case .iFramePlaylist: served = variant.iFramePlaylist
-        default: served = variant.playlist
-        }
+        let served = resource == .iFramePlaylist(stream: resource.stream, variant: variantName) ? variant.iFramePlaylist : variant.playlist
         guard let served else { return .refuse(.init(status: 404, reason: "variant '\(variantName)' has recorded nothing yet", cache: .transientError)) }
         switch served.playlist.vodRendition(covering: window) {
         case let .success(vod):
-            let text = vod.render()
-            return .playlist(RenderedPlaylist(text: text, tag: String(served.full.etag.dropFirst().dropLast()) + "-vod-" + String(text.hashValue, radix: 36)), cache)
+            return .playlist(renditions.rendered(tag: tag(served.full)) { vod.render() }, cache)
         case let .failure(rejection):
             return .refuse(policy.refuse(.malformed(rejection.message)))
         }
@@ -78,4 +79,26 @@ public enum VODDecision {
             return String(line[..<close]) + "?" + query + String(line[close...])
         }.joined(separator: "\n")
     }
+}
+
+/// VOD renditions as sent, each rendered and gzip-compressed once for the playlist version and
+/// window it was made from (its entity tag says both), so a crowd downloading the match, or a
+/// player re-reading its playlist, costs one rendering. Bounded: emptied when full.
+public final class VODRenditions: Sendable {
+    static let capacity = 64
+    private let kept = Mutex<[String: RenderedPlaylist]>([:])
+
+    public init() {}
+
+    func rendered(tag: String, text: () -> String) -> RenderedPlaylist {
+        if let hit = kept.withLock({ $0[tag] }) { return hit }
+        let rendered = RenderedPlaylist(text: text(), tag: tag)
+        kept.withLock { kept in
+            if kept.count >= Self.capacity { kept.removeAll() }
+            kept[tag] = rendered
+        }
+        return rendered
+    }
+
+    var count: Int { kept.withLock { $0.count } }
 }

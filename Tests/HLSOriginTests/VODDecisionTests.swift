@@ -52,6 +52,26 @@ import Testing
         #expect(try MediaPlaylist.parse(dated).segments.map(\.uri) == ["000001.ts", "000002.ts"])
     }
 
+    func etag(_ decision: OriginDecision) -> String? {
+        if case let .playlist(playlist, _) = decision { return playlist.etag }
+        return nil
+    }
+
+    /// A rendition's tag names the playlist version and the window it was made from: the same
+    /// for the same pair (whoever rendered it), new for another window or a new publication.
+    @Test func renditionsAreTaggedByVersionAndWindow() throws {
+        let registry = registry()
+        let path = "/vod/main/720p/index.m3u8"
+        let first = try #require(etag(VODDecision.decide(path: path, query: "start=2", registry: registry)))
+        #expect(etag(VODDecision.decide(path: path, query: "start=2", registry: registry, renditions: VODRenditions())) == first)
+        #expect(etag(VODDecision.decide(path: path, query: "start=4", registry: registry)) != first)
+        #expect(etag(VODDecision.decide(path: path, query: nil, registry: registry)) != first)
+        registry.publish(stream: "main", variant: "720p", segmentName: "000003.ts", file: .init(path: "/data/main/720p/3.ts", size: 188, duration: 2),
+                         playlist: TestPlaylists.live(count: 4))
+        let grown = VODDecision.decide(path: path, query: "start=2", registry: registry)
+        #expect(etag(grown) != first && text(grown)?.contains("000003.ts") == true)
+    }
+
     @Test func segmentsAreTheRecordedFiles() {
         #expect(VODDecision.decide(path: "/vod/main/720p/000001.ts", query: nil, registry: registry()) == .segment(.init(path: "/data/main/720p/1.ts", size: 188, duration: 2)))
     }
