@@ -33,6 +33,8 @@ let package = Package(
         // Pure: the live decisions (slots, fills, seams, master listing, watchdog, backoff,
         // bandwidth) over plain events and an injected clock. Writes through `PublishingSink`.
         .target(name: "StreamPublishing", dependencies: ["HLSPlaylist"]),
+        // Pure: what a mirror lists, fetches and checks, and when it serves what it holds as VOD.
+        .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "StreamPublishing"]),
         .target(
             name: "SidelineConfig",
             dependencies: ["StreamPublishing", .product(name: "Yams", package: "Yams")]
@@ -67,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "sideline",
             dependencies: [
-                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "StreamPublishing",
+                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "StreamPublishing", "StreamMirroring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -83,6 +85,7 @@ let package = Package(
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),
         .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig"]),
         .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist"]),
+        .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "StreamPublishing", "TestSupport"]),
         .testTarget(

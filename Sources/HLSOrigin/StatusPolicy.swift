@@ -54,6 +54,9 @@ public struct StatusPolicy: Sendable, Equatable {
         /// The input is lost; the pipeline reconnects and playlists keep advancing (slate or
         /// GAP) unless the policy is `stale`.
         case inputLost = "input-lost"
+        /// A mirror whose upstream is unreachable or stale: it serves what it holds as VOD
+        /// (EXT-X-ENDLIST), and follows again (EVENT) when the upstream returns.
+        case upstreamLost = "upstream-lost"
         /// EXT-X-ENDLIST written; the recording is complete and never changes again.
         case ended
         /// Deleted by the operator or by retention: gone for good.
@@ -156,6 +159,10 @@ public struct StatusPolicy: Sendable, Equatable {
                 return .refuse(.init(status: 503, reason: "stream is starting; no segment yet", retryAfter: max(1, facts.targetDuration)))
             }
             if phase == .ended { return .serve(.endedPlaylist) }
+            // A mirror's VOD rendition does not advance, and is not stale: it is everything
+            // there is while the upstream is away. Cached briefly, since it becomes EVENT
+            // again when the upstream returns.
+            if phase == .upstreamLost { return .serve(.livePlaylist(maxAge: max(0, facts.targetDuration / 2))) }
             if facts.resource != .masterPlaylist && isStale(facts) {
                 return .refuse(.init(status: 404, reason: "playlist is stale: nothing new for \(DecimalFormat.compact(staleFactor * Double(facts.targetDuration))) s"))
             }

@@ -141,6 +141,27 @@ public final class StreamRegistry: Sendable {
         wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
     }
 
+    /// A mirror's new version of a variant: the segment files it has stored since the last
+    /// version (on disk before this call) and the playlists that now list them. One render for
+    /// a whole batch, so catching up after an outage costs one version, not one per segment.
+    public func publishMirrored(stream: String, variant: String, newSegments: [String: SegmentFile], gaps: Set<String>,
+                                playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?) {
+        let bytes = render(playlist)
+        let iFrameBytes = iFrames.map { render($0) }
+        let now = clock()
+        streams.withLock {
+            for (name, file) in newSegments {
+                $0[stream]?.variants[variant]?.segments[name] = file
+                $0[stream]?.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
+            }
+            $0[stream]?.variants[variant]?.gaps.formUnion(gaps)
+            $0[stream]?.variants[variant]?.playlist = bytes
+            if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
+            if !newSegments.isEmpty || !gaps.isEmpty { $0[stream]?.variants[variant]?.lastPublished = now }
+        }
+        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
+    }
+
     /// Call after a playlist with new EXT-X-GAP entries is on disk: the variant keeps pace
     /// with its siblings although its encoder has failed.
     public func publishGaps(stream: String, variant: String, segmentNames: [String], playlist: LiveMediaPlaylist) {

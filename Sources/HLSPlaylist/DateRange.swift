@@ -40,26 +40,7 @@ public struct DateRange: Sendable, Equatable {
 
     /// Reads the attributes Sideline writes; nil when ID or START-DATE is missing or invalid.
     public static func parse(attributes text: String) -> DateRange? {
-        var values: [String: String] = [:]
-        var rest = Substring(text)
-        while !rest.isEmpty {
-            guard let equals = rest.firstIndex(of: "=") else { return nil }
-            let name = String(rest[..<equals])
-            rest = rest[rest.index(after: equals)...]
-            let value: Substring
-            if rest.first == "\"" {
-                let body = rest.dropFirst()
-                guard let close = body.firstIndex(of: "\"") else { return nil }
-                value = body[..<close]
-                rest = body[body.index(after: close)...]
-            } else {
-                let end = rest.firstIndex(of: ",") ?? rest.endIndex
-                value = rest[..<end]
-                rest = rest[end...]
-            }
-            values[name] = String(value)
-            if rest.first == "," { rest = rest.dropFirst() }
-        }
+        guard let values = AttributeList.parse(text) else { return nil }
         guard let id = values["ID"], let start = values["START-DATE"].flatMap({ ProgramDateTime.parse(Substring($0)) }) else { return nil }
         let end = values["END-DATE"].flatMap { ProgramDateTime.parse(Substring($0)) }
         if values["END-DATE"] != nil && end == nil { return nil }

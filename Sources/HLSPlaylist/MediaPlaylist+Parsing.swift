@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a media playlist could not be read back. Each case names the line, so a person can
+/// Why a playlist (media or multivariant) could not be read back. Each case names the line, so a person can
 /// open the file and see what is wrong.
 public enum PlaylistParseError: Error, Equatable, CustomStringConvertible {
     case missingHeader
@@ -8,6 +8,8 @@ public enum PlaylistParseError: Error, Equatable, CustomStringConvertible {
     case missingTargetDuration
     case uriWithoutExtinf(uri: String, line: Int)
     case extinfWithoutURI(line: Int)
+    case uriWithoutStreamInf(uri: String, line: Int)
+    case streamInfWithoutURI(line: Int)
 
     public var description: String {
         switch self {
@@ -16,6 +18,8 @@ public enum PlaylistParseError: Error, Equatable, CustomStringConvertible {
         case .missingTargetDuration: "#EXT-X-TARGETDURATION is missing (RFC 8216 §4.3.3.1 requires it)"
         case let .uriWithoutExtinf(uri, line): "line \(line): URI '\(uri)' has no #EXTINF before it"
         case let .extinfWithoutURI(line): "line \(line): #EXTINF is not followed by a URI"
+        case let .uriWithoutStreamInf(uri, line): "line \(line): URI '\(uri)' has no #EXT-X-STREAM-INF before it"
+        case let .streamInfWithoutURI(line): "line \(line): #EXT-X-STREAM-INF is not followed by a URI"
         }
     }
 }
@@ -24,12 +28,6 @@ extension MediaPlaylist {
     /// Reads a media playlist: the tags Sideline writes, in any order the RFC allows. Unknown
     /// tags and comments are skipped, as §4.1 tells clients to do.
     public static func parse(_ text: String) throws(PlaylistParseError) -> MediaPlaylist {
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
-        }
-        guard let first = lines.first, first == "#EXTM3U" else { throw .missingHeader }
-        lines.removeFirst()
-
         var playlist = MediaPlaylist(targetDuration: 0, playlistType: nil, independentSegments: false)
         var sawTarget = false
         var pending: MediaSegment?
@@ -41,10 +39,7 @@ extension MediaPlaylist {
         var nextDateRanges: [DateRange] = []
         var previousRangeEnd: [String: Int] = [:]
 
-        for (offset, raw) in lines.enumerated() {
-            let lineNumber = offset + 2
-            let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.isEmpty { continue }
+        for (lineNumber, line) in try PlaylistLines.read(text) {
             if !line.hasPrefix("#") {
                 guard var segment = pending else { throw .uriWithoutExtinf(uri: line, line: lineNumber) }
                 segment.uri = line

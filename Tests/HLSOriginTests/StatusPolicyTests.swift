@@ -43,6 +43,16 @@ import Testing
         #expect(status(facts(.mediaPlaylist, .inputLost, lastPublished: 100, now: 103.1)) == 404)
     }
 
+    @Test func aMirrorWithoutItsUpstreamServesItsVODRenditionLongAfterTheLastEntry() {
+        // Offline, the mirror's playlists are complete (VOD): never stale, cached briefly
+        // because they become EVENT again when the upstream returns.
+        #expect(policy.decide(facts(.mediaPlaylist, .upstreamLost, lastPublished: 100, now: 4000)) == .serve(.livePlaylist(maxAge: 1)))
+        #expect(policy.decide(facts(.iFramePlaylist, .upstreamLost, lastPublished: 100, now: 4000)) == .serve(.livePlaylist(maxAge: 1)))
+        #expect(policy.decide(facts(.masterPlaylist, .upstreamLost)) == .serve(.livePlaylist(maxAge: 1)))
+        #expect(status(facts(.segment(.listed), .upstreamLost)) == 200)
+        #expect(status(facts(.segment(.unlisted), .upstreamLost)) == 404)
+    }
+
     @Test func aGapSegmentIs404AndCacheableForATargetDuration() {
         guard case let .refuse(refusal) = policy.decide(facts(.segment(.gap))) else {
             Issue.record("a GAP segment must be refused")

@@ -1,0 +1,69 @@
+import Foundation
+
+extension MultivariantPlaylist {
+    /// Reads a multivariant playlist: the tags Sideline writes (variant streams, I-frame
+    /// streams, session data, start offset). Other tags are skipped, as RFC 8216 §4.1 tells
+    /// clients to do. A mirror reads its upstream's master with this.
+    public static func parse(_ text: String) throws(PlaylistParseError) -> MultivariantPlaylist {
+        var playlist = MultivariantPlaylist(version: 1, independentSegments: false, variants: [])
+        var pending: (attributes: [String: String], line: Int)?
+        for (lineNumber, line) in try PlaylistLines.read(text) {
+            if !line.hasPrefix("#") {
+                guard let stream = pending else { throw .uriWithoutStreamInf(uri: line, line: lineNumber) }
+                playlist.variants.append(try variant(stream.attributes, uri: line, line: stream.line))
+                pending = nil
+                continue
+            }
+            let colon = line.firstIndex(of: ":")
+            let tag = colon.map { String(line[..<$0]) } ?? line
+            let value = colon.map { String(line[line.index(after: $0)...]) } ?? ""
+            func attributes() throws(PlaylistParseError) -> [String: String] {
+                guard let list = AttributeList.parse(value) else { throw .invalidValue(tag: tag, value: value, line: lineNumber) }
+                return list
+            }
+            switch tag {
+            case "#EXT-X-VERSION":
+                guard let version = Int(value), version > 0 else { throw .invalidValue(tag: tag, value: value, line: lineNumber) }
+                playlist.version = version
+            case "#EXT-X-INDEPENDENT-SEGMENTS": playlist.independentSegments = true
+            case "#EXT-X-START":
+                guard let offset = try attributes()["TIME-OFFSET"].flatMap(Double.init) else { throw .invalidValue(tag: tag, value: value, line: lineNumber) }
+                playlist.startOffset = offset
+            case "#EXT-X-SESSION-DATA":
+                let list = try attributes()
+                guard let id = list["DATA-ID"], let dataValue = list["VALUE"] else { throw .invalidValue(tag: tag, value: value, line: lineNumber) }
+                playlist.sessionData.append(SessionData(dataID: id, value: dataValue))
+            case "#EXT-X-STREAM-INF":
+                pending = (try attributes(), lineNumber)
+            case "#EXT-X-I-FRAME-STREAM-INF":
+                let list = try attributes()
+                guard let uri = list["URI"], let bandwidth = list["BANDWIDTH"].flatMap(Int.init) else {
+                    throw .invalidValue(tag: tag, value: value, line: lineNumber)
+                }
+                playlist.iFrameStreams.append(IFrameStream(uri: uri, bandwidth: bandwidth, codecs: codecs(list["CODECS"]), resolution: resolution(list["RESOLUTION"])))
+            default:
+                continue
+            }
+        }
+        if let stream = pending { throw .streamInfWithoutURI(line: stream.line) }
+        return playlist
+    }
+
+    private static func variant(_ list: [String: String], uri: String, line: Int) throws(PlaylistParseError) -> VariantStream {
+        guard let bandwidth = list["BANDWIDTH"].flatMap(Int.init) else {
+            throw .invalidValue(tag: "#EXT-X-STREAM-INF", value: "BANDWIDTH=\(list["BANDWIDTH"] ?? "(missing)")", line: line)
+        }
+        return VariantStream(uri: uri, bandwidth: bandwidth, averageBandwidth: list["AVERAGE-BANDWIDTH"].flatMap(Int.init), codecs: codecs(list["CODECS"]),
+                             resolution: resolution(list["RESOLUTION"]), frameRate: list["FRAME-RATE"].flatMap(Double.init), videoRange: list["VIDEO-RANGE"],
+                             noClosedCaptions: list["CLOSED-CAPTIONS"] == "NONE")
+    }
+
+    private static func codecs(_ text: String?) -> [String] {
+        text.map { $0.split(separator: ",").map(String.init) } ?? []
+    }
+
+    private static func resolution(_ text: String?) -> VariantStream.Resolution? {
+        guard let parts = text?.split(separator: "x"), parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else { return nil }
+        return .init(width: width, height: height)
+    }
+}

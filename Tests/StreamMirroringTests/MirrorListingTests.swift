@@ -1,0 +1,64 @@
+import Foundation
+import HLSPlaylist
+import StreamMirroring
+import Testing
+
+struct MirrorListingTests {
+    let start = Date(timeIntervalSince1970: 1_790_000_000)
+
+    func upstream(_ count: Int, gapAt gaps: Set<Int> = [], discontinuityAt seams: Set<Int> = [], ended: Bool = false) -> MediaPlaylist {
+        let segments = (0..<count).map { index in
+            MediaSegment(uri: String(format: "%06d.ts", index), duration: 2, programDateTime: start.addingTimeInterval(Double(index) * 2),
+                         discontinuity: seams.contains(index), gap: gaps.contains(index))
+        }
+        return MediaPlaylist(targetDuration: 2, playlistType: .event, segments: segments, endList: ended)
+    }
+
+    func names(_ range: Range<Int>) -> Set<String> { Set(range.map { String(format: "%06d.ts", $0) }) }
+
+    @Test func listsTheHeldPrefixAndFetchesTheRestInOrder() {
+        let listing = MirrorListing(upstream: upstream(6), held: names(0..<3).union(names(4..<5)))
+        #expect(listing.playlist.segments.map(\.uri) == ["000000.ts", "000001.ts", "000002.ts"], "stops before the first segment it does not hold")
+        #expect(listing.downloads.map(\.uri) == ["000003.ts", "000005.ts"])
+        #expect(!listing.caughtUp)
+        #expect(listing.playlist.segments == Array(upstream(6).segments.prefix(3)), "entries are the upstream's, dates and all")
+    }
+
+    @Test func gapsNeedNoFileAndLostSegmentsBecomeGaps() {
+        let listing = MirrorListing(upstream: upstream(5, gapAt: [1]), held: names(0..<1).union(names(3..<5)), lost: names(2..<3))
+        #expect(listing.caughtUp)
+        #expect(listing.playlist.segments.map(\.gap) == [false, true, true, false, false])
+    }
+
+    @Test func neverCarriesTheUpstreamsEndListItself() {
+        let listing = MirrorListing(upstream: upstream(2, ended: true), held: names(0..<2))
+        #expect(!listing.playlist.endList, "the mode decides EXT-X-ENDLIST")
+        #expect(listing.caughtUp)
+    }
+
+    @Test func iFramesFollowTheListedSegmentsOnly() {
+        var iFrames = upstream(4)
+        iFrames.iFramesOnly = true
+        iFrames.segments = iFrames.segments.map { var e = $0; e.byteRange = .init(length: 376, offset: 564); e.programDateTime = nil; return e }
+        let listing = MirrorListing(upstream: upstream(4, gapAt: [1]), held: names(0..<1).union(names(2..<3)))
+        #expect(listing.iFrames(from: iFrames).segments.map(\.uri) == ["000000.ts", "000002.ts"])
+    }
+
+    @Test func aRecordingThatOnlyGrewCanBeFollowed() {
+        let held = MirrorListing(upstream: upstream(3), held: names(0..<3)).playlist
+        #expect(MirrorListing.conflict(mirrored: held, upstream: upstream(9)) == nil)
+        #expect(MirrorListing.conflict(mirrored: held, upstream: upstream(3)) == nil)
+    }
+
+    @Test func aDifferentRecordingUnderTheSameNameIsNamedAsSuch() {
+        let held = MirrorListing(upstream: upstream(3), held: names(0..<3)).playlist
+        #expect(MirrorListing.conflict(mirrored: held, upstream: upstream(2))?.contains("fewer") == true)
+        #expect(MirrorListing.conflict(mirrored: held, upstream: upstream(5, discontinuityAt: [1]))?.contains("entry 1 differs") == true)
+        var longer = upstream(5)
+        longer.targetDuration = 4
+        #expect(MirrorListing.conflict(mirrored: held, upstream: longer)?.contains("TARGETDURATION") == true)
+        var moved = upstream(5)
+        moved.segments[2].programDateTime = start.addingTimeInterval(3600)
+        #expect(MirrorListing.conflict(mirrored: held, upstream: moved)?.contains("entry 2") == true)
+    }
+}
