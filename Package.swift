@@ -80,6 +80,8 @@ let package = Package(
                 // The admin client (and the mirror's): FoundationNetworking's URLSession crashes in
                 // libdispatch when a server dies under an open connection (swift-corelibs-foundation#4791).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The mirror's file writes run on NIO's blocking-I/O thread pool.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),

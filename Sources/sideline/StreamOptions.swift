@@ -53,6 +53,10 @@ struct StreamOptions: ParsableArguments {
     }
 
     func bootstrapLogging() {
+        Self.bootstrapLogging(level: logLevel)
+    }
+
+    static func bootstrapLogging(level logLevel: LogLevel) {
         let level = logLevel.level
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

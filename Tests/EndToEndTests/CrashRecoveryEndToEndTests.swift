@@ -9,12 +9,7 @@ import TestSupport
 /// continues after an EXT-X-DISCONTINUITY; sequence numbers never repeat or go back.
 @Suite(.serialized) struct CrashRecoveryEndToEndTests {
     /// Two rungs, so a crash can fall between the two variants' writes.
-    static let config = """
-        video:
-          ladder:
-            - {name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}
-            - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
-        """
+    static let config = TestLadders.twoRungs
 
     func playlist(_ path: String) throws -> MediaPlaylist {
         try MediaPlaylist.parse(try String(contentsOfFile: path, encoding: .utf8))

@@ -9,13 +9,13 @@ public final class SidelineProcess: @unchecked Sendable {
     public let process = Process()
     public let logPath: String
 
-    /// Starts `sideline serve` with `arguments` (port 0 and 127.0.0.1 unless given).
-    public init(arguments: [String]) throws {
+    /// Starts `sideline <command>` (serve unless given) with `arguments`.
+    public init(command: String = "serve", arguments: [String]) throws {
         let directory = try makeTemporaryDirectory("serve-log")
         logPath = directory + "/stderr.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: Repository.sidelineExecutable)
-        process.arguments = ["serve"] + arguments
+        process.arguments = [command] + arguments
         process.currentDirectoryURL = Repository.root
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = process.standardError

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import HLSOrigin
+import Logging
+import SegmentStore
+import ServiceLifecycle
+import SidelineConfig
+import UnixSignals
+
+struct MirrorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mirror",
+        abstract: "Follow an upstream Sideline: record its stream here and serve it, also while the upstream is away.",
+        discussion: """
+        Downloads every segment of every variant (or those of --variants) as soon as the upstream \
+        lists it, checks it, records it in the same layout under the data directory and serves it \
+        with the same origin. While the upstream answers and advances, the mirror's playlists are \
+        EVENT and follow it; once it is unreachable or stale for more than 1.5 target durations they \
+        become VOD (EXT-X-ENDLIST) over everything held, so players scrub the whole match offline; \
+        when it returns, the mirror catches up and is EVENT again. A restart downloads nothing twice.
+
+        Example: sideline mirror http://10.0.0.2:8080/live/main/master.m3u8 --port 8081
+        """
+    )
+
+    @Argument(help: "The upstream's master playlist URL (http://host:port/live/{stream}/master.m3u8).")
+    var upstream: String
+    @Option(help: "Config file (YAML): the server section, data_dir. Stream, video and audio keys are not used.")
+    var config: String?
+    @Option(name: .customLong("data-dir"), help: "Where the mirrored stream is recorded.")
+    var dataDirectory: String?
+    @Option(help: "The local stream name (default: the upstream's).")
+    var stream: String?
+    @Option(help: "Variants to follow, comma-separated (default: all).")
+    var variants: String?
+    @Option(name: .customLong("header"), help: "A header sent with every upstream request, as 'Name: value' (repeatable).")
+    var headers: [String] = []
+    @Option(name: .customLong("record-header"), help: "A response header to record for every upstream answer, one JSON line per answer in <data dir>/<stream>/upstream-responses.jsonl (repeatable).")
+    var recordedHeaders: [String] = []
+    @Option(help: "Address to listen on.")
+    var host: String?
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port: Int?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: LogLevel = .info
+
+    func run() async throws {
+        StreamOptions.bootstrapLogging(level: logLevel)
+        try await reportingStartupErrors { try await mirror(logger: Logger(label: "sideline.mirror")) }
+    }
+
+    /// The upstream URL, checked: http(s), a master playlist under /live/{stream}/.
+    private func upstreamURL() throws -> (URL, String) {
+        guard let url = URL(string: upstream), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
+              url.lastPathComponent.hasSuffix(".m3u8") else {
+            throw SidelineStartupError(message: "'\(upstream)' is not an upstream master playlist URL; give one like http://10.0.0.2:8080/live/main/master.m3u8")
+        }
+        let name = stream ?? url.deletingLastPathComponent().lastPathComponent
+        guard SidelineConfiguration.isValidName(name) else {
+            throw SidelineStartupError(message: "'\(name)' cannot be a stream name (letters, digits, '-', '_' or '.'); give one with --stream")
+        }
+        return (url, name)
+    }
+
+    private func upstreamHeaders() throws -> [(String, String)] {
+        try headers.map { header in
+            guard let colon = header.firstIndex(of: ":"), !header[..<colon].trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw SidelineStartupError(message: "--header '\(header)' is not 'Name: value' (for example --header 'Authorization: Bearer abc')")
+            }
+            return (header[..<colon].trimmingCharacters(in: .whitespaces), header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    private func mirror(logger: Logger) async throws {
+        let (url, name) = try upstreamURL()
+        let sendHeaders = try upstreamHeaders()
+        var settings: SidelineConfiguration
+        do {
+            settings = try config.map { try SidelineConfiguration.load(contentsOf: $0) } ?? .defaults
+        } catch {
+            throw SidelineStartupError(message: "\(error)")
+        }
+        if let host { settings.server.host = host }
+        if let port {
+            guard (0...65535).contains(port) else { throw SidelineStartupError(message: "--port \(port) is not a port from 0 to 65535") }
+            settings.server.port = port
+        }
+        if let dataDirectory { settings.dataDirectory = dataDirectory }
+        let chosen = variants.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        let layout = StreamLayout(dataDirectory: settings.dataDirectory, stream: name)
+        do {
+            try FileManager.default.createDirectory(atPath: layout.streamDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw SidelineStartupError(message: "cannot create \(layout.streamDirectory): \(error.localizedDescription); give a writable --data-dir")
+        }
+        let client = try UpstreamClient(headers: sendHeaders, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl")
+
+        let metrics = PrometheusExport.bootstrap()
+        let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))
+        let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
+                                                       maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
+                                                       idleTimeout: settings.server.idleTimeout.map { .milliseconds(Int64($0 * 1000)) }))
+        let listenHost = settings.server.host
+        let application = OriginServer.makeApplication(
+            registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
+            admission: admission, requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
+            fastPath: settings.server.fastPath
+        ) { boundPort in
+            let local = PlaylistURL.master(host: listenHost, port: boundPort, stream: name)
+            FileHandle.standardError.write(Data("Sideline is mirroring \(url.absoluteString) as stream '\(name)'. Open: \(local)\n".utf8))
+        }
+        let service = MirrorService(upstream: url, layout: layout, chosen: chosen, registry: registry, client: client, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: service)], logger: logger))
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let signalTask = Task {
+            for await signal in signals {
+                admission.beginDraining()
+                logger.notice("\(signal == .sigint ? "SIGINT" : "SIGTERM"): stopping the mirror; what it holds stays for the next start")
+                await group.triggerGracefulShutdown()
+                return
+            }
+        }
+        do {
+            try await group.run()
+        } catch {
+            signalTask.cancel()
+            await client.shutdown()
+            throw error
+        }
+        signalTask.cancel()
+        await client.shutdown()
+    }
+}

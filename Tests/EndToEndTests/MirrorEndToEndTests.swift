@@ -1,0 +1,137 @@
+import Foundation
+import HLSPlaylist
+import Testing
+import TestSupport
+
+/// `sideline mirror` on loopback following a real `sideline serve`: it follows within a
+/// segment; when the primary stops, its playlists become VOD within 1.5 target durations and
+/// ffmpeg plays the whole recording from it; when the primary returns, it catches up and is
+/// EVENT again with every segment byte-identical to the primary's; a restart of the mirror
+/// downloads nothing twice.
+@Suite(.serialized) struct MirrorEndToEndTests {
+    static let config = TestLadders.twoRungs
+    static let variants = ["360p", "180p"]
+
+    func playlist(_ url: URL) async throws -> MediaPlaylist {
+        let answer = try await http(url)
+        guard answer.status == 200 else { throw NotSeen(message: "\(url) answered \(answer.status)") }
+        return try MediaPlaylist.parse(String(decoding: answer.body, as: UTF8.self))
+    }
+
+    /// Polls `url` every 100 ms until `condition` holds; returns the playlist and when.
+    func waitFor(_ url: URL, timeout: Double, _ what: String, _ condition: (MediaPlaylist) -> Bool) async throws -> (MediaPlaylist, ContinuousClock.Instant) {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        var last: MediaPlaylist?
+        while ContinuousClock.now < deadline {
+            if let current = try? await playlist(url) {
+                last = current
+                if condition(current) { return (current, .now) }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw NotSeen(message: "\(url): not \(what) within \(timeout) s (last: \(last.map { "\($0.segments.count) entries, type \(String(describing: $0.playlistType)), endlist \($0.endList)" } ?? "none"))")
+    }
+
+    struct NotSeen: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    @Test func followsGoesOfflineAsVODCatchesUpAndNeverFetchesTwice() async throws {
+        let directory = try makeTemporaryDirectory("mirror")
+        let configPath = directory + "/primary.yaml"
+        try Self.config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let primaryPort = try freePort()
+        let mirrorPort = try freePort()
+        let primaryArguments = ["--config", configPath, "--host", "127.0.0.1", "--port", String(primaryPort), "--data-dir", directory + "/primary"]
+        let mirrorArguments = ["http://127.0.0.1:\(primaryPort)/live/main/master.m3u8", "--host", "127.0.0.1", "--port", String(mirrorPort),
+                               "--data-dir", directory + "/mirror", "--record-header", "Content-Type", "--header", "X-Diagnostics: mirror-test"]
+        let primaryMedia = URL(string: "http://127.0.0.1:\(primaryPort)/live/main/360p/index.m3u8")!
+        let mirrorMaster = URL(string: "http://127.0.0.1:\(mirrorPort)/live/main/master.m3u8")!
+        let mirrorMedia = URL(string: "http://127.0.0.1:\(mirrorPort)/live/main/360p/index.m3u8")!
+
+        var primary = try SidelineProcess(arguments: primaryArguments)
+        _ = try await primary.waitForURL()
+        _ = try await waitFor(primaryMedia, timeout: 60, "3 segments") { $0.segments.count >= 3 }
+        var mirror = try SidelineProcess(command: "mirror", arguments: mirrorArguments)
+        _ = try await mirror.waitForURL()
+
+        // Following: EVENT, within a segment of the primary.
+        let (caughtUp, _) = try await waitFor(mirrorMedia, timeout: 30, "caught up") { $0.segments.count >= 4 }
+        #expect(caughtUp.playlistType == .event && !caughtUp.endList)
+        try await Task.sleep(for: .seconds(3))
+        let upstreamNow = try await playlist(primaryMedia).segments.count
+        let mirrorNow = try await playlist(mirrorMedia).segments.count
+        #expect(mirrorNow >= upstreamNow - 1, "the mirror lists \(mirrorNow) entries, the primary \(upstreamNow): more than a segment behind")
+
+        // The primary stops (SIGTERM: its stream stays open for a restart).
+        #expect(try await primary.stop(signal: SIGTERM) == 0, "\(primary.log)")
+        let stopped = ContinuousClock.now
+        let (offline, wentOffline) = try await waitFor(mirrorMedia, timeout: 10, "VOD") { $0.playlistType == .vod && $0.endList }
+        let delay = stopped.duration(to: wentOffline)
+        // 1.5 target durations (3 s) from the primary's last new entry, which came before it
+        // exited; 0.3 s allows for the mirror's 100 ms tick and this test's 100 ms poll.
+        #expect(delay < .milliseconds(3300), "VOD \(delay) after the primary exited")
+        let primaryBefore = try MediaPlaylist.parse(try String(contentsOfFile: directory + "/primary/main/360p/index.m3u8", encoding: .utf8))
+        // A stopping primary writes its last segment while it already answers 503 (draining),
+        // so the mirror may go offline one segment short; it fetches it when the primary returns.
+        #expect(offline.segments == Array(primaryBefore.segments.prefix(offline.segments.count)) && offline.segments.count >= primaryBefore.segments.count - 1,
+                "offline, the mirror lists what the primary had listed (\(offline.segments.count) of \(primaryBefore.segments.count))")
+
+        // A player takes the whole recording from the mirror while the primary is away.
+        let copy = directory + "/offline.ts"
+        let ffmpeg = try await Command.run(try Command.which("ffmpeg"), ["-v", "error", "-i", mirrorMaster.absoluteString, "-map", "0:p:0", "-c", "copy", "-y", copy], timeout: 120)
+        #expect(ffmpeg.status == 0, "\(ffmpeg.stderr)")
+        let probe = try await Command.run(try Command.which("ffprobe"), ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", copy])
+        let played = Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(abs(played - offline.duration) < 1.0, "ffmpeg took \(played) s from the mirror, which lists \(offline.duration) s: \(probe.stdout) \(ffmpeg.stderr)")
+
+        // The primary returns: the mirror catches up and follows again.
+        primary = try SidelineProcess(arguments: primaryArguments)
+        _ = try await primary.waitForURL()
+        let (again, _) = try await waitFor(mirrorMedia, timeout: 30, "EVENT again with new segments") {
+            $0.playlistType == .event && !$0.endList && $0.segments.count >= offline.segments.count + 2
+        }
+        #expect(Array(again.segments.prefix(offline.segments.count)) == offline.segments, "nothing listed before is lost or changed")
+        let (seamed, _) = try await waitFor(mirrorMedia, timeout: 30, "past the primary's restart") { $0.segments.count > primaryBefore.segments.count }
+        #expect(Array(seamed.segments.prefix(primaryBefore.segments.count)) == primaryBefore.segments, "the segment the primary wrote while stopping is fetched after its return")
+        #expect(seamed.segments[primaryBefore.segments.count].discontinuity, "the primary's restart seam is mirrored")
+
+        // The mirror restarts: it serves what it holds at once and fetches only what is new.
+        #expect(try await mirror.stop(signal: SIGTERM) == 0, "\(mirror.log)")
+        mirror = try SidelineProcess(command: "mirror", arguments: mirrorArguments)
+        _ = try await mirror.waitForURL()
+        _ = try await waitFor(mirrorMedia, timeout: 30, "following after its restart") { $0.segments.count >= again.segments.count + 2 && !$0.endList }
+
+        // The primary stops again; the mirror's recording is the primary's, segment for segment.
+        #expect(try await primary.stop(signal: SIGTERM) == 0, "\(primary.log)")
+        _ = try await waitFor(mirrorMedia, timeout: 10, "VOD again") { $0.playlistType == .vod && $0.endList }
+        #expect(try await mirror.stop(signal: SIGTERM) == 0, "\(mirror.log)")
+        var mirroredCount = 0
+
+        for variant in Self.variants {
+            let primaryPlaylist = try MediaPlaylist.parse(try String(contentsOfFile: directory + "/primary/main/\(variant)/index.m3u8", encoding: .utf8))
+            let mirrored = try MediaPlaylist.parse(try String(contentsOfFile: directory + "/mirror/main/\(variant)/index.m3u8", encoding: .utf8))
+            #expect(mirrored.segments == Array(primaryPlaylist.segments.prefix(mirrored.segments.count)) && mirrored.segments.count >= primaryPlaylist.segments.count - 1,
+                    "\(variant): the mirror's recording lists the primary's entries (\(mirrored.segments.count) of \(primaryPlaylist.segments.count))")
+            mirroredCount += mirrored.segments.count
+            for entry in mirrored.segments where !entry.gap {
+                let original = FileManager.default.contents(atPath: directory + "/primary/main/\(variant)/\(entry.uri)")
+                let copied = FileManager.default.contents(atPath: directory + "/mirror/main/\(variant)/\(entry.uri)")
+                #expect(original != nil && original == copied, "\(variant)/\(entry.uri) is byte-identical")
+            }
+        }
+
+        // Every segment was fetched once, across the primary's outage and the mirror's restart.
+        let log = try String(contentsOfFile: directory + "/mirror/main/upstream-responses.jsonl", encoding: .utf8)
+        let fetched = log.split(separator: "\n").compactMap { line -> String? in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let url = object["url"] as? String, object["status"] as? Int == 200, url.hasSuffix(".ts") else { return nil }
+            #expect((object["headers"] as? [String: String])?["Content-Type"] == "video/mp2t", "the recorded header is there")
+            return url
+        }
+        let counts = Dictionary(fetched.map { ($0, 1) }, uniquingKeysWith: +)
+        #expect(counts.values.allSatisfy { $0 == 1 }, "fetched more than once: \(counts.filter { $0.value > 1 }.keys.sorted())")
+        #expect(counts.count == mirroredCount, "\(counts.count) segments fetched for \(mirroredCount) listed")
+    }
+}
