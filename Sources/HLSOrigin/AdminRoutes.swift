@@ -48,7 +48,7 @@ public struct AdminRoutes: Sendable {
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
-        let group = router.group("admin").add(middleware: BearerTokenMiddleware(token: token))
+        let group = router.group("admin").add(middleware: BearerTokenMiddleware(tokens: [token], realm: "sideline-admin", missing: "admin requests need 'Authorization: Bearer <admin.token>'"))
         group.post("streams/:stream/end") { _, context in
             Self.answer { () throws(AdminError) in
                 let stream = try context.parameters.require("stream")
@@ -134,20 +134,31 @@ extension Parameters {
     }
 }
 
-/// 401 with `WWW-Authenticate: Bearer` unless the request carries the token. The comparison
-/// takes the same time wherever the first difference is.
+/// 401 with `WWW-Authenticate: Bearer` unless the request carries one of `tokens`. The
+/// comparison takes the same time wherever the first difference is.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: String
+    let tokens: [String]
+    let realm: String
+    /// What a request without credentials is told.
+    let missing: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let header = request.headers[.authorization] ?? ""
-        let prefix = "Bearer "
-        guard header.hasPrefix(prefix), Self.constantTimeEqual(Array(header.utf8.dropFirst(prefix.utf8.count)), Array(token.utf8)) else {
-            var response = AdminRoutes.text(401, header.isEmpty ? "admin requests need 'Authorization: Bearer <admin.token>'" : "wrong admin token")
-            response.headers[.wwwAuthenticate] = "Bearer realm=\"sideline-admin\""
+        guard Self.authorizes(request.headers[.authorization], tokens: tokens) else {
+            let header = request.headers[.authorization] ?? ""
+            var response = AdminRoutes.text(401, header.isEmpty ? missing : "wrong token")
+            response.headers[.wwwAuthenticate] = "Bearer realm=\"\(realm)\""
             return response
         }
         return try await next(request, context)
+    }
+
+    /// Whether an Authorization header carries one of `tokens` (empty tokens never match).
+    static func authorizes(_ header: String?, tokens: [String]) -> Bool {
+        let prefix = "Bearer "
+        guard let header, header.hasPrefix(prefix) else { return false }
+        let given = Array(header.utf8.dropFirst(prefix.utf8.count))
+        // Every token is compared, so the time taken does not say which one nearly matched.
+        return tokens.filter { !$0.isEmpty }.map { constantTimeEqual(given, Array($0.utf8)) }.contains(true)
     }
 
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

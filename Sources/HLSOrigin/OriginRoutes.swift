@@ -12,9 +12,12 @@ public struct OriginRoutes: Sendable {
     let policy: StatusPolicy
     let segments: SegmentCache
     let renditions = VODRenditions()
+    /// Where the streams are recorded, for the disk figures of `/api/streams`.
+    let dataDirectory: String?
 
-    public init(registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), segments: SegmentCache) {
+    public init(registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), segments: SegmentCache, dataDirectory: String? = nil) {
         self.registry = registry
+        self.dataDirectory = dataDirectory
         self.policy = policy
         self.segments = segments
     }
@@ -31,7 +34,7 @@ public struct OriginRoutes: Sendable {
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/api/streams") { _, _ in
             let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry)))
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry, dataDirectory: dataDirectory)))
         }
         // Everything else gets the same refusal as an unknown /live/ path (status, cache
         // headers, CORS), rather than the framework's bare 404.

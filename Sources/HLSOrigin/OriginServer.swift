@@ -22,9 +22,12 @@ public enum OriginServer {
         admission: AdmissionControl = AdmissionControl(),
         policy: StatusPolicy = StatusPolicy(),
         admin: AdminRoutes? = nil,
+        markers: MarkerRoutes? = nil,
+        clips: ClipRoutes? = nil,
         requestMetrics: Bool = false,
         segments: SegmentCache = SegmentCache(budget: 128 << 20),
         fastPath: Bool = true,
+        dataDirectory: String? = nil,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
@@ -45,7 +48,10 @@ public enum OriginServer {
             }
         }
         admin?.add(to: router)
-        OriginRoutes(registry: registry, policy: policy, segments: segments).add(to: router)
+        markers?.add(to: router)
+        clips?.add(to: router)
+        WatchPage.add(to: router)
+        OriginRoutes(registry: registry, policy: policy, segments: segments, dataDirectory: dataDirectory).add(to: router)
         let clients = admission.clients
         let idle = admission.limits.idleTimeout
         let serverName = "Sideline"

@@ -13,7 +13,8 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
     public let lastSequence: Int
     /// Ended (EXT-X-ENDLIST) or VOD: it never changes again, so nothing is held or skipped.
     public let complete: Bool
-    /// The playlist itself, for the VOD renditions (`/vod/`), which are rendered on request.
+    /// The playlist as recorded, without markers, for the VOD renditions (`/vod/`, which place
+    /// the markers by time) and for rendering again when the markers change.
     public let playlist: MediaPlaylist
 
     /// What the origin offers on live playlists (`server.delta_updates`, `server.blocking_reload`).
@@ -32,16 +33,25 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
         }
     }
 
-    /// Renders every form of `live`'s current version; `tag` is the version's entity tag.
-    init(_ live: LiveMediaPlaylist, offer: Offer, tag: String) {
-        let playlist = live.playlist
-        self.playlist = playlist
-        complete = playlist.endList || playlist.playlistType == .vod
-        lastSequence = playlist.mediaSequence + playlist.segments.count - 1
-        let control = complete ? ServerControl() : offer.control(targetDuration: playlist.targetDuration)
-        full = RenderedPlaylist(text: live.text(control: control), tag: tag)
-        skip = playlist.renderDelta(control: control, skippingDateRanges: false).map { RenderedPlaylist(text: $0, tag: tag + "-s1") }
-        skipDateRanges = playlist.renderDelta(control: control, skippingDateRanges: true).map { RenderedPlaylist(text: $0, tag: tag + "-s2") }
+    /// Renders every form of `live`'s current version with `markers` placed in it (`placingLive`);
+    /// `tag` is the version's entity tag. Without markers the live playlist's incrementally
+    /// kept text is used; with them the playlist is rendered whole, once per version, which
+    /// costs less than the gzip of the same text that follows.
+    init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String) {
+        let raw = live.playlist
+        let complete = raw.endList || raw.playlistType == .vod
+        let control = complete ? ServerControl() : offer.control(targetDuration: raw.targetDuration)
+        let placed = markers.isEmpty ? raw : raw.placingLive(markers)
+        self.init(raw: raw, placed: placed, text: markers.isEmpty ? live.text(control: control) : placed.render(control: control), control: control, tag: tag)
+    }
+
+    private init(raw: MediaPlaylist, placed: MediaPlaylist, text: String, control: ServerControl, tag: String) {
+        playlist = raw
+        complete = raw.endList || raw.playlistType == .vod
+        lastSequence = raw.mediaSequence + raw.segments.count - 1
+        full = RenderedPlaylist(text: text, tag: tag)
+        skip = placed.renderDelta(control: control, skippingDateRanges: false).map { RenderedPlaylist(text: $0, tag: tag + "-s1") }
+        skipDateRanges = placed.renderDelta(control: control, skippingDateRanges: true).map { RenderedPlaylist(text: $0, tag: tag + "-s2") }
     }
 
     /// The form a request's `_HLS_skip` asks for; the full one when there is no delta yet.

@@ -69,6 +69,10 @@ public final class StreamRegistry: Sendable {
         public var variants: [String: Variant]
         /// The variant names in ladder order, best first.
         public var variantOrder: [String]
+        /// The analysts' markers, in every variant's media playlist (`Marker`), oldest first.
+        public var markers: [Marker] = []
+        /// Counts changes of `markers`, so a version rendered with older markers is rendered again.
+        var markerVersion = 0
     }
 
     private let streams = Mutex<[String: Stream]>([:])
@@ -92,8 +96,46 @@ public final class StreamRegistry: Sendable {
     }
 
     /// Renders a media playlist version in all its served forms; outside the registry's lock.
-    private func render(_ playlist: LiveMediaPlaylist) -> ServedMediaPlaylist {
-        ServedMediaPlaylist(playlist, offer: offer, tag: nextTag())
+    private func render(_ playlist: LiveMediaPlaylist, markers: [Marker] = []) -> ServedMediaPlaylist {
+        ServedMediaPlaylist(playlist, markers: markers, offer: offer, tag: nextTag())
+    }
+
+    /// Renders a variant's new media playlist version with the stream's markers (outside the
+    /// lock), then applies `update` under the lock. A marker added or removed while it rendered
+    /// makes it render again, so no version is stored with markers older than the stream's.
+    @discardableResult
+    private func storeVersion(stream: String, _ playlist: LiveMediaPlaylist, _ update: (inout Stream, ServedMediaPlaylist) -> Void) -> ServedMediaPlaylist {
+        while true {
+            let (markers, version) = streams.withLock { ($0[stream]?.markers ?? [], $0[stream]?.markerVersion ?? 0) }
+            let rendered = render(playlist, markers: markers)
+            let stored = streams.withLock { streams -> Bool in
+                guard var entry = streams[stream] else { return true }
+                guard entry.markerVersion == version else { return false }
+                update(&entry, rendered)
+                streams[stream] = entry
+                return true
+            }
+            if stored { return rendered }
+        }
+    }
+
+    /// Replaces a stream's markers and renders every variant's media playlist again with them.
+    /// The caller has kept them (`markers.json`) first: what a player sees survives a restart.
+    public func setMarkers(stream: String, _ markers: [Marker]) {
+        let current = streams.withLock { streams -> [String: ServedMediaPlaylist] in
+            guard streams[stream] != nil else { return [:] }
+            streams[stream]!.markers = markers
+            streams[stream]!.markerVersion += 1
+            return streams[stream]!.variants.compactMapValues(\.playlist)
+        }
+        for (variant, served) in current {
+            // Replaces the version only if no publish came in between (a publish renders with
+            // the new markers itself).
+            let rendered = storeVersion(stream: stream, LiveMediaPlaylist(served.playlist)) { entry, rendered in
+                if entry.variants[variant]?.playlist?.full.etag == served.full.etag { entry.variants[variant]?.playlist = rendered }
+            }
+            wakeWaiters(stream: stream, variant: variant, playlist: rendered, iFrames: nil)
+        }
     }
     /// Monotonic seconds; injectable so tests move time instead of sleeping.
     public let clock: @Sendable () -> Double
@@ -118,25 +160,23 @@ public final class StreamRegistry: Sendable {
     public func restore(stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?, segments: [String: SegmentFile], gaps: Set<String> = []) {
         var recorded = Recorded()
         for file in segments.values { recorded.add(bytes: file.size, duration: file.duration) }
-        let playlist = render(playlist)
         let iFrames = iFrames.map { render($0) }
-        streams.withLock {
-            $0[stream]?.variants[variant] = Variant(playlist: playlist, iFramePlaylist: iFrames, segments: segments, gaps: gaps, recorded: recorded)
+        storeVersion(stream: stream, playlist) { entry, playlist in
+            entry.variants[variant] = Variant(playlist: playlist, iFramePlaylist: iFrames, segments: segments, gaps: gaps, recorded: recorded)
         }
     }
 
     /// Call after the segment file and the playlist listing it are on disk.
     public func publish(stream: String, variant: String, segmentName: String, file: SegmentFile, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist? = nil) {
-        let bytes = render(playlist)
         let iFrameBytes = iFrames.map { render($0) }
         let now = clock()
-        streams.withLock {
-            $0[stream]?.variants[variant]?.segments[segmentName] = file
-            $0[stream]?.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
-            $0[stream]?.variants[variant]?.playlist = bytes
-            $0[stream]?.variants[variant]?.lastPublished = now
-            if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
-            if $0[stream]?.phase == .starting { $0[stream]?.phase = .live }
+        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
+            entry.variants[variant]?.segments[segmentName] = file
+            entry.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
+            entry.variants[variant]?.playlist = bytes
+            entry.variants[variant]?.lastPublished = now
+            if let iFrameBytes { entry.variants[variant]?.iFramePlaylist = iFrameBytes }
+            if entry.phase == .starting { entry.phase = .live }
         }
         wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
     }
@@ -146,18 +186,17 @@ public final class StreamRegistry: Sendable {
     /// a whole batch, so catching up after an outage costs one version, not one per segment.
     public func publishMirrored(stream: String, variant: String, newSegments: [String: SegmentFile], gaps: Set<String>,
                                 playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?) {
-        let bytes = render(playlist)
         let iFrameBytes = iFrames.map { render($0) }
         let now = clock()
-        streams.withLock {
+        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
             for (name, file) in newSegments {
-                $0[stream]?.variants[variant]?.segments[name] = file
-                $0[stream]?.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
+                entry.variants[variant]?.segments[name] = file
+                entry.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
             }
-            $0[stream]?.variants[variant]?.gaps.formUnion(gaps)
-            $0[stream]?.variants[variant]?.playlist = bytes
-            if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
-            if !newSegments.isEmpty || !gaps.isEmpty { $0[stream]?.variants[variant]?.lastPublished = now }
+            entry.variants[variant]?.gaps.formUnion(gaps)
+            entry.variants[variant]?.playlist = bytes
+            if let iFrameBytes { entry.variants[variant]?.iFramePlaylist = iFrameBytes }
+            if !newSegments.isEmpty || !gaps.isEmpty { entry.variants[variant]?.lastPublished = now }
         }
         wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
     }
@@ -165,12 +204,11 @@ public final class StreamRegistry: Sendable {
     /// Call after a playlist with new EXT-X-GAP entries is on disk: the variant keeps pace
     /// with its siblings although its encoder has failed.
     public func publishGaps(stream: String, variant: String, segmentNames: [String], playlist: LiveMediaPlaylist) {
-        let bytes = render(playlist)
         let now = clock()
-        streams.withLock {
-            $0[stream]?.variants[variant]?.gaps.formUnion(segmentNames)
-            $0[stream]?.variants[variant]?.playlist = bytes
-            $0[stream]?.variants[variant]?.lastPublished = now
+        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
+            entry.variants[variant]?.gaps.formUnion(segmentNames)
+            entry.variants[variant]?.playlist = bytes
+            entry.variants[variant]?.lastPublished = now
         }
         wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: nil)
     }
@@ -191,11 +229,10 @@ public final class StreamRegistry: Sendable {
     }
 
     public func updatePlaylists(stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?) {
-        let bytes = render(playlist)
         let iFrameBytes = iFrames.map { render($0) }
-        streams.withLock {
-            $0[stream]?.variants[variant]?.playlist = bytes
-            if let iFrameBytes { $0[stream]?.variants[variant]?.iFramePlaylist = iFrameBytes }
+        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
+            entry.variants[variant]?.playlist = bytes
+            if let iFrameBytes { entry.variants[variant]?.iFramePlaylist = iFrameBytes }
         }
         wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
     }

@@ -1,10 +1,28 @@
 import Foundation
+import HLSPlaylist
 import NIOCore
 
 /// `GET /api/streams`: what the server has, for dashboards and operators.
 public struct StreamsAPI: Sendable {
     public struct Listing: Codable, Equatable, Sendable {
         public var streams: [StreamInfo]
+        /// The data directory's file system, when the server knows where it records.
+        public var disk: Disk?
+    }
+
+    public struct Disk: Codable, Equatable, Sendable {
+        /// Bytes of segments the streams have recorded (what the registry lists).
+        public var recordedBytes: Int
+        public var freeBytes: Int
+        public var totalBytes: Int
+
+        /// The file system holding `directory` (statvfs); nil when it cannot be read.
+        public static func of(directory: String, recordedBytes: Int) -> Disk? {
+            var info = statvfs()
+            guard statvfs(directory, &info) == 0 else { return nil }
+            let block = Int(info.f_frsize)
+            return Disk(recordedBytes: recordedBytes, freeBytes: Int(info.f_bavail) * block, totalBytes: Int(info.f_blocks) * block)
+        }
     }
 
     public struct StreamInfo: Codable, Equatable, Sendable {
@@ -16,6 +34,10 @@ public struct StreamsAPI: Sendable {
         public var master: String
         /// The recording so far as VOD (`/vod/`), for downloads and clips.
         public var vodMaster: String
+        /// The program date-time of the first recorded entry: position 0 of a player of `master`.
+        public var recordingStart: String?
+        /// `/api/streams/{id}/markers`.
+        public var markers: String
         public var targetDuration: Int
         public var variants: [VariantInfo]
     }
@@ -33,12 +55,14 @@ public struct StreamsAPI: Sendable {
         public var segments: Int
         /// Seconds of media recorded.
         public var durationRecorded: Double
+        public var bytesRecorded: Int
         /// Measured from the segments on disk, in bits per second.
         public var averageBitRate: Int
         public var peakSegmentBitRate: Int
 
         public init(name: String, state: String = "live", failure: String? = nil, writeError: String? = nil, playlist: String, segments: Int, durationRecorded: Double,
-                    averageBitRate: Int, peakSegmentBitRate: Int) {
+                    bytesRecorded: Int = 0, averageBitRate: Int, peakSegmentBitRate: Int) {
+            self.bytesRecorded = bytesRecorded
             self.name = name
             self.state = state
             self.failure = failure
@@ -51,9 +75,9 @@ public struct StreamsAPI: Sendable {
         }
     }
 
-    public static func listing(of registry: StreamRegistry, policy: StatusPolicy = StatusPolicy()) -> Listing {
+    public static func listing(of registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), dataDirectory: String? = nil) -> Listing {
         let now = registry.clock()
-        return Listing(streams: registry.streamNames.compactMap { name in
+        var listing = Listing(streams: registry.streamNames.compactMap { name in
             guard let stream = registry.stream(named: name) else { return nil }
             func stale(_ variant: StreamRegistry.Variant) -> Bool {
                 guard stream.phase == .live || stream.phase == .inputLost, variant.playlist != nil else { return false }
@@ -64,24 +88,30 @@ public struct StreamsAPI: Sendable {
             let stalled = !variants.isEmpty && variants.allSatisfy(stale)
             return StreamInfo(
                 id: name, title: stream.title, state: stalled ? "stalled" : stream.phase.rawValue,
-                master: "/live/\(name)/master.m3u8", vodMaster: "/vod/\(name)/master.m3u8", targetDuration: stream.targetDuration,
+                master: "/live/\(name)/master.m3u8", vodMaster: "/vod/\(name)/master.m3u8",
+                recordingStart: stream.variantOrder.lazy.compactMap { stream.variants[$0]?.playlist?.playlist.dateSpan?.lowerBound }.first.map(ProgramDateTime.format),
+                markers: "/api/streams/\(name)/markers", targetDuration: stream.targetDuration,
                 variants: stream.variantOrder.filter { stream.variants[$0] != nil }.map { variantName in
                     let variant = stream.variants[variantName]!
                     let recorded = variant.recorded
                     return VariantInfo(
                         name: variantName, state: variant.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: variant.failure, writeError: variant.writeError,
                         playlist: "/live/\(name)/\(variantName)/index.m3u8",
-                        segments: recorded.segments, durationRecorded: (recorded.duration * 1000).rounded() / 1000,
+                        segments: recorded.segments, durationRecorded: (recorded.duration * 1000).rounded() / 1000, bytesRecorded: recorded.bytes,
                         averageBitRate: Int(recorded.averageBitRate.rounded()), peakSegmentBitRate: Int(recorded.peakBitRate.rounded())
                     )
                 }
             )
         })
+        if let dataDirectory {
+            listing.disk = Disk.of(directory: dataDirectory, recordedBytes: listing.streams.reduce(0) { $0 + $1.variants.reduce(0) { $0 + $1.bytesRecorded } })
+        }
+        return listing
     }
 
-    public static func json(of registry: StreamRegistry) throws -> ByteBuffer {
+    public static func json(of registry: StreamRegistry, dataDirectory: String? = nil) throws -> ByteBuffer {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        return ByteBuffer(bytes: try encoder.encode(listing(of: registry)))
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return ByteBuffer(bytes: try encoder.encode(listing(of: registry, dataDirectory: dataDirectory)))
     }
 }

@@ -43,9 +43,13 @@ public enum VODDecision {
         guard let variant = stream.variants[variantName] else {
             return .refuse(.init(status: 404, reason: "stream '\(resource.stream)' has no variant '\(variantName)'"))
         }
-        let served = resource == .iFramePlaylist(stream: resource.stream, variant: variantName) ? variant.iFramePlaylist : variant.playlist
+        let iFrames = resource == .iFramePlaylist(stream: resource.stream, variant: variantName)
+        let served = iFrames ? variant.iFramePlaylist : variant.playlist
         guard let served else { return .refuse(.init(status: 404, reason: "variant '\(variantName)' has recorded nothing yet", cache: .transientError)) }
-        switch served.playlist.vodRendition(covering: window) {
+        // Markers go where the moments they mark lie, so a window keeps the markers of its
+        // entries. The live version's tag changes with the markers, and so does the rendition's.
+        let recording = iFrames || stream.markers.isEmpty ? served.playlist : served.playlist.placingByTime(stream.markers)
+        switch recording.vodRendition(covering: window) {
         case let .success(vod):
             return .playlist(renditions.rendered(tag: tag(served.full)) { vod.render() }, cache)
         case let .failure(rejection):

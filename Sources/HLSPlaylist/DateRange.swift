@@ -10,12 +10,21 @@ public struct DateRange: Sendable, Equatable {
     public var classLabel: String?
     public var startDate: Date
     public var endDate: Date?
+    /// `DURATION` in seconds (§4.3.2.7): how long the range lasts, when known but not ended by END-DATE.
+    public var duration: Double?
+    /// Client-defined attributes (`X-<name>`, §4.3.2.7), as quoted strings, rendered in name
+    /// order so the same range always renders the same text. Values must hold no double quote,
+    /// carriage return or line feed (§4.2 quoted-string).
+    public var clientAttributes: [String: String]
 
-    public init(id: String, classLabel: String? = nil, startDate: Date, endDate: Date? = nil) {
+    public init(id: String, classLabel: String? = nil, startDate: Date, endDate: Date? = nil, duration: Double? = nil,
+                clientAttributes: [String: String] = [:]) {
         self.id = id
         self.classLabel = classLabel
         self.startDate = startDate
         self.endDate = endDate
+        self.duration = duration
+        self.clientAttributes = clientAttributes
     }
 
     /// The CLASS of an input outage.
@@ -35,6 +44,8 @@ public struct DateRange: Sendable, Equatable {
         if let classLabel { text += ",CLASS=\"\(classLabel)\"" }
         text += ",START-DATE=\"\(ProgramDateTime.format(startDate))\""
         if let endDate { text += ",END-DATE=\"\(ProgramDateTime.format(endDate))\"" }
+        if let duration { text += ",DURATION=\(DecimalFormat.fixed(duration, places: 3))" }
+        for name in clientAttributes.keys.sorted() { text += ",\(name)=\"\(clientAttributes[name]!)\"" }
         return text + "\n"
     }
 
@@ -44,6 +55,9 @@ public struct DateRange: Sendable, Equatable {
         guard let id = values["ID"], let start = values["START-DATE"].flatMap({ ProgramDateTime.parse(Substring($0)) }) else { return nil }
         let end = values["END-DATE"].flatMap { ProgramDateTime.parse(Substring($0)) }
         if values["END-DATE"] != nil && end == nil { return nil }
-        return DateRange(id: id, classLabel: values["CLASS"], startDate: start, endDate: end)
+        let duration = values["DURATION"].flatMap { Double($0) }
+        if values["DURATION"] != nil && (duration == nil || duration! < 0) { return nil }
+        let client = values.filter { $0.key.hasPrefix("X-") }
+        return DateRange(id: id, classLabel: values["CLASS"], startDate: start, endDate: end, duration: duration, clientAttributes: client)
     }
 }

@@ -47,6 +47,7 @@ extension MediaPlaylist {
         for segment in segments[skipped...] {
             text += Self.renderLines(for: segment)
         }
+        text += trailingDateRanges.map { $0.render() }.joined()
         if endList { text += "#EXT-X-ENDLIST\n" }
         return text
     }

@@ -115,6 +115,7 @@ extension MediaPlaylist {
             }
         }
         if pending != nil { throw .extinfWithoutURI(line: pendingLine) }
+        playlist.trailingDateRanges = nextDateRanges
         guard sawTarget else { throw .missingTargetDuration }
         return playlist
     }

@@ -8,6 +8,7 @@ extension MediaPlaylist {
         for segment in segments {
             text += Self.renderLines(for: segment)
         }
+        text += trailingDateRanges.map { $0.render() }.joined()
         if endList { text += "#EXT-X-ENDLIST\n" }
         return text
     }

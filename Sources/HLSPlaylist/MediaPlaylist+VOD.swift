@@ -82,6 +82,28 @@ extension MediaPlaylist {
     /// at or after the asked end. Media and discontinuity sequence numbers count what was left
     /// out before the window, so windows of the ladder's variants stay aligned.
     public func vodRendition(covering window: TimeWindow) -> Result<MediaPlaylist, TimeWindow.Rejection> {
+        resolve(window).map { span in
+            var vod = vodRendition
+            vod.mediaSequence = mediaSequence + span.entries.lowerBound
+            vod.discontinuitySequence = discontinuitySequence + segments[..<span.entries.lowerBound].filter(\.discontinuity).count
+            vod.segments = Array(segments[span.entries])
+            return vod
+        }
+    }
+
+    /// Where a window lies in this playlist: the entries that overlap it, and the asked start
+    /// and end in seconds from the first of those entries (the start may fall inside it).
+    public struct WindowSpan: Sendable, Equatable {
+        /// Indices into `segments`.
+        public let entries: ClosedRange<Int>
+        public let start: Double
+        public let end: Double
+        /// The wall-clock time of the asked start, when the entries have program date-times.
+        public let startDate: Date?
+    }
+
+    /// The entries that cover `window`, or why none can (which parameter, and what is wrong).
+    public func resolve(_ window: TimeWindow) -> Result<WindowSpan, TimeWindow.Rejection> {
         let times = entryTimes()
         guard let first = times.first, let last = times.last else {
             return .failure(TimeWindow.Rejection(message: "the recording has no entries yet"))
@@ -92,10 +114,7 @@ extension MediaPlaylist {
             case let .offset(value):
                 return value
             case let .date(date):
-                // The entry whose wall-clock span holds the date (or the nearest before it).
-                guard let entry = times.last(where: { $0.date.map { $0 <= date } ?? false }) ?? times.first(where: { $0.date != nil }),
-                      let entryDate = entry.date else { return nil }
-                return entry.start + date.timeIntervalSince(entryDate)
+                return offset(of: date)
             }
         }
         let start = window.start.map(seconds) ?? 0
@@ -103,21 +122,19 @@ extension MediaPlaylist {
         guard let start, let end else {
             return .failure(TimeWindow.Rejection(message: "the recording has no program date-times; give start and end in seconds"))
         }
-        if end <= start {
-            return .failure(TimeWindow.Rejection(message: "end must be after start (start is \(Self.describe(start, times)), end is \(Self.describe(end, times)))"))
-        }
         guard start < last.end, end > first.start else {
             return .failure(TimeWindow.Rejection(message: "the window lies outside the recording, which runs from \(Self.describe(0, times)) to \(Self.describe(last.end, times))"))
+        }
+        if end <= start {
+            return .failure(TimeWindow.Rejection(message: "end must be after start (start is \(Self.describe(start, times)), end is \(Self.describe(end, times)))"))
         }
         let indices = times.indices.filter { times[$0].end > start && times[$0].start < end }
         guard let from = indices.first, let to = indices.last else {
             return .failure(TimeWindow.Rejection(message: "no entry covers the window"))
         }
-        var vod = vodRendition
-        vod.mediaSequence = mediaSequence + from
-        vod.discontinuitySequence = discontinuitySequence + segments[..<from].filter(\.discontinuity).count
-        vod.segments = Array(segments[from...to])
-        return .success(vod)
+        let origin = times[from].start
+        let startDate = times[from].date.map { $0.addingTimeInterval(max(start, origin) - origin) }
+        return .success(WindowSpan(entries: from...to, start: max(0, start - origin), end: min(end, times[to].end) - origin, startDate: startDate))
     }
 
     /// A media time as a person reads it: seconds, and the program date-time when known.

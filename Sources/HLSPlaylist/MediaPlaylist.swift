@@ -25,6 +25,9 @@ public struct MediaPlaylist: Sendable, Equatable {
     /// the next. Needs EXT-X-VERSION 4.
     public var iFramesOnly: Bool
     public var segments: [MediaSegment]
+    /// `#EXT-X-DATERANGE` tags after the last entry (§4.3.2.7 lets them stand anywhere): the
+    /// markers added since the last entry was published (`placingLive`).
+    public var trailingDateRanges: [DateRange] = []
     /// `#EXT-X-ENDLIST` (§4.3.3.4): no segment will be added.
     public var endList: Bool
 

@@ -55,6 +55,10 @@ extension SidelineConfiguration {
             config.admin.drills = try admin.bool("drills") ?? config.admin.drills
             try admin.rejectUnknownKeys()
         }
+        if var analyst = try top.section("analyst") {
+            config.analyst.token = try analyst.string("token") ?? config.analyst.token
+            try analyst.rejectUnknownKeys()
+        }
         if var retention = try top.section("retention") {
             config.retention.maxAgeHours = try retention.double("max_age_hours", in: 0...1_000_000) ?? config.retention.maxAgeHours
             config.retention.maxSizeGB = try retention.double("max_size_gb", in: 0...1_000_000) ?? config.retention.maxSizeGB

@@ -14,6 +14,7 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var video: VideoSettings
     public var audio: AudioSettings
     public var admin: AdminSettings
+    public var analyst = AnalystSettings()
     public var retention: RetentionSettings
 
     public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
@@ -130,6 +131,18 @@ public struct RetentionSettings: Sendable, Equatable {
     }
     /// Whether any limit is set.
     public var isEnabled: Bool { maxAgeHours > 0 || maxSizeGB > 0 }
+}
+
+/// `analyst`: what analysts may change (markers) with a token of their own, so the admin token
+/// (which can end or remove a stream) never has to reach an analyst's iPad.
+public struct AnalystSettings: Sendable, Equatable {
+    /// `analyst.token`: the bearer token that adds and removes markers (the admin token does
+    /// too). Empty: marking is off. The environment variable SIDELINE_ANALYST_TOKEN, when set,
+    /// takes its place.
+    public var token: String
+    public init(token: String = "") {
+        self.token = token
+    }
 }
 
 public struct AdminSettings: Sendable, Equatable {

@@ -103,8 +103,11 @@ struct MirrorCommand: AsyncParsableCommand {
         let listenHost = settings.server.host
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
-            admission: admission, requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
-            fastPath: settings.server.fastPath
+            admission: admission,
+            // Clips of what the mirror holds work offline too; markers come from the upstream's playlists.
+            clips: ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory),
+            requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
+            fastPath: settings.server.fastPath, dataDirectory: settings.dataDirectory
         ) { boundPort in
             let local = PlaylistURL.master(host: listenHost, port: boundPort, stream: name)
             FileHandle.standardError.write(Data("Sideline is mirroring \(url.absoluteString) as stream '\(name)'. Open: \(local)\n".utf8))

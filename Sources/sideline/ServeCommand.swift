@@ -73,10 +73,16 @@ struct ServeCommand: AsyncParsableCommand {
         let operations = PipelineOperations(services: Dictionary(uniqueKeysWithValues: pipelineServices.map { ($0.plan.stream.name, $0) }),
                                             registry: registry, dataDirectory: settings.dataDirectory, logger: logger)
         let admin = adminToken.isEmpty ? nil : AdminRoutes(token: adminToken, drillsEnabled: settings.admin.drills, operations: operations)
+        let analystToken = ProcessInfo.processInfo.environment["SIDELINE_ANALYST_TOKEN"] ?? settings.analyst.token
+        ClipService.removeLeftovers(in: settings.dataDirectory)
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
-            admission: admission, admin: admin, requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
-            fastPath: settings.server.fastPath
+            admission: admission, admin: admin,
+            markers: MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
+                                  analystToken: analystToken, adminToken: adminToken),
+            clips: ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory),
+            requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
+            fastPath: settings.server.fastPath, dataDirectory: settings.dataDirectory
         ) { boundPort in
             for plan in plans {
                 console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name))

@@ -87,6 +87,11 @@ struct ServePlan {
             throw SidelineStartupError(message: streamLabel + error.description)
         }
         registry.register(stream: layout.stream, title: stream.title, variants: stream.video.ladder.map(\.name), targetDuration: targetDuration)
+        // The analysts' markers, before any playlist is served, so none is ever served without them.
+        switch MarkerFile.load(layout) {
+        case let .success(markers): registry.setMarkers(stream: layout.stream, markers)
+        case let .failure(error): logger.error("markers of stream '\(layout.stream)': \(error)")
+        }
         for (name, variant) in recorder.variants {
             // One snapshot of what the variant recorded serves for the files, gaps and playlists.
             let recorded = variant.livePlaylists

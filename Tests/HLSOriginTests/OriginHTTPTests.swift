@@ -83,8 +83,9 @@ import Testing
                 let stream = try #require(listing.streams.first)
                 #expect(listing.streams.count == 1)
                 #expect(stream.id == "main" && stream.state == "live" && stream.master == "/live/main/master.m3u8" && stream.vodMaster == "/vod/main/master.m3u8")
+                #expect(stream.markers == "/api/streams/main/markers")
                 #expect(stream.variants == [StreamsAPI.VariantInfo(
-                    name: "720p", playlist: "/live/main/720p/index.m3u8", segments: 1, durationRecorded: 2,
+                    name: "720p", playlist: "/live/main/720p/index.m3u8", segments: 1, durationRecorded: 2, bytesRecorded: segmentBytes.count,
                     averageBitRate: segmentBytes.count * 8 / 2, peakSegmentBitRate: segmentBytes.count * 8 / 2
                 )])
             }

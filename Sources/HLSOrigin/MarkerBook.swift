@@ -1,0 +1,80 @@
+import Foundation
+import HLSPlaylist
+import SegmentStore
+
+/// Adds and removes markers, one change at a time across the whole server: each change is
+/// kept on disk (`markers.json`, atomically) before the playlists show it, so a marker a player
+/// has seen survives a restart, and two analysts marking at once both keep their marker.
+/// The file is a few kilobytes; its write (with fsync) takes about a millisecond, so it runs
+/// here rather than on a thread of its own.
+public actor MarkerBook {
+    let registry: StreamRegistry
+    let dataDirectory: String
+    let wallClock: @Sendable () -> Date
+    private var counter = 0
+
+    public init(registry: StreamRegistry, dataDirectory: String, wallClock: @escaping @Sendable () -> Date = Date.init) {
+        self.registry = registry
+        self.dataDirectory = dataDirectory
+        self.wallClock = wallClock
+    }
+
+    /// A refused change: its status and why.
+    public struct Refusal: Error, Equatable, Sendable {
+        public let status: Int
+        public let reason: String
+    }
+
+    /// Checks the request body against the stream's recording, keeps the marker and shows it in
+    /// every variant's playlist.
+    public func add(stream name: String, body: [UInt8]) throws(Refusal) -> Marker {
+        let stream = try Self.writable(registry, name)
+        let now = wallClock()
+        counter += 1
+        let context = MarkerRequest.Context(now: now, recording: Self.recordingSpan(of: stream), live: stream.phase != .ended,
+                                            nextSequence: Self.nextSequence(of: stream),
+                                            id: "m-" + String(Int64((now.timeIntervalSince1970 * 1000).rounded()), radix: 36) + "-" + String(counter, radix: 36))
+        let marker: Marker
+        switch MarkerRequest.marker(from: body, context: context) {
+        case let .success(made): marker = made
+        case let .failure(rejection): throw Refusal(status: 400, reason: rejection.description)
+        }
+        try keep(stream.markers + [marker], of: name)
+        return marker
+    }
+
+    /// Removes the marker `id`. Players that already read its DATERANGE keep it until they
+    /// reload; the next version of every playlist leaves it out.
+    public func remove(stream name: String, id: String) throws(Refusal) {
+        let stream = try Self.writable(registry, name)
+        guard stream.markers.contains(where: { $0.id == id }) else {
+            throw Refusal(status: 404, reason: "stream '\(name)' has no marker '\(id)'")
+        }
+        try keep(stream.markers.filter { $0.id != id }, of: name)
+    }
+
+    private func keep(_ markers: [Marker], of stream: String) throws(Refusal) {
+        do {
+            try MarkerFile.save(markers, in: StreamLayout(dataDirectory: dataDirectory, stream: stream))
+        } catch {
+            throw Refusal(status: 500, reason: "the marker could not be kept: \(error)")
+        }
+        registry.setMarkers(stream: stream, markers)
+    }
+
+    static func writable(_ registry: StreamRegistry, _ name: String) throws(Refusal) -> StreamRegistry.Stream {
+        guard let stream = registry.stream(named: name) else { throw Refusal(status: 404, reason: "no stream named '\(name)'") }
+        if stream.phase == .removed { throw Refusal(status: 410, reason: "stream '\(name)' was removed") }
+        return stream
+    }
+
+    /// The wall-clock span of the stream's recording: its best variant's entries.
+    static func recordingSpan(of stream: StreamRegistry.Stream) -> ClosedRange<Date>? {
+        stream.variantOrder.lazy.compactMap { stream.variants[$0]?.playlist?.playlist.dateSpan }.first
+    }
+
+    /// The sequence number the next entry of any variant will have (variants share slots).
+    static func nextSequence(of stream: StreamRegistry.Stream) -> Int {
+        stream.variants.values.compactMap { $0.playlist?.lastSequence }.max().map { $0 + 1 } ?? 0
+    }
+}

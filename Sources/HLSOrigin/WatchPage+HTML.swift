@@ -1,0 +1,279 @@
+extension WatchPage {
+    // The page's whole text. Plain ES2017 and CSS that Safari 14+, iPadOS and Chromium run as
+    // they are. `window.sideline` exposes the page's actions (seek, mark, clip) for the
+    // headless-browser test, which drives the same functions the buttons call.
+    static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sideline</title>
+<style>
+  :root { color-scheme: dark; --bg: #111417; --panel: #1b2026; --line: #2c333b; --text: #e6e9ec; --dim: #8c96a0; --accent: #e0a030; --bad: #e05050; --good: #4cbb6c; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; background: var(--bg); color: var(--text); }
+  header { display: flex; gap: 12px; align-items: center; padding: 10px 16px; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
+  header h1 { font-size: 17px; margin: 0 12px 0 0; }
+  main { display: grid; grid-template-columns: minmax(0, 2fr) minmax(280px, 1fr); gap: 16px; padding: 16px; }
+  @media (max-width: 900px) { main { grid-template-columns: 1fr; } }
+  section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px; margin-bottom: 16px; }
+  h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .06em; color: var(--dim); margin: 0 0 8px; }
+  video { width: 100%; background: #000; border-radius: 6px; aspect-ratio: 16 / 9; }
+  button, select, input { font: inherit; color: var(--text); background: #252c34; border: 1px solid var(--line); border-radius: 5px; padding: 5px 9px; }
+  button { cursor: pointer; }
+  button.primary { background: var(--accent); color: #111; border-color: var(--accent); }
+  .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin-top: 8px; }
+  .state { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: #333b44; }
+  .state.live { background: var(--good); color: #062; } .state.ended { background: #555; }
+  .state.input-lost, .state.failed, .state.stalled { background: var(--bad); color: #fff; }
+  table { width: 100%; border-collapse: collapse; } td, th { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line); }
+  th { color: var(--dim); font-weight: normal; }
+  .markers li { list-style: none; padding: 5px 6px; border-left: 4px solid var(--accent); margin: 4px 0; background: #222931; cursor: pointer; display: flex; justify-content: space-between; gap: 8px; }
+  .markers { padding: 0; margin: 0; max-height: 320px; overflow: auto; }
+  .dim { color: var(--dim); } .notice { color: var(--accent); } .error { color: var(--bad); }
+  canvas { width: 100%; height: 90px; display: block; }
+  a { color: var(--accent); }
+</style>
+</head>
+<body>
+<header>
+  <h1>Sideline</h1>
+  <label>Stream <select id="stream"></select></label>
+  <span id="stream-state" class="state">…</span>
+  <span id="disk" class="dim"></span>
+</header>
+<main>
+  <div>
+    <section>
+      <video id="video" controls playsinline muted></video>
+      <div id="playback-note" class="notice" hidden></div>
+      <div class="row">
+        <button id="live">Jump to live</button>
+        <span id="position" class="dim"></span>
+      </div>
+    </section>
+    <section>
+      <h2>Mark this moment</h2>
+      <div class="row">
+        <input id="label" placeholder="Label, e.g. Try, left wing" maxlength="120" size="28">
+        <input id="lead" type="number" min="0" max="600" step="1" value="0" title="seconds before this moment the play began" style="width: 5em"> s before
+        <button id="mark" class="primary">Mark</button>
+      </div>
+      <div class="row">
+        <input id="token" type="password" placeholder="Analyst token" size="22">
+        <span id="mark-status" class="dim"></span>
+      </div>
+    </section>
+    <section>
+      <h2>Clip</h2>
+      <div class="row">
+        <label>From <input id="clip-start" type="number" min="0" step="0.1" style="width: 7em"> s</label>
+        <button id="clip-from-here">here</button>
+        <label>to <input id="clip-end" type="number" min="0" step="0.1" style="width: 7em"> s</label>
+        <button id="clip-to-here">here</button>
+        <select id="clip-variant"></select>
+        <a id="clip-link" href="#" download>Download MP4</a>
+      </div>
+      <div class="dim">Seconds from the start of the recording. The clip starts on the keyframe at or before “from” (at most one segment earlier).</div>
+    </section>
+  </div>
+  <div>
+    <section>
+      <h2>Markers</h2>
+      <ul id="markers" class="markers"></ul>
+      <div id="markers-empty" class="dim">No markers yet.</div>
+    </section>
+    <section>
+      <h2>Variants</h2>
+      <table><thead><tr><th>Variant</th><th>State</th><th>Measured</th><th>Recorded</th></tr></thead><tbody id="variants"></tbody></table>
+      <canvas id="chart" width="600" height="180"></canvas>
+      <div class="dim">Bit rate of what each variant recorded, every 2 s.</div>
+    </section>
+  </div>
+</main>
+<script>
+"use strict";
+const $ = (id) => document.getElementById(id);
+const video = $("video");
+const state = { streams: [], stream: null, info: null, markers: [], samples: {}, loaded: null };
+const colours = ["#e0a030", "#4ca3dd", "#4cbb6c", "#c070e0", "#e05050", "#50d0c0"];
+
+function formatSeconds(s) {
+  if (!isFinite(s)) return "–";
+  const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, sec = Math.floor(s % 60);
+  return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+}
+function formatRate(bps) { return bps >= 1e6 ? (bps / 1e6).toFixed(2) + " Mb/s" : Math.round(bps / 1e3) + " kb/s"; }
+function formatBytes(b) { return b >= 1e9 ? (b / 1e9).toFixed(1) + " GB" : (b / 1e6).toFixed(0) + " MB"; }
+
+// The browser's own HLS: Safari, iPadOS and Chromium play it; others get told so.
+const nativeHLS = video.canPlayType("application/vnd.apple.mpegurl") !== "";
+if (!nativeHLS) {
+  $("playback-note").hidden = false;
+  $("playback-note").textContent = "This browser cannot play HLS by itself. Open this page in Safari (macOS, iPadOS, iOS) or Chromium; markers and clips still work here.";
+}
+
+async function refreshStreams() {
+  const response = await fetch("/api/streams", { cache: "no-store" });
+  const listing = await response.json();
+  state.streams = listing.streams;
+  const select = $("stream");
+  const names = listing.streams.map((s) => s.id);
+  if (select.options.length !== names.length || names.some((n, i) => select.options[i].value !== n)) {
+    select.innerHTML = "";
+    for (const name of names) select.add(new Option(name, name));
+    const wanted = new URLSearchParams(location.search).get("stream");
+    if (wanted && names.includes(wanted)) select.value = wanted;
+  }
+  state.info = listing.streams.find((s) => s.id === select.value) || null;
+  if (listing.disk) {
+    $("disk").textContent = "Disk: " + formatBytes(listing.disk.recordedBytes) + " recorded, " + formatBytes(listing.disk.freeBytes) + " free of " + formatBytes(listing.disk.totalBytes);
+  }
+  showStream();
+}
+
+function showStream() {
+  const info = state.info;
+  if (!info) return;
+  $("stream-state").textContent = info.state;
+  $("stream-state").className = "state " + info.state;
+  if (state.loaded !== info.id) {
+    state.loaded = info.id;
+    state.samples = {};
+    if (nativeHLS) {
+      video.src = info.master;
+      video.play().catch(() => {});
+    }
+    const variants = $("clip-variant");
+    variants.innerHTML = "";
+    for (const v of info.variants) variants.add(new Option(v.name, v.name));
+    refreshMarkers();
+  }
+  const now = performance.now() / 1000;
+  const rows = [];
+  info.variants.forEach((v, i) => {
+    const samples = state.samples[v.name] || (state.samples[v.name] = []);
+    const last = samples[samples.length - 1];
+    if (!last || last.duration !== v.durationRecorded) {
+      const rate = last && v.durationRecorded > last.duration ? (v.bytesRecorded - last.bytes) * 8 / (v.durationRecorded - last.duration) : v.averageBitRate;
+      samples.push({ at: now, duration: v.durationRecorded, bytes: v.bytesRecorded, rate });
+      if (samples.length > 90) samples.shift();
+    }
+    const shown = samples[samples.length - 1];
+    rows.push("<tr><td style='color:" + colours[i % colours.length] + "'>" + v.name + "</td><td><span class='state " + v.state + "'>" + v.state +
+      "</span></td><td>" + formatRate(shown.rate) + "</td><td>" + formatSeconds(v.durationRecorded) + "</td></tr>");
+  });
+  $("variants").innerHTML = rows.join("");
+  drawChart();
+}
+
+function drawChart() {
+  const canvas = $("chart"), g = canvas.getContext("2d");
+  g.clearRect(0, 0, canvas.width, canvas.height);
+  const all = Object.values(state.samples).flat();
+  if (all.length < 2) return;
+  const max = Math.max(...all.map((s) => s.rate)) * 1.1 || 1;
+  const t0 = Math.min(...all.map((s) => s.at)), t1 = Math.max(...all.map((s) => s.at));
+  g.fillStyle = "#8c96a0"; g.font = "20px system-ui"; g.fillText(formatRate(max), 4, 20);
+  Object.values(state.samples).forEach((samples, i) => {
+    g.strokeStyle = colours[i % colours.length]; g.lineWidth = 3; g.beginPath();
+    samples.forEach((s, j) => {
+      const x = t1 > t0 ? (s.at - t0) / (t1 - t0) * canvas.width : 0, y = canvas.height - s.rate / max * canvas.height;
+      j ? g.lineTo(x, y) : g.moveTo(x, y);
+    });
+    g.stroke();
+  });
+}
+
+async function refreshMarkers() {
+  if (!state.info) return;
+  const response = await fetch("/api/streams/" + encodeURIComponent(state.info.id) + "/markers", { cache: "no-store" });
+  if (!response.ok) return;
+  state.markers = (await response.json()).markers;
+  const list = $("markers");
+  list.innerHTML = "";
+  $("markers-empty").hidden = state.markers.length > 0;
+  for (const m of state.markers) {
+    const item = document.createElement("li");
+    item.style.borderLeftColor = m.colour || "";
+    const text = document.createElement("span");
+    text.textContent = m.label + (m.author ? " · " + m.author : "");
+    const when = document.createElement("span");
+    when.className = "dim";
+    when.textContent = m.offset != null ? formatSeconds(m.offset) : "";
+    item.append(text, when);
+    item.title = "Play from here; " + new Date(m.time).toLocaleTimeString();
+    item.addEventListener("click", () => sideline.seek(m.offset));
+    list.append(item);
+  }
+}
+
+// The program date-time of the player's position: the recording's start plus its position.
+function currentDate() {
+  const start = state.info && state.info.recordingStart ? Date.parse(state.info.recordingStart) : NaN;
+  if (isNaN(start) || !isFinite(video.currentTime)) return null;
+  return new Date(start + video.currentTime * 1000);
+}
+
+function updateClipLink() {
+  if (!state.info) return;
+  const start = parseFloat($("clip-start").value), end = parseFloat($("clip-end").value);
+  const params = new URLSearchParams();
+  if (isFinite(start)) params.set("start", String(start));
+  if (isFinite(end)) params.set("end", String(end));
+  params.set("variant", $("clip-variant").value);
+  $("clip-link").href = "/api/streams/" + encodeURIComponent(state.info.id) + "/clip.mp4?" + params.toString();
+}
+
+const sideline = window.sideline = {
+  seek(offset) { if (offset != null && isFinite(offset)) { video.currentTime = offset; video.play().catch(() => {}); } },
+  jumpToLive() {
+    if (video.seekable.length) video.currentTime = Math.max(0, video.seekable.end(video.seekable.length - 1) - 1);
+    video.play().catch(() => {});
+  },
+  async mark(label, lead) {
+    const token = $("token").value || localStorage.getItem("sideline-token") || "";
+    if (token) localStorage.setItem("sideline-token", token);
+    const date = currentDate();
+    const body = { label: label };
+    if (date && video.currentTime > 0) body.time = new Date(date.getTime() - (lead || 0) * 1000).toISOString();
+    else { body.time = "now"; if (lead) body.lead = lead; }
+    const response = await fetch("/api/streams/" + encodeURIComponent(state.info.id) + "/markers", {
+      method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + token }, body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    $("mark-status").className = response.ok ? "dim" : "error";
+    $("mark-status").textContent = response.ok ? "Marked." : text.trim();
+    if (response.ok) await refreshMarkers();
+    return { status: response.status, body: text };
+  },
+  clipURL(start, end, variant) {
+    $("clip-start").value = start; $("clip-end").value = end;
+    if (variant) $("clip-variant").value = variant;
+    updateClipLink();
+    return $("clip-link").href;
+  },
+  state,
+};
+
+$("stream").addEventListener("change", () => { state.info = state.streams.find((s) => s.id === $("stream").value); showStream(); });
+$("live").addEventListener("click", () => sideline.jumpToLive());
+$("mark").addEventListener("click", () => sideline.mark($("label").value.trim() || "Mark", parseFloat($("lead").value) || 0));
+$("clip-from-here").addEventListener("click", () => { $("clip-start").value = video.currentTime.toFixed(1); updateClipLink(); });
+$("clip-to-here").addEventListener("click", () => { $("clip-end").value = video.currentTime.toFixed(1); updateClipLink(); });
+for (const id of ["clip-start", "clip-end", "clip-variant"]) $(id).addEventListener("change", updateClipLink);
+$("token").value = localStorage.getItem("sideline-token") || "";
+video.addEventListener("timeupdate", () => {
+  const date = currentDate();
+  $("position").textContent = formatSeconds(video.currentTime) + (date ? " · " + date.toLocaleTimeString() : "");
+});
+
+refreshStreams().then(updateClipLink);
+setInterval(refreshStreams, 2000);
+setInterval(refreshMarkers, 5000);
+</script>
+</body>
+</html>
+"""#
+}
