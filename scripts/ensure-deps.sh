@@ -12,11 +12,11 @@ packages=(
 # With --test: what only the test suite needs. GStreamer's playbin3 is the second real HLS
 # player the input-loss tests play through a camera cut (hlsdemux from plugins-bad, H.264
 # and AAC decoders from gstreamer1.0-libav). nginx is the edge cache the cache-tier test puts
-# in front of Sideline (Config/nginx/).
+# in front of Sideline (Config/nginx/). Chromium plays the page at / natively (PageEndToEndTests).
 if [ "${1:-}" = "--test" ]; then
   packages+=(
     gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
-    nginx
+    nginx chromium
   )
 fi
 # With --serve-bench: nginx (the anchor) and wrk (the load) for scripts/serve-benchmark.sh.

@@ -59,11 +59,18 @@ public struct ClipPlan: Sendable, Equatable {
         guard let variant = stream.variants[variantName], let playlist = variant.playlist?.playlist else {
             return .failure(.init(status: 404, reason: "variant '\(variantName)' has recorded nothing yet", cache: .transientError))
         }
-        let window: TimeWindow
         switch TimeWindow.parse(start: VODDecision.parameter("start", in: query), end: VODDecision.parameter("end", in: query)) {
-        case let .success(parsed): window = parsed
-        case let .failure(rejection): return .failure(.init(status: 400, reason: rejection.message))
+        case let .success(window):
+            return plan(stream: name, variant: variantName, playlist: playlist, window: window) { variant.segments[$0.uri]?.path }
+        case let .failure(rejection):
+            return .failure(.init(status: 400, reason: rejection.message))
         }
+    }
+
+    /// The clip of `window` from a variant's recorded `playlist`; `file` gives an entry's
+    /// segment file (nil when there is none). For the route and for `sideline export` alike.
+    public static func plan(stream name: String, variant variantName: String, playlist: MediaPlaylist, window: TimeWindow,
+                            file: (MediaSegment) -> String?) -> Result<ClipPlan, StatusPolicy.Refusal> {
         let span: MediaPlaylist.WindowSpan
         switch playlist.resolve(window) {
         case let .success(resolved): span = resolved
@@ -71,7 +78,7 @@ public struct ClipPlan: Sendable, Equatable {
         }
         // GAP entries have no file: the clip skips them (it then starts at the first real entry).
         let entries = playlist.segments[span.entries]
-        let files = entries.compactMap { $0.gap ? nil : variant.segments[$0.uri]?.path }
+        let files = entries.compactMap { $0.gap ? nil : file($0) }
         guard !files.isEmpty else { return .failure(.init(status: 404, reason: "the range holds only missing (EXT-X-GAP) entries")) }
         let leadingGaps = entries.prefix { $0.gap }.reduce(0.0) { $0 + $1.duration }
         let start = max(0, span.start - leadingGaps)

@@ -72,14 +72,21 @@ public enum VODDecision {
         (query ?? "").split(separator: "&").filter { $0.hasPrefix("start=") || $0.hasPrefix("end=") }.joined(separator: "&")
     }
 
-    /// The master with `query` added to every variant and I-frame playlist URI, so a player
-    /// that opens the VOD master of a window gets the same window in every variant.
+    /// The live master as a VOD master: `query` added to every variant and I-frame playlist
+    /// URI, so a player that opens the VOD master of a window gets the same window in every
+    /// variant; backups on other servers (absolute URIs, `stream.backups`) left out, since they
+    /// are live playlists elsewhere, not this recording.
     static func carryWindow(query: String, intoMaster text: String) -> String {
-        guard !query.isEmpty else { return text }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for index in lines.indices.reversed() where !lines[index].hasPrefix("#") && lines[index].contains("://") {
+            lines.remove(at: index)
+            if index > 0, lines[index - 1].hasPrefix("#EXT-X-STREAM-INF:") { lines.remove(at: index - 1) }
+        }
+        guard !query.isEmpty else { return lines.joined(separator: "\n") }
+        return lines.map { line -> String in
             if line.isEmpty { return "" }
             if !line.hasPrefix("#") { return line + "?" + query }
-            guard let uri = line.range(of: "URI=\""), let close = line[uri.upperBound...].firstIndex(of: "\"") else { return String(line) }
+            guard let uri = line.range(of: "URI=\""), let close = line[uri.upperBound...].firstIndex(of: "\"") else { return line }
             return String(line[..<close]) + "?" + query + String(line[close...])
         }.joined(separator: "\n")
     }

@@ -143,6 +143,9 @@ function showStream() {
     state.samples = {};
     if (nativeHLS) {
       video.src = info.master;
+      // A live stream opens at the live edge (some browsers start an EVENT playlist at its
+      // beginning); the whole event stays on the scrub bar.
+      if (info.state !== "ended") video.addEventListener("loadedmetadata", () => sideline.jumpToLive(), { once: true });
       video.play().catch(() => {});
     }
     const variants = $("clip-variant");

@@ -2,17 +2,22 @@ import CFFmpeg
 import Foundation
 
 /// Remuxes recorded MPEG-TS segments into one MP4 file with libavformat: packets are copied,
-/// never decoded or encoded, so a minute of 720p takes a fraction of a second.
+/// never decoded or encoded, so a minute of 720p takes a few tens of milliseconds.
 ///
+/// - The segments are read as one stream (libavformat's concat protocol), as `ffmpeg -i
+///   concat:...` reads them: one demuxer, no per-file probing.
 /// - The clip starts on the last video keyframe at or before the asked start (a copy can only
 ///   start on one; Sideline's segments start with an IDR, so that is at worst the start of the
-///   segment holding the asked start) and `ClipOutcome.snappedBy` says how far before.
-/// - It ends at the asked end: video packets decoded before it, audio packets starting before it.
-/// - Timestamps start at 0. A segment whose timestamps go back (a recording made by an older
-///   version across a restart) is shifted to follow the one before, so the MP4 never goes back.
+///   segment holding the asked start) and `Outcome.snappedBy` says how far before. Packets are
+///   held only until the keyframe is known: at most about a segment.
+/// - It ends at the asked end: what starts before it (and video decoded before it).
+/// - The keyframe is shown at 0; frames decoded before it (B-frames) have negative decode times,
+///   which MP4 carries with an edit list, as `ffmpeg -c copy` writes it.
+/// - Timestamps that go back (a recording made by an older version across a restart) are
+///   shifted to follow on, so the MP4 never goes back.
 /// - `+faststart` puts the index first, so a browser or a phone plays the file as it downloads.
 /// - ADTS audio becomes MP4's AudioSpecificConfig through libavformat's automatic bitstream
-///   filter (aac_adtstoasc), as `ffmpeg -c copy` does.
+///   filter (aac_adtstoasc).
 ///
 /// Blocking: call it on a thread of your own, never on Swift concurrency's pool.
 public enum ClipRemuxer {
@@ -37,42 +42,62 @@ public enum ClipRemuxer {
         /// How many seconds before the asked start the clip starts (0 when the start was a keyframe).
         public var snappedBy: Double
         public var bytes: Int
+        /// Wall seconds spent opening the segments and the MP4 (stream info, header), and
+        /// copying (packets, trailer, the faststart pass): the span `ffmpeg -benchmark` reports.
+        public var openingSeconds: Double
+        public var copyingSeconds: Double
     }
+
+    /// libavformat's MPEG-TS demuxer. `av_find_input_format` returns a pointer to a constant,
+    /// static `AVInputFormat` that libavformat never changes or frees, so sharing it across
+    /// threads is sound.
+    nonisolated(unsafe) static let transportStream = av_find_input_format("mpegts")
 
     public static func remux(_ job: Job, to output: String, progress: (Double) -> Void = { _ in }) throws(ClipError) -> Outcome {
         guard !job.segments.isEmpty else { throw ClipError(reason: "no segments to remux") }
         guard job.end > job.start else { throw ClipError(reason: "the clip's end (\(job.end) s) is not after its start (\(job.start) s)") }
-        let writer: Writer
-        do {
-            writer = try Writer(path: output, layoutFrom: job.segments[0])
-        } catch {
-            throw ClipError(reason: "cannot start \(output): \(error)")
+        if let odd = job.segments.first(where: { $0.contains("|") }) {
+            throw ClipError(reason: "segment path '\(odd)' contains '|', which libavformat's concat protocol cannot read; move the data directory")
         }
-        var copy = Copy(job: job)
+        // libavformat's own notes (the faststart pass) are not errors; errors come back as ClipError.
+        av_log_set_level(AV_LOG_ERROR)
+        let total = job.segments.reduce(Int64(0)) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int64) ?? 0) }
+        var writer: Writer?
         do {
-            for (index, path) in job.segments.enumerated() {
-                let reader = try Reader(path: path)
-                try copy.add(reader, first: index == 0, to: writer)
-                progress(Double(index + 1) / Double(job.segments.count))
+            let started = ContinuousClock.now
+            let input = try Input(segments: job.segments)
+            let made = try Writer(path: output, input: input)
+            writer = made
+            let opened = ContinuousClock.now
+            var copy = Copy(job: job, writer: made)
+            var lastReport = 0.0
+            while let packet = try input.next() {
+                try copy.take(packet)
                 if copy.reachedEnd { break }
+                let done = total > 0 ? Double(input.position) / Double(total) : 0
+                if done - lastReport >= 0.01 {
+                    lastReport = done
+                    progress(min(done, 1))
+                }
             }
-            try writer.finish()
-        } catch let error as FFmpegError {
-            writer.abandon()
-            throw ClipError(reason: "\(error)")
+            try copy.finish()
+            try made.finish()
+            progress(1)
+            guard copy.written > 0 else {
+                unlink(output)
+                throw ClipError(reason: "the segments hold no packet between \(job.start) s and \(job.end) s")
+            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+            let seconds = { (span: Duration) in Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18 }
+            return Outcome(duration: copy.duration, snappedBy: copy.snappedBy, bytes: size,
+                           openingSeconds: seconds(opened - started), copyingSeconds: seconds(ContinuousClock.now - opened))
         } catch let error as ClipError {
-            writer.abandon()
+            writer?.abandon()
             throw error
         } catch {
-            writer.abandon()
+            writer?.abandon()
             throw ClipError(reason: "\(error)")
         }
-        guard copy.written > 0 else {
-            unlink(output)
-            throw ClipError(reason: "the segments hold no packet between \(job.start) s and \(job.end) s")
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
-        return Outcome(duration: copy.duration, snappedBy: copy.snappedBy, bytes: size)
     }
 }
 
@@ -82,201 +107,252 @@ public struct ClipError: Error, CustomStringConvertible, Sendable {
     public var description: String { reason }
 }
 
-/// The copying: which packets go in, and their new timestamps. Times are kept in seconds
-/// relative to the first segment's first video packet, as `Job` states them.
+/// Which packets go in, and their new timestamps. Times are in seconds of the input timeline;
+/// `base` (the first video packet's time) is where `job.start` and `job.end` count from.
 private struct Copy {
-    let job: Job
-    typealias Job = ClipRemuxer.Job
-    /// The input timestamp (seconds) that is 0 in the clip: the chosen keyframe's decode time.
-    var origin: Double?
-    /// The first segment's first video timestamp: the zero of `job.start` and `job.end`.
+    let job: ClipRemuxer.Job
+    let writer: Writer
     var base: Double?
-    /// Added to a segment's timestamps so they follow the previous segment's (usually 0).
-    var shift = 0.0
-    var lastDecodeTime: [Int: Double] = [:]
+    /// The input time shown at 0 in the clip: the chosen keyframe's presentation time.
+    var origin: Double?
+    /// Packets held until the start keyframe is known.
+    var held: [ReadPacket] = []
+    /// Added to a stream's times once its timestamps went back.
+    var shift: [Int: Double] = [:]
+    var lastTime: [Int: Double] = [:]
     var written = 0
     var duration = 0.0
     var snappedBy = 0.0
     var reachedEnd = false
 
-    init(job: Job) { self.job = job }
+    init(job: ClipRemuxer.Job, writer: Writer) {
+        self.job = job
+        self.writer = writer
+    }
 
-    mutating func add(_ reader: Reader, first: Bool, to writer: Writer) throws {
-        defer { reader.close() }
-        var packets = try reader.packets()
-        guard !packets.isEmpty else { return }
-        if first {
-            guard let firstVideo = packets.first(where: { $0.isVideo }) else { throw ClipError(reason: "the first segment has no video") }
-            base = firstVideo.time
-            let asked = firstVideo.time + job.start
-            // The last keyframe at or before the asked start (or the first keyframe at all).
-            let keyframes = packets.indices.filter { packets[$0].isVideo && packets[$0].isKey }
-            guard let firstKey = keyframes.first else { throw ClipError(reason: "the first segment has no video keyframe") }
-            let chosen = keyframes.last(where: { packets[$0].time <= asked + 0.0005 }) ?? firstKey
-            let keyTime = packets[chosen].time
-            snappedBy = max(0, asked - keyTime)
-            origin = packets[chosen].decodeTime
-            // Video from the keyframe on (in decode order); audio from the keyframe's time on,
-            // wherever the muxer put it in the file (audio that starts before the picture
-            // would play over nothing).
-            packets = packets.filter { $0.isVideo ? $0.index >= chosen : $0.time >= keyTime }
-        } else if let lastVideo = lastDecodeTime[writer.videoIndex], let firstVideo = packets.first(where: { $0.isVideo }),
-                  firstVideo.decodeTime + shift <= lastVideo {
-            // Timestamps went back: follow on one frame after the previous segment's last.
-            shift += lastVideo - (firstVideo.decodeTime + shift) + max(firstVideo.duration, 0.001)
-        }
-        guard let origin, let base else { return }
-        let end = base + job.end
-        for packet in packets {
-            // Whatever starts at or after the end stays out (half a millisecond absorbs
-            // rounding), except a video frame decoded before the end: frames shown before the
-            // end may refer to it.
-            if packet.time + shift >= end - 0.0005 && (!packet.isVideo || packet.decodeTime + shift >= end - 0.0005) {
-                if packet.isVideo { reachedEnd = true }
-                continue
+    mutating func take(_ packet: ReadPacket) throws {
+        guard writer.outputIndex(forInput: packet.stream) != nil else { return }
+        followOn(packet)
+        if base == nil {
+            guard packet.isVideo else {
+                held.append(packet)
+                return
             }
-            guard let output = writer.outputIndex(forInput: packet.stream) else { continue }
-            let decode = packet.decodeTime + shift - origin
-            lastDecodeTime[output] = packet.decodeTime + shift
-            try writer.write(packet, stream: output, presentation: packet.time + shift - origin, decode: decode)
-            written += 1
-            duration = max(duration, packet.time + shift - origin + packet.duration)
+            base = packet.time
         }
+        guard origin == nil else { return try write(packet) }
+        held.append(packet)
+        // Keyframes come in decode order with rising times: once decoding has passed the asked
+        // start, no later keyframe can start at or before it.
+        if packet.isVideo && packet.decodeTime > base! + job.start + 0.0005 { try choose() }
+    }
+
+    /// Where a stream's timestamps went back by more than half a second, it follows on from
+    /// where it was instead.
+    mutating func followOn(_ packet: ReadPacket) {
+        let stream = packet.stream
+        packet.shift(by: shift[stream] ?? 0)
+        if let last = lastTime[stream], packet.decodeTime < last - 0.5 {
+            let gap = last - packet.decodeTime + max(packet.duration, 0.001)
+            shift[stream, default: 0] += gap
+            packet.shift(by: gap)
+        }
+        lastTime[stream] = packet.decodeTime
+    }
+
+    /// Chooses the start keyframe among the held packets and writes what follows it.
+    mutating func choose() throws {
+        guard let base else { return }
+        let asked = base + job.start
+        let keyframes = held.indices.filter { held[$0].isVideo && held[$0].isKey }
+        guard let firstKey = keyframes.first else { throw ClipError(reason: "no video keyframe at the start of the clip") }
+        let chosen = keyframes.last(where: { held[$0].time <= asked + 0.0005 }) ?? firstKey
+        let keyTime = held[chosen].time
+        snappedBy = max(0, asked - keyTime)
+        origin = keyTime
+        // Video from the keyframe on (in decode order); audio from the keyframe's time on,
+        // wherever the muxer put it in the file (sound before the picture plays over nothing).
+        let kept = held.indices.filter { held[$0].isVideo ? $0 >= chosen : held[$0].time >= keyTime }.map { held[$0] }
+        held = []
+        for packet in kept { try write(packet) }
+    }
+
+    mutating func write(_ packet: ReadPacket) throws {
+        guard let origin, let base, let output = writer.outputIndex(forInput: packet.stream) else { return }
+        let end = base + job.end
+        // Whatever starts at or after the end stays out (half a millisecond absorbs rounding),
+        // except a video frame decoded before the end: frames shown before the end may refer to it.
+        if packet.time >= end - 0.0005 && (!packet.isVideo || packet.decodeTime >= end - 0.0005) {
+            if packet.isVideo { reachedEnd = true }
+            return
+        }
+        let length = packet.duration
+        let shown = packet.time - origin
+        try writer.write(packet, stream: output, presentation: shown, decode: packet.decodeTime - origin)
+        written += 1
+        duration = max(duration, shown + length)
+    }
+
+    /// A clip shorter than the look-ahead: the start is chosen from what was read.
+    mutating func finish() throws {
+        if origin == nil, !held.isEmpty { try choose() }
     }
 }
 
-/// One packet read from a segment, with its times in seconds.
+/// One packet read, with its times in seconds; it owns its AVPacket until it is written.
 private final class ReadPacket {
-    let packet: UnsafeMutablePointer<AVPacket>
+    var packet: UnsafeMutablePointer<AVPacket>?
     let stream: Int
     let isVideo: Bool
     let isKey: Bool
-    let time: Double
-    let decodeTime: Double
+    private(set) var time: Double
+    private(set) var decodeTime: Double
     let duration: Double
-    /// Its position in the segment's read order.
-    let index: Int
 
-    init(packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational, isVideo: Bool, index: Int) {
+    /// `follows`: where the stream's previous packet ended, for a packet without timestamps.
+    init?(packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational, isVideo: Bool, follows: Double?) {
         self.packet = packet
         self.stream = Int(packet.pointee.stream_index)
         self.isVideo = isVideo
         self.isKey = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
         let nopts = sideline_nopts_value()
-        let pts = packet.pointee.pts == nopts ? packet.pointee.dts : packet.pointee.pts
-        let dts = packet.pointee.dts == nopts ? pts : packet.pointee.dts
-        self.time = Double(pts) * av_q2d(timeBase)
-        self.decodeTime = Double(dts) * av_q2d(timeBase)
-        self.duration = Double(packet.pointee.duration) * av_q2d(timeBase)
-        self.index = index
+        let unit = av_q2d(timeBase)
+        self.duration = Double(packet.pointee.duration) * unit
+        if packet.pointee.pts == nopts && packet.pointee.dts == nopts {
+            // The AAC parser splits a PES packet (several ADTS frames) into frames; only the
+            // first carries the PES timestamp, the rest follow it by their durations.
+            guard let follows else { return nil }
+            time = follows
+            decodeTime = follows
+        } else {
+            let pts = packet.pointee.pts == nopts ? packet.pointee.dts : packet.pointee.pts
+            let dts = packet.pointee.dts == nopts ? pts : packet.pointee.dts
+            time = Double(pts) * unit
+            decodeTime = Double(dts) * unit
+        }
+    }
+
+    func shift(by seconds: Double) {
+        time += seconds
+        decodeTime += seconds
     }
 
     deinit {
-        var pointer: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&pointer)
+        av_packet_free(&packet)
     }
 }
 
-/// A segment file opened for reading.
-private final class Reader {
-    private var context: UnsafeMutablePointer<AVFormatContext>?
-    let path: String
+/// The segments, read as one MPEG-TS stream.
+private final class Input {
+    private(set) var context: UnsafeMutablePointer<AVFormatContext>?
+    private var ends: [Int: Double] = [:]
+    private var isVideo: [Bool] = []
 
-    init(path: String) throws {
-        self.path = path
+    init(segments: [String]) throws {
+        let url = "concat:" + segments.joined(separator: "|")
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        let result = avformat_open_input(&opened, path, nil, nil)
-        guard result >= 0, let opened else { throw ClipError(reason: "cannot open segment \(path): \(FFmpegError.text(for: result))") }
+        let result = avformat_open_input(&opened, url, ClipRemuxer.transportStream, nil)
+        guard result >= 0, let opened else { throw ClipError(reason: "cannot open segment \(segments[0]): \(FFmpegError.text(for: result))") }
         context = opened
+        // H.264's SPS/PPS are in the stream, not in a TS header; this finds them for MP4's avcC.
+        // A segment starts with an IDR carrying them, so a fifth of a second is enough to look at.
+        // The packets it reads are kept and returned by av_read_frame as usual.
+        opened.pointee.max_analyze_duration = 200_000
+        try check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info(\(segments[0]))")
+        isVideo = (0..<Int(opened.pointee.nb_streams)).map { opened.pointee.streams[$0]!.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO }
     }
 
-    /// Every packet of the segment, in file order. A segment is one or two seconds of media,
-    /// so holding it costs about a megabyte and lets the start keyframe be chosen by looking ahead.
-    func packets() throws -> [ReadPacket] {
-        guard let context else { return [] }
-        var read: [ReadPacket] = []
+    /// Bytes read so far, for progress.
+    var position: Int64 {
+        guard let pb = context?.pointee.pb else { return 0 }
+        return avio_tell(pb)
+    }
+
+    /// The next packet with a place on the timeline; nil at the end.
+    func next() throws -> ReadPacket? {
+        guard let context else { return nil }
         while true {
-            guard let packet = av_packet_alloc() else { throw ClipError(reason: "out of memory reading \(path)") }
+            guard let packet = av_packet_alloc() else { throw ClipError(reason: "out of memory") }
             let result = av_read_frame(context, packet)
             if result < 0 {
                 var pointer: UnsafeMutablePointer<AVPacket>? = packet
                 av_packet_free(&pointer)
-                if result == sideline_averror_eof() { break }
-                throw ClipError(reason: "cannot read segment \(path): \(FFmpegError.text(for: result))")
+                if result == sideline_averror_eof() { return nil }
+                throw ClipError(reason: "cannot read the segments: \(FFmpegError.text(for: result))")
             }
-            let stream = context.pointee.streams[Int(packet.pointee.stream_index)]!
-            guard packet.pointee.pts != sideline_nopts_value() || packet.pointee.dts != sideline_nopts_value() else {
+            let index = Int(packet.pointee.stream_index)
+            guard index < isVideo.count,
+                  let read = ReadPacket(packet: packet, timeBase: context.pointee.streams[index]!.pointee.time_base, isVideo: isVideo[index], follows: ends[index]) else {
+                // A stream that appeared later, or a packet with no time and nothing to follow.
                 var pointer: UnsafeMutablePointer<AVPacket>? = packet
                 av_packet_free(&pointer)
                 continue
             }
-            read.append(ReadPacket(packet: packet, timeBase: stream.pointee.time_base, isVideo: stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
-                                   index: read.count))
+            ends[index] = read.time + read.duration
+            return read
         }
-        return read
     }
 
-    func close() {
+    deinit {
         avformat_close_input(&context)
     }
-
-    deinit { close() }
 }
 
-/// The MP4 being written: one output stream per video or audio stream of the first segment.
+/// The MP4 being written: one output stream per video or audio stream of the input.
 private final class Writer {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     let path: String
     private var map: [Int: Int] = [:]
-    private(set) var videoIndex = -1
-    private var headerWritten = false
+    private var lastDecodeTick: [Int: Int64] = [:]
+    private var scales: [Double] = []
 
-    init(path: String, layoutFrom firstSegment: String) throws {
+    init(path: String, input: Input) throws {
         self.path = path
-        // The layout (codecs, extradata) comes from the first segment's streams.
-        var probe: UnsafeMutablePointer<AVFormatContext>?
-        let opened = avformat_open_input(&probe, firstSegment, nil, nil)
-        guard opened >= 0, let input = probe else { throw ClipError(reason: "cannot open segment \(firstSegment): \(FFmpegError.text(for: opened))") }
-        defer { avformat_close_input(&probe) }
-        // H.264's SPS/PPS are in the stream, not in a TS header; this finds them for MP4's avcC.
-        try check(avformat_find_stream_info(input, nil), "avformat_find_stream_info(\(firstSegment))")
+        guard let source = input.context else { throw ClipError(reason: "no input") }
         try check(avformat_alloc_output_context2(&context, nil, "mp4", path), "avformat_alloc_output_context2(mp4)")
         guard let output = context else { throw ClipError(reason: "no MP4 muxer") }
-        for index in 0..<Int(input.pointee.nb_streams) {
-            let source = input.pointee.streams[index]!
-            let type = source.pointee.codecpar.pointee.codec_type
+        var hasVideo = false
+        for index in 0..<Int(source.pointee.nb_streams) {
+            let stream = source.pointee.streams[index]!
+            let type = stream.pointee.codecpar.pointee.codec_type
             guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO else { continue }
-            guard let stream = avformat_new_stream(output, nil) else { throw ClipError(reason: "cannot add a stream to the MP4") }
-            try check(avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar), "avcodec_parameters_copy")
-            stream.pointee.codecpar.pointee.codec_tag = 0
-            stream.pointee.time_base = source.pointee.time_base
-            map[index] = Int(stream.pointee.index)
-            if type == AVMEDIA_TYPE_VIDEO && videoIndex < 0 { videoIndex = Int(stream.pointee.index) }
+            guard let copy = avformat_new_stream(output, nil) else { throw ClipError(reason: "cannot add a stream to the MP4") }
+            try check(avcodec_parameters_copy(copy.pointee.codecpar, stream.pointee.codecpar), "avcodec_parameters_copy")
+            copy.pointee.codecpar.pointee.codec_tag = 0
+            copy.pointee.time_base = stream.pointee.time_base
+            map[index] = Int(copy.pointee.index)
+            hasVideo = hasVideo || type == AVMEDIA_TYPE_VIDEO
         }
-        guard videoIndex >= 0 else { throw ClipError(reason: "segment \(firstSegment) has no video stream") }
+        guard hasVideo else { throw ClipError(reason: "the segments have no video stream") }
         try check(avio_open(&output.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open(\(path))")
         var options: OpaquePointer?
         av_dict_set(&options, "movflags", "+faststart", 0)
         defer { av_dict_free(&options) }
         try check(avformat_write_header(output, &options), "avformat_write_header(mp4)")
-        headerWritten = true
+        // The muxer chose each stream's time base in write_header.
+        scales = (0..<Int(output.pointee.nb_streams)).map { index in
+            let base = output.pointee.streams[index]!.pointee.time_base
+            return Double(base.den) / Double(base.num)
+        }
     }
 
     func outputIndex(forInput index: Int) -> Int? { map[index] }
 
-    func write(_ packet: ReadPacket, stream: Int, presentation: Double, decode: Double) throws {
-        guard let context else { return }
-        let timeBase = context.pointee.streams[stream]!.pointee.time_base
-        let scale = Double(timeBase.den) / Double(timeBase.num)
-        guard let copy = av_packet_clone(packet.packet) else { throw ClipError(reason: "out of memory") }
-        var pointer: UnsafeMutablePointer<AVPacket>? = copy
-        defer { av_packet_free(&pointer) }
-        copy.pointee.stream_index = Int32(stream)
-        copy.pointee.pts = Int64((presentation * scale).rounded())
-        copy.pointee.dts = Int64((decode * scale).rounded())
-        copy.pointee.duration = Int64((packet.duration * scale).rounded())
-        copy.pointee.pos = -1
-        try check(av_interleaved_write_frame(context, copy), "av_interleaved_write_frame")
+    /// Writes the packet's data (the muxer takes its reference: nothing is copied).
+    func write(_ read: ReadPacket, stream: Int, presentation: Double, decode: Double) throws {
+        guard let context, let packet = read.packet else { return }
+        let scale = scales[stream]
+        var dts = Int64((decode * scale).rounded())
+        // MP4 needs decode times that strictly increase. An AAC frame placed by its PES
+        // timestamp can land on the tick where the frame before it (placed by duration) ended.
+        if let last = lastDecodeTick[stream], dts <= last { dts = last + 1 }
+        lastDecodeTick[stream] = dts
+        packet.pointee.stream_index = Int32(stream)
+        packet.pointee.dts = dts
+        packet.pointee.pts = max(Int64((presentation * scale).rounded()), dts)
+        packet.pointee.duration = Int64((read.duration * scale).rounded())
+        packet.pointee.pos = -1
+        try check(av_interleaved_write_frame(context, packet), "av_interleaved_write_frame")
     }
 
     func finish() throws {

@@ -110,6 +110,17 @@ struct ConfigSection {
         return Array(items)
     }
 
+    /// A list of strings, each checked by `valid`.
+    mutating func stringList(_ key: String, matching valid: (String) -> Bool, expected: String) throws(ConfigError) -> [String]? {
+        guard let items = try sequence(key) else { return nil }
+        return try items.map { item throws(ConfigError) -> String in
+            guard let text = item.scalar?.string, valid(text) else {
+                throw .invalidValue(file: file, key: keyPath(key), value: Self.show(item), expected: expected)
+            }
+            return text
+        }
+    }
+
     /// Call once every known key has been read.
     func rejectUnknownKeys() throws(ConfigError) {
         if let unknown = mapping.keys.sorted().first(where: { !consumed.contains($0) }) {

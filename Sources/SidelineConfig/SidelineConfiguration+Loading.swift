@@ -13,6 +13,14 @@ extension SidelineConfiguration {
             && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }
     }
 
+    /// A backup server's base URL: http(s), a host, no query, and no quote or space that could
+    /// break the master playlist's URI line.
+    static func isBackupURL(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
+              url.query == nil, url.fragment == nil else { return false }
+        return !text.contains { $0 == "\"" || $0.isWhitespace }
+    }
+
     /// Reads a config file; keys it leaves out keep their defaults.
     public static func load(contentsOf path: String) throws(ConfigError) -> SidelineConfiguration {
         let text: String
@@ -133,6 +141,7 @@ extension SidelineConfiguration {
         settings.description = try stream.string("description", matching: isQuotable, expected: quotable) ?? settings.description
         settings.keywords = try stream.string("keywords", matching: isQuotable, expected: quotable) ?? settings.keywords
         settings.startOffset = try stream.double("start_offset", in: -86_400...86_400) ?? settings.startOffset
+        settings.backups = try stream.stringList("backups", matching: isBackupURL, expected: "http:// or https:// base URLs of servers mirroring this stream, such as http://10.0.0.3:8081") ?? settings.backups
         settings.inputOptions = try stream.stringMap("input_options") ?? settings.inputOptions
         settings.audioInput = try stream.string("audio_input") ?? settings.audioInput
         settings.audioInputOptions = try stream.stringMap("audio_input_options") ?? settings.audioInputOptions

@@ -201,6 +201,11 @@ public struct StreamSettings: Sendable, Equatable {
     /// `stream.start_offset`: EXT-X-START TIME-OFFSET in seconds; negative counts back from
     /// the live edge. nil: left out (players choose).
     public var startOffset: Double?
+    /// `stream.backups`: base URLs of servers that carry this stream under the same name (a
+    /// `sideline mirror`, e.g. `http://10.0.0.3:8081`). The master lists every variant once more
+    /// per backup, the same EXT-X-STREAM-INF with the backup's URI (RFC 8216 §6.3.3 redundant
+    /// streams), so a player whose primary fails can move over.
+    public var backups: [String] = []
     /// `stream.input_options`: libavformat/libavdevice options for opening the input, e.g.
     /// `rtsp_transport: tcp`, or `video_size`, `framerate`, `input_format` for a V4L2 device.
     public var inputOptions: [String: String]

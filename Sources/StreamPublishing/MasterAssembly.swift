@@ -21,9 +21,14 @@ public struct MasterAssembly: Sendable {
     /// URI of a rung's media and I-frame playlists, relative to the master.
     public var mediaPlaylistURI: @Sendable (String) -> String
     public var iFramePlaylistURI: @Sendable (String) -> String
+    /// Absolute URIs of the same rung's media playlist on each backup server (a mirror): the
+    /// master lists the rung once more for each, after all of its own rungs.
+    public var backupURIs: @Sendable (String) -> [String]
 
     public init(segmentDuration: Double, sessionData: [SessionData] = [], startOffset: Double? = nil,
-                mediaPlaylistURI: @escaping @Sendable (String) -> String, iFramePlaylistURI: @escaping @Sendable (String) -> String) {
+                mediaPlaylistURI: @escaping @Sendable (String) -> String, iFramePlaylistURI: @escaping @Sendable (String) -> String,
+                backupURIs: @escaping @Sendable (String) -> [String] = { _ in [] }) {
+        self.backupURIs = backupURIs
         self.segmentDuration = segmentDuration
         self.sessionData = sessionData
         self.startOffset = startOffset
@@ -36,7 +41,7 @@ public struct MasterAssembly: Sendable {
     public func playlist(rungs: [Rung], listing: [String]) -> MultivariantPlaylist? {
         let chosen = rungs.filter { listing.contains($0.name) }
         guard !chosen.isEmpty, chosen.allSatisfy({ $0.format != nil }) else { return nil }
-        let variants = chosen.map { rung in
+        let primaries = chosen.map { rung in
             VariantStream(
                 uri: mediaPlaylistURI(rung.name),
                 bandwidth: Bandwidth.peak(rung.rates),
@@ -48,6 +53,18 @@ public struct MasterAssembly: Sendable {
                 noClosedCaptions: true
             )
         }
+        // RFC 8216 §6.3.3 (redundant streams): the same EXT-X-STREAM-INF with another URI is a
+        // backup of that variant; a client that fails to load one may move to the other.
+        // Backups come after every primary, so a client that reads the first entries only
+        // (or does not know failover) starts on this server.
+        let backups = zip(chosen, primaries).flatMap { rung, primary in
+            backupURIs(rung.name).map { uri in
+                var backup = primary
+                backup.uri = uri
+                return backup
+            }
+        }
+        let variants = primaries + backups
         let iFrames = chosen.compactMap { rung -> IFrameStream? in
             guard let format = rung.format, let video = format.codecs.first else { return nil }
             return IFrameStream(uri: iFramePlaylistURI(rung.name), bandwidth: Bandwidth.iFramePeak(rung.rates, segmentDuration: segmentDuration),

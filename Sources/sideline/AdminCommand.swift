@@ -34,12 +34,7 @@ struct AdminCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingStartupErrors {
-            let settings: SidelineConfiguration
-            do {
-                settings = try config.map { try SidelineConfiguration.load(contentsOf: $0) } ?? .defaults
-            } catch let error as ConfigError {
-                throw SidelineStartupError(message: error.description)
-            }
+            let settings = try SidelineConfiguration.forCommand(config)
             let secret = token ?? ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
             guard !secret.isEmpty else {
                 throw SidelineStartupError(message: "no admin token: pass --token, set SIDELINE_ADMIN_TOKEN, or set admin.token in the config given with --config")

@@ -74,12 +74,7 @@ struct MirrorCommand: AsyncParsableCommand {
     private func mirror(logger: Logger) async throws {
         let (url, name) = try upstreamURL()
         let sendHeaders = try upstreamHeaders()
-        var settings: SidelineConfiguration
-        do {
-            settings = try config.map { try SidelineConfiguration.load(contentsOf: $0) } ?? .defaults
-        } catch {
-            throw SidelineStartupError(message: "\(error)")
-        }
+        var settings = try SidelineConfiguration.forCommand(config)
         if let host { settings.server.host = host }
         if let port {
             guard (0...65535).contains(port) else { throw SidelineStartupError(message: "--port \(port) is not a port from 0 to 65535") }

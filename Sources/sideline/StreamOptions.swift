@@ -77,6 +77,18 @@ struct SidelineStartupError: Error {
     let message: String
 }
 
+extension SidelineConfiguration {
+    /// The config file a command was given (`--config`), or the defaults; a bad file is a
+    /// startup error that names the key.
+    static func forCommand(_ path: String?) throws -> SidelineConfiguration {
+        do {
+            return try path.map { try SidelineConfiguration.load(contentsOf: $0) } ?? .defaults
+        } catch let error as ConfigError {
+            throw SidelineStartupError(message: error.description)
+        }
+    }
+}
+
 extension ParsableCommand {
     /// Runs `body`; a startup error becomes one line on stderr and exit status 2.
     func reportingStartupErrors(_ body: () async throws -> Void) async throws {

@@ -89,7 +89,10 @@ final class StreamPublisher: Sendable {
             .filter { !$0.1.isEmpty }
             .map { SessionData(dataID: "com.sideline.\($0.0)", value: $0.1) }
         let master = MasterAssembly(segmentDuration: configuration.segmentDuration, sessionData: sessionData, startOffset: stream.startOffset,
-                                    mediaPlaylistURI: { "\($0)/\(StreamLayout.mediaPlaylistName)" }, iFramePlaylistURI: { "\($0)/\(StreamLayout.iFramePlaylistName)" })
+                                    mediaPlaylistURI: { "\($0)/\(StreamLayout.mediaPlaylistName)" }, iFramePlaylistURI: { "\($0)/\(StreamLayout.iFramePlaylistName)" },
+                                    backupURIs: { [backups = stream.backups, name = stream.name] rung in
+                                        backups.map { base in "\(base.hasSuffix("/") ? String(base.dropLast()) : base)/live/\(name)/\(rung)/\(StreamLayout.mediaPlaylistName)" }
+                                    })
         let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns,
                                     clock: SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration), master: master, rates: rates, variantMetrics: variantMetrics, logger: logger)
         self.writer = writer

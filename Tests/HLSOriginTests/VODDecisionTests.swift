@@ -72,6 +72,13 @@ import Testing
         #expect(etag(grown) != first && text(grown)?.contains("000003.ts") == true)
     }
 
+    @Test func theVODMasterLeavesOutBackupsOnOtherServers() {
+        let registry = registry()
+        registry.setMaster(stream: "main", text: Self.master + "#EXT-X-STREAM-INF:BANDWIDTH=1\nhttp://10.0.0.3:8081/live/main/720p/index.m3u8\n")
+        #expect(text(VODDecision.decide(path: "/vod/main/master.m3u8", query: nil, registry: registry)) == Self.master)
+        #expect(text(VODDecision.decide(path: "/vod/main/master.m3u8", query: "end=4", registry: registry))?.contains("10.0.0.3") == false)
+    }
+
     @Test func segmentsAreTheRecordedFiles() {
         #expect(VODDecision.decide(path: "/vod/main/720p/000001.ts", query: nil, registry: registry()) == .segment(.init(path: "/data/main/720p/1.ts", size: 188, duration: 2)))
     }

@@ -113,6 +113,8 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     }
 
     @Test func sessionMetadataAndStartOffset() throws {
+        let backups = try SidelineConfiguration.parse(yaml: "stream:\n  backups: [http://10.0.0.3:8081, https://bench.local/]\nanalyst:\n  token: t\n")
+        #expect(backups.streams[0].backups == ["http://10.0.0.3:8081", "https://bench.local/"] && backups.analyst.token == "t")
         let config = try SidelineConfiguration.parse(yaml: "stream:\n  title: North v South\n  keywords: football, final\n  start_offset: -6\n")
         #expect(config.streams[0].title == "North v South")
         #expect(config.streams[0].keywords == "football, final")
@@ -164,6 +166,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("stream:\n  title: 'The \"final\"'\n", "stream.title"),
         ("stream:\n  start_offset: soon\n", "stream.start_offset"),
         ("stream:\n  input_options: tcp\n", "stream.input_options"),
+        ("stream:\n  backups: http://10.0.0.3:8081\n", "stream.backups"),
+        ("stream:\n  backups: [ftp://10.0.0.3]\n", "stream.backups"),
+        ("stream:\n  backups: ['http://10.0.0.3:8081/?a=1']\n", "stream.backups"),
+        ("analyst:\n  token: [a]\n", "analyst.token"),
         ("server: 8080\n", "server"),
         ("video:\n  ladder:\n    - {name: a, width: 640, height: 360, bitrate: 1M, lookahead: -1}\n", "video.ladder[0].lookahead"),
         ("streams:\n  - {name: a, input: x.mp4}\n  - {name: a, input: y.mp4}\n", "streams[1].name"),

@@ -24,6 +24,18 @@ struct MirrorListingTests {
         #expect(listing.playlist.segments == Array(upstream(6).segments.prefix(3)), "entries are the upstream's, dates and all")
     }
 
+    /// Markers reach a mirror as the upstream's playlists carry them: a DATERANGE on a listed
+    /// entry comes along with it; a pending one (after the last entry) too, once caught up.
+    @Test func markersComeAlongWithTheEntries() throws {
+        let marker = Marker(id: "m-1", label: "Try", time: start.addingTimeInterval(3), created: start.addingTimeInterval(9), listedBefore: 2)
+        let pending = Marker(id: "m-2", label: "Later", time: start.addingTimeInterval(7), created: start.addingTimeInterval(9), listedBefore: 4)
+        let text = upstream(4).placingLive([marker, pending]).render()
+        let listing = MirrorListing(upstream: try MediaPlaylist.parse(text), held: names(0..<4))
+        #expect(listing.playlist.segments[2].dateRanges == [marker.dateRange])
+        #expect(listing.playlist.trailingDateRanges == [pending.dateRange])
+        #expect(listing.playlist.render() == text)
+    }
+
     @Test func gapsNeedNoFileAndLostSegmentsBecomeGaps() {
         let listing = MirrorListing(upstream: upstream(5, gapAt: [1]), held: names(0..<1).union(names(3..<5)), lost: names(2..<3))
         #expect(listing.caughtUp)

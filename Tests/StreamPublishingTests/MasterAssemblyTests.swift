@@ -15,6 +15,24 @@ import Testing
         #expect(assembly.playlist(rungs: rungs, listing: ["360p", "180p"])?.variants.map(\.uri) == ["360p/index.m3u8", "180p/index.m3u8"])
     }
 
+    /// RFC 8216 §6.3.3: each backup repeats a variant's EXT-X-STREAM-INF with another URI, after
+    /// every primary; I-frame playlists are not repeated.
+    @Test func backupsRepeatEachVariantAfterThePrimaries() throws {
+        var assembly = self.assembly
+        assembly.backupURIs = { ["http://10.0.0.3:8081/live/main/\($0)/index.m3u8"] }
+        let rungs = [MasterAssembly.Rung(name: "360p", rates: Self.rates, format: Self.format), MasterAssembly.Rung(name: "180p", rates: Self.rates, format: Self.format)]
+        let master = try #require(assembly.playlist(rungs: rungs, listing: ["360p", "180p"]))
+        #expect(master.variants.map(\.uri) == ["360p/index.m3u8", "180p/index.m3u8",
+                                               "http://10.0.0.3:8081/live/main/360p/index.m3u8", "http://10.0.0.3:8081/live/main/180p/index.m3u8"])
+        var backup = master.variants[2]
+        backup.uri = master.variants[0].uri
+        #expect(backup == master.variants[0], "the same attributes as its primary")
+        #expect(master.iFrameStreams.count == 2)
+        let lines = master.render().split(separator: "\n")
+        let infs = lines.filter { $0.hasPrefix("#EXT-X-STREAM-INF:") }
+        #expect(infs[0] == infs[2] && infs[1] == infs[3])
+    }
+
     @Test func noMasterWhileAListedRungsFormatIsUnknown() {
         let rungs = [MasterAssembly.Rung(name: "360p", rates: Self.rates, format: nil)]
         #expect(assembly.playlist(rungs: rungs, listing: ["360p"]) == nil)
