@@ -21,8 +21,10 @@ enum WatchPage {
                 .contentType: "text/html; charset=utf-8",
                 .cacheControl: "no-cache",
                 .eTag: etag,
-                // Everything the page needs comes from this server.
-                HTTPField.Name("Content-Security-Policy")!: "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; media-src 'self' blob:; img-src 'self' data:",
+                // Scripts, styles and API calls come from this server only. Media may come from
+                // elsewhere: a master with `stream.backups` lists playlists on a mirror, and a
+                // media-src of 'self' made Chromium refuse the whole master (measured).
+                HTTPField.Name("Content-Security-Policy")!: "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; media-src * blob:; img-src 'self' data:",
             ]
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
         }

@@ -123,6 +123,10 @@ import TestSupport
         #expect(video.first?.isKeyframe == true && video.first?.pts == 0)
         // 2 s to 9 s at 30 fps: 210 frames, the last starting before 9 s.
         #expect(video.count == 210, "\(video.count) video packets")
+        // Every AAC frame of those 7 s (48 kHz, 1024 samples a frame): a TS packet carries
+        // several, and each must become its own MP4 sample.
+        let audio = try await FFprobe.packets(path, stream: "a")
+        #expect(abs(audio.count - 328) <= 2, "\(audio.count) audio packets")
         let duration = try await Command.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
         #expect(abs((Double(duration.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 7) < 0.05, "\(duration.stdout)")
         #expect(try await FFprobe.decodeErrors(path) == "")

@@ -7,7 +7,9 @@ import TestSupport
 /// segment; when the primary stops, its playlists become VOD within 1.5 target durations and
 /// ffmpeg plays the whole recording from it; when the primary returns, it catches up and is
 /// EVENT again with every segment byte-identical to the primary's; a restart of the mirror
-/// downloads nothing twice.
+/// downloads nothing twice. The primary lists the mirror as a backup (redundant variant
+/// streams), and a client that fails over as RFC 8216 §6.3.3 describes moves to the mirror
+/// when the primary stops, with no entry lost or fetched twice.
 @Suite(.serialized) struct MirrorEndToEndTests {
     static let config = TestLadders.twoRungs
     static let variants = ["360p", "180p"]
@@ -40,9 +42,9 @@ import TestSupport
     @Test func followsGoesOfflineAsVODCatchesUpAndNeverFetchesTwice() async throws {
         let directory = try makeTemporaryDirectory("mirror")
         let configPath = directory + "/primary.yaml"
-        try Self.config.write(toFile: configPath, atomically: true, encoding: .utf8)
         let primaryPort = try freePort()
         let mirrorPort = try freePort()
+        try (Self.config + "\nstream:\n  backups: [http://127.0.0.1:\(mirrorPort)]\n").write(toFile: configPath, atomically: true, encoding: .utf8)
         let primaryArguments = ["--config", configPath, "--host", "127.0.0.1", "--port", String(primaryPort), "--data-dir", directory + "/primary"]
         let mirrorArguments = ["http://127.0.0.1:\(primaryPort)/live/main/master.m3u8", "--host", "127.0.0.1", "--port", String(mirrorPort),
                                "--data-dir", directory + "/mirror", "--record-header", "Content-Type", "--header", "X-Diagnostics: mirror-test"]
@@ -63,6 +65,16 @@ import TestSupport
         let upstreamNow = try await playlist(primaryMedia).segments.count
         let mirrorNow = try await playlist(mirrorMedia).segments.count
         #expect(mirrorNow >= upstreamNow - 1, "the mirror lists \(mirrorNow) entries, the primary \(upstreamNow): more than a segment behind")
+
+        // A client that fails over (RFC 8216 §6.3.3) plays from the primary, which lists the
+        // mirror as every variant's backup.
+        let primaryMaster = URL(string: "http://127.0.0.1:\(primaryPort)/live/main/master.m3u8")!
+        let listed = String(decoding: try await http(primaryMaster).body, as: UTF8.self)
+        #expect(listed.contains("\nhttp://127.0.0.1:\(mirrorPort)/live/main/360p/index.m3u8\n"), "\(listed)")
+        let saved = try makeTemporaryDirectory("failover")
+        async let failover = Command.run("python3", [Repository.root.path + "/scripts/failover_client.py", primaryMaster.absoluteString, "--seconds", "40", "--save", saved],
+                                         timeout: 60)
+        try await Task.sleep(for: .seconds(2))
 
         // The primary stops (SIGTERM: its stream stays open for a restart).
         #expect(try await primary.stop(signal: SIGTERM) == 0, "\(primary.log)")
@@ -85,6 +97,21 @@ import TestSupport
         let probe = try await Command.run(try Command.which("ffprobe"), ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", copy])
         let played = Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(abs(played - offline.duration) < 1.0, "ffmpeg took \(played) s from the mirror, which lists \(offline.duration) s: \(probe.stdout) \(ffmpeg.stderr)")
+
+        // The failover client moved to the mirror and has every entry once, in order, each the
+        // primary's bytes.
+        let run = try await failover
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout) \(run.stderr)")
+        let failedOver = report["segments"] as? [[String: Any]] ?? []
+        #expect(failedOver.map { $0["sequence"] as? Int ?? -1 } == Array(0..<failedOver.count), "every entry once, in order")
+        #expect(failedOver.count == offline.segments.count, "\(failedOver.count) fetched, the mirror lists \(offline.segments.count)")
+        let hosts = Set(failedOver.compactMap { $0["host"] as? String })
+        #expect(hosts == ["127.0.0.1:\(primaryPort)", "127.0.0.1:\(mirrorPort)"], "fetched from \(hosts)")
+        #expect((report["switches"] as? [[String: Any]])?.first?["to"] as? String == "http://127.0.0.1:\(mirrorPort)/live/main/360p/index.m3u8")
+        for entry in failedOver {
+            let original = FileManager.default.contents(atPath: directory + "/primary/main/360p/\(entry["uri"] as? String ?? "")")
+            #expect(original != nil && original == FileManager.default.contents(atPath: saved + "/\(entry["sequence"] as? Int ?? -1).ts"), "\(entry)")
+        }
 
         // The primary returns: the mirror catches up and follows again.
         primary = try SidelineProcess(arguments: primaryArguments)
