@@ -8,6 +8,7 @@ as one JSON object. Speaks the DevTools protocol over --remote-debugging-pipe (f
 Steps, each reported in the JSON:
   - the page loads and says whether the browser plays HLS itself (nativeHLS);
   - the video's currentTime, twice, `seconds` apart (played: how far it advanced);
+  - where it plays 4 s after a seek to second 1 of the recording, and in which mode (afterSeek);
   - a marker added through the page's own Mark action (markStatus, the HTTP status);
   - a clip of 2-8 s downloaded through the page's clip link (clipPath).
 Exit status 0 whenever the browser could be driven; the caller judges the figures.
@@ -153,6 +154,11 @@ def main():
         report["played"] = second - first
         report["wallSeconds"] = time.monotonic() - started
         report["videoError"] = evaluate("document.querySelector('video').error && document.querySelector('video').error.message")
+        # Scrubbing back to second 1 of the recording (the scrub bar calls the same function):
+        # in place where the player can seek there, else in replay (the VOD rendition).
+        evaluate("sideline.seek(1)")
+        time.sleep(4)
+        report["afterSeek"] = evaluate("[document.querySelector('video').currentTime, sideline.state.mode]")
         # A marker through the page's own Mark action (the button calls the same function).
         evaluate(f"document.getElementById('token').value = {json.dumps(args.token)}")
         marked = evaluate(f"sideline.mark({json.dumps(args.label)}, 0)")

@@ -48,8 +48,10 @@ extension WatchPage {
     <section>
       <video id="video" controls playsinline muted></video>
       <div id="playback-note" class="notice" hidden></div>
+      <input id="scrub" type="range" min="0" max="0" step="0.1" value="0" style="width: 100%" title="The whole recording: drag to any moment">
       <div class="row">
         <button id="live">Jump to live</button>
+        <span id="mode" class="state">live</span>
         <span id="position" class="dim"></span>
       </div>
     </section>
@@ -96,7 +98,9 @@ extension WatchPage {
 "use strict";
 const $ = (id) => document.getElementById(id);
 const video = $("video");
-const state = { streams: [], stream: null, info: null, markers: [], samples: {}, loaded: null };
+// mode: "live" plays the EVENT master; "replay" plays the recording so far as VOD (/vod/),
+// which every browser can seek in (Chromium gives a live EVENT stream no seekable range).
+const state = { streams: [], stream: null, info: null, markers: [], samples: {}, loaded: null, mode: "live", scrubbing: false };
 const colours = ["#e0a030", "#4ca3dd", "#4cbb6c", "#c070e0", "#e05050", "#50d0c0"];
 
 function formatSeconds(s) {
@@ -141,13 +145,7 @@ function showStream() {
   if (state.loaded !== info.id) {
     state.loaded = info.id;
     state.samples = {};
-    if (nativeHLS) {
-      video.src = info.master;
-      // A live stream opens at the live edge (some browsers start an EVENT playlist at its
-      // beginning); the whole event stays on the scrub bar.
-      if (info.state !== "ended") video.addEventListener("loadedmetadata", () => sideline.jumpToLive(), { once: true });
-      video.play().catch(() => {});
-    }
+    if (nativeHLS) load("live", null);
     const variants = $("clip-variant");
     variants.innerHTML = "";
     for (const v of info.variants) variants.add(new Option(v.name, v.name));
@@ -168,7 +166,29 @@ function showStream() {
       "</span></td><td>" + formatRate(shown.rate) + "</td><td>" + formatSeconds(v.durationRecorded) + "</td></tr>");
   });
   $("variants").innerHTML = rows.join("");
+  const best = info.variants[0];
+  if (best) $("scrub").max = String(best.durationRecorded);
   drawChart();
+}
+
+// Plays the live master, or the VOD rendition from `offset` seconds into the recording.
+function load(mode, offset) {
+  state.mode = mode;
+  $("mode").textContent = mode === "live" ? "live" : "replay";
+  $("mode").className = "state " + (mode === "live" ? "live" : "ended");
+  video.src = mode === "live" ? state.info.master : state.info.vodMaster;
+  video.addEventListener("loadedmetadata", () => {
+    if (offset != null) video.currentTime = offset;
+    // A live stream opens at its live edge (some browsers start an EVENT playlist at its beginning).
+    else if (mode === "live" && state.info.state !== "ended" && video.seekable.length) video.currentTime = Math.max(0, video.seekable.end(video.seekable.length - 1) - 1);
+    video.play().catch(() => {});
+  }, { once: true });
+  video.play().catch(() => {});
+}
+
+function canSeekTo(offset) {
+  for (let i = 0; i < video.seekable.length; i++) if (offset >= video.seekable.start(i) && offset <= video.seekable.end(i)) return true;
+  return false;
 }
 
 function drawChart() {
@@ -230,8 +250,14 @@ function updateClipLink() {
 }
 
 const sideline = window.sideline = {
-  seek(offset) { if (offset != null && isFinite(offset)) { video.currentTime = offset; video.play().catch(() => {}); } },
+  // Any moment of the recording: in place when the player can seek there, else in replay.
+  seek(offset) {
+    if (offset == null || !isFinite(offset)) return;
+    if (canSeekTo(offset)) { video.currentTime = offset; video.play().catch(() => {}); }
+    else load("replay", offset);
+  },
   jumpToLive() {
+    if (state.mode !== "live") return load("live", null);
     if (video.seekable.length) video.currentTime = Math.max(0, video.seekable.end(video.seekable.length - 1) - 1);
     video.play().catch(() => {});
   },
@@ -267,7 +293,10 @@ $("clip-from-here").addEventListener("click", () => { $("clip-start").value = vi
 $("clip-to-here").addEventListener("click", () => { $("clip-end").value = video.currentTime.toFixed(1); updateClipLink(); });
 for (const id of ["clip-start", "clip-end", "clip-variant"]) $(id).addEventListener("change", updateClipLink);
 $("token").value = localStorage.getItem("sideline-token") || "";
+$("scrub").addEventListener("input", () => { state.scrubbing = true; $("position").textContent = formatSeconds(parseFloat($("scrub").value)); });
+$("scrub").addEventListener("change", () => { state.scrubbing = false; sideline.seek(parseFloat($("scrub").value)); });
 video.addEventListener("timeupdate", () => {
+  if (!state.scrubbing) $("scrub").value = String(video.currentTime);
   const date = currentDate();
   $("position").textContent = formatSeconds(video.currentTime) + (date ? " · " + date.toLocaleTimeString() : "");
 });

@@ -4,7 +4,7 @@ import TestSupport
 
 /// The page at `/` in headless Chromium from Debian (scripts/page_check.py drives it over the
 /// DevTools protocol): it loads, its video plays with the browser's own HLS (currentTime
-/// advances), a marker added through the page appears in the media playlists, and a clip
+/// advances), a seek back to the start of the recording plays from there, a marker added through the page appears in the media playlists, and a clip
 /// downloaded through its clip link is an MP4 that ffprobe accepts.
 @Suite(.serialized) struct PageEndToEndTests {
     @Test func thePagePlaysMarksAndDownloadsAClip() async throws {
@@ -33,6 +33,10 @@ import TestSupport
         // Real time: 6 s of wall clock should play about 6 s; under load, at least half.
         let played = report["played"] as? Double ?? 0
         #expect(played >= 3, "the video advanced \(played) s in 6 s (\(report["currentTime"] ?? "")); error: \(report["videoError"] ?? "none")")
+        // Scrubbing back to second 1: 4 s later it plays from there (at most a few seconds on).
+        let afterSeek = report["afterSeek"] as? [Any] ?? []
+        let position = afterSeek.first as? Double ?? -1
+        #expect(position >= 1 && position < 6, "after a seek to 1 s the video is at \(position) s (\(afterSeek))")
         #expect(report["markStatus"] as? Int == 201, "\(report["markBody"] ?? "")")
 
         // The page's marker reaches the media playlists within a segment or two.
