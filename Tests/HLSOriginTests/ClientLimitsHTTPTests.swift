@@ -109,7 +109,9 @@ import Glibc
             let started = ContinuousClock.now
             // Whatever the route answers, the connection must end: read to the end of the stream.
             let ended = try await HTTPExchange.onOwnThread { () -> Bool in
-                var timeout = timeval(tv_sec: 6, tv_usec: 0)
+                // Generous: the suite runs in parallel with the encoding tests, and at load
+                // average 15 (seen) the server's 1 s timer once fired more than 6 s late.
+                var timeout = timeval(tv_sec: 15, tv_usec: 0)
                 setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 while true {
@@ -120,7 +122,7 @@ import Glibc
             }
             let waited = ContinuousClock.now - started
             #expect(ended, "the server closed the connection")
-            #expect(waited >= .milliseconds(900) && waited < .seconds(4), "after the idle timeout of 1 s, not at once and not never (\(waited))")
+            #expect(waited >= .milliseconds(900) && waited < .seconds(15), "after the idle timeout of 1 s, not at once and not never (\(waited))")
         }
     }
 }
