@@ -90,6 +90,21 @@ public struct ClipPlan: Sendable, Equatable {
     }
 }
 
+extension ClipRoutes {
+    /// Clips are unlinked as soon as they are open for sending. One whose body was never sent
+    /// (a HEAD request, whose body Hummingbird drops; a client gone before the first byte) is
+    /// removed here, before the next clip is made, once it is ten minutes old.
+    func sweepScratch(now: Date = Date()) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: scratchDirectory)) ?? []
+        for name in names {
+            let path = scratchDirectory + "/" + name
+            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
+                  now.timeIntervalSince(modified) > 600 else { continue }
+            unlink(path)
+        }
+    }
+}
+
 /// `GET /api/streams/{stream}/clip.mp4?start=&end=&variant=`: an MP4 of any range of the
 /// recording (`start` and `end` as in `/vod/`: program date-times or seconds from the start),
 /// remuxed from the recorded segments without re-encoding, and sent as a download. The MP4 is
@@ -113,6 +128,7 @@ public struct ClipRoutes: Sendable {
             case let .failure(refusal): return OriginRoutes.response(for: refusal)
             }
             try? FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
+            sweepScratch()
             let path = "\(scratchDirectory)/\(UInt64.random(in: 0...UInt64.max)).mp4"
             let made: ClipMade
             do {

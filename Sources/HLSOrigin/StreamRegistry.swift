@@ -105,9 +105,16 @@ public final class StreamRegistry: Sendable {
     /// makes it render again, so no version is stored with markers older than the stream's.
     @discardableResult
     private func storeVersion(stream: String, _ playlist: LiveMediaPlaylist, _ update: (inout Stream, ServedMediaPlaylist) -> Void) -> ServedMediaPlaylist {
+        storeVersion(stream: stream, rendering: { render(playlist, markers: $0) }, update)
+    }
+
+    /// `storeVersion` with the rendering given: the seam a test uses to add a marker while a
+    /// version renders.
+    @discardableResult
+    func storeVersion(stream: String, rendering render: ([Marker]) -> ServedMediaPlaylist, _ update: (inout Stream, ServedMediaPlaylist) -> Void) -> ServedMediaPlaylist {
         while true {
             let (markers, version) = streams.withLock { ($0[stream]?.markers ?? [], $0[stream]?.markerVersion ?? 0) }
-            let rendered = render(playlist, markers: markers)
+            let rendered = render(markers)
             let stored = streams.withLock { streams -> Bool in
                 guard var entry = streams[stream] else { return true }
                 guard entry.markerVersion == version else { return false }

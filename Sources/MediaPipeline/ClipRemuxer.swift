@@ -93,9 +93,11 @@ public enum ClipRemuxer {
                            openingSeconds: seconds(opened - started), copyingSeconds: seconds(ContinuousClock.now - opened))
         } catch let error as ClipError {
             writer?.abandon()
+            unlink(output)  // also when the MP4 was created but its header failed
             throw error
         } catch {
             writer?.abandon()
+            unlink(output)
             throw ClipError(reason: "\(error)")
         }
     }
