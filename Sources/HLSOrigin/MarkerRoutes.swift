@@ -49,7 +49,8 @@ public struct MarkerRoutes: Sendable {
                 return Self.refusal(error)
             }
             let recording = stream.variantOrder.lazy.compactMap { stream.variants[$0]?.playlist?.playlist }.first
-            let listed = stream.markers.map { Listed(marker: $0, offset: recording?.offset(of: $0.time)) }
+            let offsets = recording?.offsets(of: stream.markers.map(\.time)) ?? stream.markers.map { _ in nil }
+            let listed = zip(stream.markers, offsets).map { Listed(marker: $0, offset: $1) }
             return try Self.json(.ok, Listing(stream: name, markers: listed))
         }
         let writing = router.group("/api/streams/:stream/markers")

@@ -89,7 +89,8 @@ public struct StreamsAPI: Sendable {
             return StreamInfo(
                 id: name, title: stream.title, state: stalled ? "stalled" : stream.phase.rawValue,
                 master: "/live/\(name)/master.m3u8", vodMaster: "/vod/\(name)/master.m3u8",
-                recordingStart: stream.variantOrder.lazy.compactMap { stream.variants[$0]?.playlist?.playlist.dateSpan?.lowerBound }.first.map(ProgramDateTime.format),
+                // Sideline dates every recording's first entry: no need to walk the others.
+                recordingStart: stream.variantOrder.lazy.compactMap { stream.variants[$0]?.playlist?.playlist.segments.first?.programDateTime }.first.map(ProgramDateTime.format),
                 markers: "/api/streams/\(name)/markers", targetDuration: stream.targetDuration,
                 variants: stream.variantOrder.filter { stream.variants[$0] != nil }.map { variantName in
                     let variant = stream.variants[variantName]!

@@ -83,10 +83,17 @@ extension MediaPlaylist {
     /// Seconds from the start of the recording to `date`, by the entries' program date-times;
     /// nil when no entry has one. For the page, which seeks its player there.
     public func offset(of date: Date) -> Double? {
+        offsets(of: [date])[0]
+    }
+
+    /// `offset(of:)` for several dates, walking the entries once.
+    public func offsets(of dates: [Date]) -> [Double?] {
         let times = entryTimes()
-        guard let entry = times.last(where: { $0.date.map { $0 <= date } ?? false }) ?? times.first(where: { $0.date != nil }),
-              let entryDate = entry.date else { return nil }
-        return entry.start + date.timeIntervalSince(entryDate)
+        return dates.map { date in
+            guard let entry = times.last(where: { $0.date.map { $0 <= date } ?? false }) ?? times.first(where: { $0.date != nil }),
+                  let entryDate = entry.date else { return nil }
+            return entry.start + date.timeIntervalSince(entryDate)
+        }
     }
 
     /// The wall-clock span the entries cover: from the first entry's date to the last entry's
