@@ -5,8 +5,9 @@ import SegmentStore
 /// Adds and removes markers, one change at a time across the whole server: each change is
 /// kept on disk (`markers.json`, atomically) before the playlists show it, so a marker a player
 /// has seen survives a restart, and two analysts marking at once both keep their marker.
-/// The file is a few kilobytes; its write (with fsync) takes about a millisecond, so it runs
-/// here rather than on a thread of its own.
+/// The file is a few kilobytes written once per change (a person pressing a button, not a
+/// request path players use), so its write and fsync run here rather than on a thread of
+/// their own.
 public actor MarkerBook {
     let registry: StreamRegistry
     let dataDirectory: String
@@ -28,7 +29,7 @@ public actor MarkerBook {
     /// Checks the request body against the stream's recording, keeps the marker and shows it in
     /// every variant's playlist.
     public func add(stream name: String, body: [UInt8]) throws(Refusal) -> Marker {
-        let stream = try Self.writable(registry, name)
+        let stream = try Self.existing(registry, name)
         let now = wallClock()
         counter += 1
         let context = MarkerRequest.Context(now: now, recording: Self.recordingSpan(of: stream), live: stream.phase != .ended,
@@ -46,7 +47,7 @@ public actor MarkerBook {
     /// Removes the marker `id`. Players that already read its DATERANGE keep it until they
     /// reload; the next version of every playlist leaves it out.
     public func remove(stream name: String, id: String) throws(Refusal) {
-        let stream = try Self.writable(registry, name)
+        let stream = try Self.existing(registry, name)
         guard stream.markers.contains(where: { $0.id == id }) else {
             throw Refusal(status: 404, reason: "stream '\(name)' has no marker '\(id)'")
         }
@@ -62,7 +63,8 @@ public actor MarkerBook {
         registry.setMarkers(stream: stream, markers)
     }
 
-    static func writable(_ registry: StreamRegistry, _ name: String) throws(Refusal) -> StreamRegistry.Stream {
+    /// The stream, if it exists and was not removed: 404 or 410 otherwise.
+    static func existing(_ registry: StreamRegistry, _ name: String) throws(Refusal) -> StreamRegistry.Stream {
         guard let stream = registry.stream(named: name) else { throw Refusal(status: 404, reason: "no stream named '\(name)'") }
         if stream.phase == .removed { throw Refusal(status: 410, reason: "stream '\(name)' was removed") }
         return stream

@@ -44,7 +44,7 @@ public struct MarkerRoutes: Sendable {
             let name = context.parameters.get("stream") ?? ""
             let stream: StreamRegistry.Stream
             do throws(MarkerBook.Refusal) {
-                stream = try MarkerBook.writable(registry, name)
+                stream = try MarkerBook.existing(registry, name)
             } catch {
                 return Self.refusal(error)
             }

@@ -35,8 +35,10 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
 
     /// Renders every form of `live`'s current version with `markers` placed in it (`placingLive`);
     /// `tag` is the version's entity tag. Without markers the live playlist's incrementally
-    /// kept text is used; with them the playlist is rendered whole, once per version, which
-    /// costs less than the gzip of the same text that follows.
+    /// kept text is used; with them the playlist is rendered whole, once per version: at hour 3
+    /// (5,400 entries) 5.75 ms against 0.37 ms, beside 8.0 ms for the gzip that follows
+    /// (`scripts/playlist-render.sh`). That is one version per segment per variant, never per
+    /// request; rendering markers incrementally would take it back to the first figure.
     init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String) {
         let raw = live.playlist
         let complete = raw.endList || raw.playlistType == .vod

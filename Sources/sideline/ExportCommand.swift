@@ -5,6 +5,7 @@ import HLSPlaylist
 import MediaPipeline
 import SegmentStore
 import SidelineConfig
+import StreamMirroring
 
 /// `sideline export`: an MP4 of a range of a recording in the data directory, remuxed from its
 /// segments (no re-encode), the same clip `GET /api/streams/{stream}/clip.mp4` sends. Works
@@ -40,7 +41,7 @@ struct ExportCommand: AsyncParsableCommand {
         try await reportingStartupErrors {
             let settings = try SidelineConfiguration.forCommand(config)
             let layout = StreamLayout(dataDirectory: dataDirectory ?? settings.dataDirectory, stream: stream)
-            let (variantName, playlist) = try recording(in: layout, settings: settings)
+            let (variantName, playlist) = try recording(in: layout)
             let window: TimeWindow
             switch TimeWindow.parse(start: start, end: end) {
             case let .success(parsed): window = parsed
@@ -60,7 +61,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     /// The variant's recorded media playlist: the asked one, or the best that exists.
-    private func recording(in layout: StreamLayout, settings: SidelineConfiguration) throws -> (String, MediaPlaylist) {
+    private func recording(in layout: StreamLayout) throws -> (String, MediaPlaylist) {
         guard FileManager.default.fileExists(atPath: layout.streamDirectory) else {
             throw SidelineStartupError(message: "no recording of stream '\(stream)' in \(layout.dataDirectory); give the data directory with --data-dir or --config")
         }
@@ -68,7 +69,7 @@ struct ExportCommand: AsyncParsableCommand {
             .filter { FileManager.default.fileExists(atPath: layout.mediaPlaylistPath($0)) }
         // Ladder order from the recording's master when it has one (best first), else by name.
         let master = (try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8)).flatMap { try? MultivariantPlaylist.parse($0) }
-        let ordered = (master?.variants.map { $0.uri.split(separator: "/").first.map(String.init) ?? "" } ?? []).filter(recorded.contains)
+        let ordered = (master?.variants.compactMap { MirrorMaster.variantName(of: $0.uri, playlist: StreamLayout.mediaPlaylistName) } ?? []).filter(recorded.contains)
             + recorded.sorted()
         let name: String
         if let variant {
