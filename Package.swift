@@ -30,19 +30,24 @@ let package = Package(
         ),
         // Pure: playlist model, rendering, parsing. No I/O, no FFmpeg, no NIO, no clock reads.
         .target(name: "HLSPlaylist"),
-        // Pure: the live decisions (slots, fills, seams, master listing, watchdog, backoff,
-        // bandwidth) over plain events and an injected clock. Writes through `PublishingSink`.
-        .target(name: "StreamPublishing", dependencies: ["HLSPlaylist"]),
+        // Pure: MPEG-TS packets, restamping, PAT/PMT order, checks of a received segment.
+        .target(name: "MPEGTS"),
+        // Small and pure: the one Backoff, the monotonic clock, the duration helper, the fill
+        // policies that config and publishing share.
+        .target(name: "SidelineCore"),
+        // Pure: the live decisions (slots, fills, seams, master listing, watchdog, bandwidth)
+        // over plain events and an injected clock. Writes through `PublishingSink`.
+        .target(name: "StreamPublishing", dependencies: ["HLSPlaylist", "SidelineCore"]),
         // Pure: what a mirror lists, fetches and checks, and when it serves what it holds as VOD.
-        .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "StreamPublishing"]),
+        .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
         .target(
             name: "SidelineConfig",
-            dependencies: ["StreamPublishing", .product(name: "Yams", package: "Yams")]
+            dependencies: ["SidelineCore", .product(name: "Yams", package: "Yams")]
         ),
         // The only module that holds FFmpeg pointers.
         .target(
             name: "MediaPipeline",
-            dependencies: ["CFFmpeg", "HLSPlaylist", "StreamPublishing", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CFFmpeg", "HLSPlaylist", "MPEGTS", "SidelineCore", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "SegmentStore",
@@ -51,7 +56,7 @@ let package = Package(
         .target(
             name: "HLSOrigin",
             dependencies: [
-                "HLSPlaylist", "SegmentStore", "StreamPublishing",
+                "HLSPlaylist", "SegmentStore", "SidelineCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -69,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "sideline",
             dependencies: [
-                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "StreamPublishing", "StreamMirroring",
+                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "MPEGTS", "SidelineCore", "StreamPublishing", "StreamMirroring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -86,20 +91,24 @@ let package = Package(
         ),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),
         .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig"]),
-        .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist"]),
-        .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist"]),
+        .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS"]),
+        .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore", "SidelineTesting"]),
+        .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
+        .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
-        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "StreamPublishing", "TestSupport"]),
+        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),
         .testTarget(
             name: "HLSOriginTests",
             dependencies: [
-                "HLSOrigin", "HLSPlaylist", "SegmentStore",
+                "HLSOrigin", "HLSPlaylist", "SegmentStore", "SidelineTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["sideline", "TestSupport"]),
+        // Test support shipped once, for every test target that moves time: the manual clock.
+        .target(name: "SidelineTesting"),
         .target(
             name: "TestSupport",
             dependencies: [

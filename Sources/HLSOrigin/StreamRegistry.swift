@@ -1,6 +1,6 @@
 import Foundation
 import HLSPlaylist
-import StreamPublishing
+import SidelineCore
 import Synchronization
 
 /// The one source of truth for what the origin serves: for each stream, its phase, the

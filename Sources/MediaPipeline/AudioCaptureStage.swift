@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SidelineCore
 import Logging
 import Synchronization
 
@@ -73,7 +74,7 @@ final class AudioCaptureStage {
                     guard let stamp = decoded.timestampSeconds(timeBase: input.audio.timeBase),
                           let origin = videoOrigin.withLock({ $0 }) else { return }
                     if anchor == nil {
-                        anchor = (timelineStart + origin.duration(to: .now).seconds, stamp)
+                        anchor = (timelineStart + origin.duration(to: .now).inSeconds, stamp)
                     }
                     let outputTime = anchor!.outputTime + (stamp - anchor!.stamp)
                     try encoder.push(decoded, outputTime: outputTime) { workers.fanOut(audio: $0, policy: feedPolicy) }

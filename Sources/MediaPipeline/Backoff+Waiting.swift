@@ -1,5 +1,5 @@
 import Foundation
-import StreamPublishing
+import SidelineCore
 
 extension Backoff {
     /// Records a failure and blocks the calling thread (one of the pipeline's own, never Swift

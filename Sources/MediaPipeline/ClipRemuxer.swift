@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SidelineCore
 
 /// Remuxes recorded MPEG-TS segments into one MP4 file with libavformat: packets are copied,
 /// never decoded or encoded: a minute of 720p (24.6 MB) copies in 36 ms, as fast as
@@ -89,9 +90,8 @@ public enum ClipRemuxer {
                 throw ClipError(reason: "the segments hold no packet between \(job.start) s and \(job.end) s")
             }
             let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
-            let seconds = { (span: Duration) in Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18 }
             return Outcome(duration: copy.duration, snappedBy: copy.snappedBy, bytes: size,
-                           openingSeconds: seconds(opened - started), copyingSeconds: seconds(ContinuousClock.now - opened))
+                           openingSeconds: (opened - started).inSeconds, copyingSeconds: (ContinuousClock.now - opened).inSeconds)
         } catch let error as ClipError {
             writer?.abandon()
             unlink(output)  // also when the MP4 was created but its header failed

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import StreamPublishing
+import SidelineCore
 import Synchronization
 
 /// Reopens a lost live input on a thread of its own, with exponential backoff

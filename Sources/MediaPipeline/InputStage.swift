@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import SidelineCore
 import Logging
 
 /// The input thread's work: demux, pace, decode, conform to the output frame rate, encode
@@ -239,7 +240,7 @@ final class InputStage {
         }
         let due = pacingStart! + .milliseconds(Int64(((time - pacingOrigin!) * 1000).rounded()))
         while !isStopping() && ContinuousClock.now < due {
-            Thread.sleep(forTimeInterval: min(0.05, max(0, (ContinuousClock.now.duration(to: due)).seconds)))
+            Thread.sleep(forTimeInterval: min(0.05, max(0, (ContinuousClock.now.duration(to: due)).inSeconds)))
         }
     }
 
@@ -321,6 +322,3 @@ extension UnsafeMutablePointer<AVFrame> {
     }
 }
 
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

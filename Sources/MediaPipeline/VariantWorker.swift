@@ -2,7 +2,7 @@ import CFFmpeg
 import Foundation
 import HLSPlaylist
 import Logging
-import StreamPublishing
+import SidelineCore
 import Synchronization
 
 /// What the input thread sends to a variant's thread.

@@ -1,5 +1,5 @@
 import Foundation
-import StreamPublishing
+import SidelineCore
 import Yams
 
 extension SidelineConfiguration {

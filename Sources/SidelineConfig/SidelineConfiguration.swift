@@ -1,4 +1,4 @@
-import StreamPublishing
+import SidelineCore
 
 /// Everything `sideline serve` needs to know. `Config/sideline.yaml` documents every key and
 /// holds exactly these defaults (a test decodes it and compares).
@@ -159,17 +159,6 @@ public struct AdminSettings: Sendable, Equatable {
     }
 }
 
-/// What the playlists carry while a live input is lost (see Docs/status-codes.md).
-public enum InputLossPolicy: String, Sendable, Equatable, CaseIterable {
-    /// Real segments showing a "signal lost" card with the time since the loss, and silence:
-    /// every player keeps playing.
-    case slate
-    /// EXT-X-GAP entries of the segments' duration: hls.js skips them; other players stall.
-    case gap
-    /// Nothing: the playlists stop advancing and answer 404 once stale.
-    case stale
-}
-
 public struct StreamSettings: Sendable, Equatable {
     /// `stream.name`: the `{stream}` of every URL.
     public var name: String
@@ -192,7 +181,7 @@ public struct StreamSettings: Sendable, Equatable {
     /// `stream.on_late_segment`: what fills a slot whose segment is late (stall, restart).
     public var onLateSegment: LateSegmentFill = .standin
     /// `stream.late_grace`: seconds past its due time a slot waits for its real segment.
-    public var lateGrace: Double = SlotPublisher.defaultGrace
+    public var lateGrace: Double = LateSegmentFill.defaultGrace
     /// `stream.title`, `stream.description`, `stream.keywords`: EXT-X-SESSION-DATA of the
     /// master playlist (empty: left out).
     public var title: String

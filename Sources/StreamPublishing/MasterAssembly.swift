@@ -72,4 +72,13 @@ public struct MasterAssembly: Sendable {
         }
         return MultivariantPlaylist(variants: variants, iFrameStreams: iFrames, sessionData: sessionData, startOffset: startOffset)
     }
+
+    /// The master served now (listing `listing`, the variants whose playlists answer 200) and
+    /// the one recorded on disk (every rung, so a restart lists them all again); nil until
+    /// every listed rung's format is known. `recorded` is nil while a rung not listed has no
+    /// known format.
+    public func masters(rungs: [Rung], listing: [String]) -> (served: MultivariantPlaylist, recorded: MultivariantPlaylist?)? {
+        guard let served = playlist(rungs: rungs, listing: listing) else { return nil }
+        return (served, playlist(rungs: rungs, listing: rungs.map(\.name)))
+    }
 }

@@ -27,6 +27,8 @@ public struct PlannedEntry: Sendable, Equatable {
         /// The stand-in card; `copy` counts the stand-ins in a row (0 first), so continuity
         /// counters can run on across copies of the same bytes.
         case standIn(copy: Int)
+        /// EXT-X-GAP, no file: a failed variant's slot (`on_variant_failure: gap`), a slot
+        /// listed only to keep variants aligned, or a slate segment (`on_input_loss: gap`).
         case gap
     }
 
@@ -41,6 +43,15 @@ public struct PlannedEntry: Sendable, Equatable {
     public var programDateTime: Date?
     /// EXTINF: the real duration for a real segment, else the segment duration D.
     public var duration: Double
+
+    public init(slot: Int, content: Content, discontinuity: Bool, dateRanges: [DateRange], programDateTime: Date?, duration: Double) {
+        self.slot = slot
+        self.content = content
+        self.discontinuity = discontinuity
+        self.dateRanges = dateRanges
+        self.programDateTime = programDateTime
+        self.duration = duration
+    }
 }
 
 /// Where the core writes: a recorder and registry in the server, a list in tests.

@@ -1,4 +1,5 @@
 import Foundation
+import SidelineCore
 import HLSPlaylist
 
 /// The live decisions of one stream, over plain events and an injected clock: which entry
@@ -38,9 +39,8 @@ public struct SlotPublisher: Sendable {
         }
     }
 
-    /// The default grace in seconds; see `Docs/status-codes.md` ("Stand-ins") for the
-    /// publish latencies it was chosen against.
-    public static let defaultGrace = 1.0
+    /// The default grace in seconds (`LateSegmentFill.defaultGrace`).
+    public static let defaultGrace = LateSegmentFill.defaultGrace
 
     /// What an earlier process recorded, to continue from.
     public struct Restored: Sendable, Equatable {
@@ -151,9 +151,11 @@ public struct SlotPublisher: Sendable {
     }
 
     /// A real segment for `slot` is ready. Lists it (and whatever it makes possible: a failed
-    /// sibling's copy of it), unless its slot is already filled.
+    /// sibling's copy of it), unless its slot is already filled. `marks` come from the
+    /// input-loss plan: a slate segment listed as EXT-X-GAP, date ranges, a discontinuity.
     @discardableResult
-    public mutating func segmentArrived(variant name: String, slot: Int, duration: Double, programDateTime: Date, now: Double) -> Refusal? {
+    public mutating func segmentArrived(variant name: String, slot: Int, duration: Double, programDateTime: Date, now: Double,
+                                        marks: SegmentMarks = SegmentMarks()) -> Refusal? {
         guard let level = variants[name]?.next else { return .unknownVariant }
         guard slot >= level else { return .slotFilled(slot: slot) }
         if slot > level && (holding || settings.onLateSegment == .stale) && variants.values.allSatisfy({ $0.next == level }) {
@@ -165,11 +167,12 @@ public struct SlotPublisher: Sendable {
         variants[name]!.failed = false
         let state = variants[name]!
         let source = EntrySource.real(run: run)
-        var dateRanges: [DateRange] = []
+        var dateRanges = marks.dateRanges
         if let span = state.openSpan {
             dateRanges.append(.fillSpan(span.classLabel, variantFilled: name, since: span.since, until: programDateTime))
         }
-        let entry = PlannedEntry(slot: slot, content: .real, discontinuity: state.lastSource.map { $0 != source } ?? false,
+        let entry = PlannedEntry(slot: slot, content: marks.asGap ? .gap : .real,
+                                 discontinuity: marks.discontinuity || (state.lastSource.map { $0 != source } ?? false),
                                  dateRanges: dateRanges, programDateTime: programDateTime, duration: duration)
         commit(entry, source: source, span: nil, in: name)
         cadence.arrived(slot: slot, at: now)
@@ -225,6 +228,9 @@ public struct SlotPublisher: Sendable {
     }
 
     public func isFailed(_ variant: String) -> Bool { variants[variant]?.failed ?? false }
+
+    /// Whether `segmentArrived` would list `variant`'s segment for `slot` (its slot is not filled).
+    public func accepts(variant: String, slot: Int) -> Bool { variants[variant].map { slot >= $0.next } ?? false }
 
     /// The first slot `variant` has not listed.
     public func nextSlot(of variant: String) -> Int? { variants[variant]?.next }

@@ -1,4 +1,5 @@
 import Foundation
+import SidelineCore
 import HLSOrigin
 import MediaPipeline
 import Synchronization

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SidelineCore
 import Logging
 import HLSOrigin
 import MediaPipeline

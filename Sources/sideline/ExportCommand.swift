@@ -5,6 +5,7 @@ import HLSPlaylist
 import MediaPipeline
 import SegmentStore
 import SidelineConfig
+import SidelineCore
 import StreamMirroring
 
 /// `sideline export`: an MP4 of a range of a recording in the data directory, remuxed from its
@@ -109,8 +110,7 @@ struct ExportCommand: AsyncParsableCommand {
             throw SidelineStartupError(message: "cannot write \(target): \(reason)")
         }
         bar.finish()
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - started).inSeconds
         let snapped = outcome.snappedBy > 0.0005 ? String(format: "; starts %.3f s before the asked start, on the keyframe there", outcome.snappedBy) : ""
         print(String(format: "%@: %.3f s of %@ from %d segments, %.1f MB in %.3f s (opening %.3f s, copying %.3f s)%@", target, outcome.duration, plan.variant,
                      plan.segments.count, Double(outcome.bytes) / 1e6, seconds, outcome.openingSeconds, outcome.copyingSeconds, snapped))

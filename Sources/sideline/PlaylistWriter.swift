@@ -1,9 +1,11 @@
 import Foundation
+import SidelineCore
 import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import SegmentStore
+import MPEGTS
 import StreamPublishing
 import Synchronization
 
@@ -28,22 +30,12 @@ final class PlaylistWriter: PublishingSink, Sendable {
     private let masterWrites = Mutex(())
 
     private struct State {
-        /// The real segment each variant's next `.real` entry is made of, with what the
-        /// input-loss policy adds to it.
-        var pending: [String: Pending] = [:]
+        /// The real segment each variant's next `.real` entry is made of.
+        var staged: [String: EncodedSegment] = [:]
         /// Variants' real formats: the stand-in's until the pipeline reports its own.
         var formats: [String: VariantFormat] = [:]
         var masterListing: [String]?
-        /// Variants whose last write to the data directory failed.
-        var failingWrites: Set<String> = []
-    }
-
-    struct Pending: Sendable {
-        var segment: EncodedSegment
-        /// With `on_input_loss: gap`, a slate segment is listed as EXT-X-GAP instead.
-        var asGap = false
-        var dateRanges: [DateRange] = []
-        var discontinuity = false
+        var writes = WriteHealth()
     }
 
     init(recorder: StreamRecorder, registry: StreamRegistry, streamName: String, standIns: [String: StandIn], clock: SegmentClock,
@@ -62,8 +54,9 @@ final class PlaylistWriter: PublishingSink, Sendable {
         }
     }
 
-    func setPending(_ pending: Pending?, for variant: String) {
-        state.withLock { $0.pending[variant] = pending }
+    /// The segment the core is about to list as `variant`'s next `.real` entry.
+    func stage(_ segment: EncodedSegment, for variant: String) {
+        state.withLock { $0.staged[variant] = segment }
     }
 
     // MARK: PublishingSink
@@ -72,43 +65,36 @@ final class PlaylistWriter: PublishingSink, Sendable {
         guard let target = recorder.variants[variant] else { return }
         var body: VariantRecorder.Body = .gap
         var duration = entry.duration
-        var programDateTime = entry.programDateTime
-        var dateRanges = entry.dateRanges
-        var discontinuity = entry.discontinuity
-        switch entry.content {
-        case .real:
-            guard let pending = state.withLock({ $0.pending.removeValue(forKey: variant) }) else {
+        let material = EntryMaterial.of(entry, siblingEntry: { [recorder] name in
+            recorder.variants[name]?.playlist.segments.dropFirst(target.count).first
+        }, slotStart: clock.startTime(ofSegment:))
+        switch material {
+        case .staged:
+            guard let segment = state.withLock({ $0.staged.removeValue(forKey: variant) }) else {
                 logger.error("internal: a real entry without its segment; listed as EXT-X-GAP", metadata: ["variant": "\(variant)", "slot": "\(entry.slot)"])
                 break
             }
-            if !pending.asGap { body = .bytes(pending.segment.bytes, keyframeRanges: pending.segment.keyframeRanges) }
-            duration = pending.segment.duration
-            programDateTime = pending.segment.programDateTime
-            dateRanges = pending.dateRanges + dateRanges
-            discontinuity = discontinuity || pending.discontinuity
-        case let .sibling(name):
-            // The sibling's entry for the same slot has the same index: variants stay aligned.
-            let index = target.count
-            if let sibling = recorder.variants[name], let source = sibling.playlist.segments.dropFirst(index).first, !source.gap {
-                body = .file(path: recorder.layout.segmentPath(name, source.uri), keyframe: sibling.keyframeRange(ofSegment: source.uri))
-                duration = source.duration
+            body = .bytes(segment.bytes, keyframeRanges: segment.keyframeRanges)
+        case let .siblingFile(name, uri, sourceDuration):
+            body = .file(path: recorder.layout.segmentPath(name, uri), keyframe: recorder.variants[name]?.keyframeRange(ofSegment: uri))
+            duration = sourceDuration
+        case let .standIn(offset, copy):
+            guard let standIn = standIns[variant] else { break }
+            do {
+                body = .bytes(try TransportStreamRestamp.restamp(standIn.bytes, by: offset, copy: copy), keyframeRanges: standIn.keyframeRanges)
+                duration = standIn.duration
+            } catch {
+                logger.error("stand-in cannot be restamped; listed as EXT-X-GAP", metadata: ["variant": "\(variant)", "error": "\(error)"])
             }
-            variantMetrics[variant]?.siblingSegments.increment()
-        case let .standIn(copy):
-            if let standIn = standIns[variant] {
-                let offset = Int64((clock.startTime(ofSegment: entry.slot) * 90_000).rounded())
-                do {
-                    body = .bytes(try TransportStreamRestamp.restamp(standIn.bytes, by: offset, copy: copy), keyframeRanges: standIn.keyframeRanges)
-                    duration = standIn.duration
-                } catch {
-                    logger.error("stand-in cannot be restamped; listed as EXT-X-GAP", metadata: ["variant": "\(variant)", "error": "\(error)"])
-                }
-            }
-            variantMetrics[variant]?.standInSegments.increment()
         case .gap:
             break
         }
-        let recorded = target.list(body, duration: duration, programDateTime: programDateTime, discontinuity: discontinuity, dateRanges: dateRanges)
+        switch entry.content {
+        case .sibling: variantMetrics[variant]?.siblingSegments.increment()
+        case .standIn: variantMetrics[variant]?.standInSegments.increment()
+        case .real, .gap: break
+        }
+        let recorded = target.list(body, duration: duration, programDateTime: entry.programDateTime, discontinuity: entry.discontinuity, dateRanges: entry.dateRanges)
         if recorded.segmentWritten {
             registry.publish(
                 stream: streamName, variant: variant, segmentName: recorded.name,
@@ -161,13 +147,13 @@ final class PlaylistWriter: PublishingSink, Sendable {
         let (listing, formats) = state.withLock { ($0.masterListing, $0.formats) }
         guard let listing else { return }
         let rungs = rates.map { MasterAssembly.Rung(name: $0.name, rates: $0.rates, format: formats[$0.name]) }
-        guard let served = master.playlist(rungs: rungs, listing: listing) else {
+        guard let (served, recorded) = master.masters(rungs: rungs, listing: listing) else {
             logger.error("master playlist not rendered: a variant's format is unknown", metadata: ["listing": "\(listing)"])
             return
         }
-        if let full = master.playlist(rungs: rungs, listing: rates.map(\.name)) {
+        if let recorded {
             do {
-                try recorder.writeMasterPlaylist(full.render())
+                try recorder.writeMasterPlaylist(recorded.render())
             } catch {
                 logger.error("master playlist not written", metadata: ["error": "\(error)"])
             }
@@ -179,17 +165,15 @@ final class PlaylistWriter: PublishingSink, Sendable {
     /// recovers (log, `/api/streams`, and a metric for every failed write); what is recorded
     /// stays served meanwhile.
     private func reportDisk(_ error: StoreError?, variant: String) {
-        let wasFailing = state.withLock { s in
-            error == nil ? s.failingWrites.remove(variant) != nil : !s.failingWrites.insert(variant).inserted
-        }
+        let change = state.withLock { $0.writes.record(failed: error != nil, variant: variant) }
         if let error {
             variantMetrics[variant]?.writeErrors.increment()
             registry.setWriteError(stream: streamName, variant: variant, error.description)
-            if !wasFailing {
+            if change == .startedFailing {
                 logger.critical("cannot write to the data directory; segments are listed as EXT-X-GAP until it can",
                                 metadata: ["variant": "\(variant)", "error": "\(error)"])
             }
-        } else if wasFailing {
+        } else if change == .recovered {
             registry.setWriteError(stream: streamName, variant: variant, nil)
             logger.notice("writing to the data directory again", metadata: ["variant": "\(variant)"])
         }

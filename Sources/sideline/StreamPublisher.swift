@@ -1,4 +1,5 @@
 import Foundation
+import SidelineCore
 import HLSOrigin
 import HLSPlaylist
 import Logging
@@ -18,8 +19,9 @@ final class StreamPublisher: Sendable {
     let writer: PlaylistWriter
     private let stream: StreamSettings
     private let logger: Logger
-    private let core: Mutex<Core>
-    private let state = Mutex(State())
+    private let core: Mutex<LiveStreamCore>
+    /// Set when the operator stops the server: whether that also ends the stream.
+    private let stopEndsStream = Mutex<Bool?>(nil)
     /// Publish latency of every segment of every variant: from the input thread reading the
     /// segment's last frame to the registry serving it.
     let publishLatency = LatencyRecorder()
@@ -29,48 +31,6 @@ final class StreamPublisher: Sendable {
     private let ticking = Atomic<Bool>(false)
     /// Each rung's BANDWIDTH as the master advertises it, to check segments against.
     private let advertisedPeak: [String: Int]
-    /// When a slate segment was last withheld on purpose (`on_input_loss: stale`): progress
-    /// for the watchdog, though nothing is listed.
-    private let lastWithheld = Mutex<Double?>(nil)
-
-    /// The core, and whether the stream has ended (then nothing more is listed).
-    private struct Core {
-        var slots: SlotPublisher
-        var ended = false
-    }
-
-    private struct State {
-        /// Input outages of this run, oldest first.
-        var outages: [Outage] = []
-        /// Set when the operator stops the server: whether that also ends the stream.
-        var stopEndsStream: Bool?
-        /// The input could not be opened: the stream shows as input-lost until a camera
-        /// segment is published.
-        var inputUnavailable = false
-    }
-
-    /// One input outage: which segments the slate fills, and when it began and ended.
-    struct Outage {
-        let since: Date
-        let firstSlateSegment: Int
-        var restoredAt: Date?
-        var firstLiveSegment: Int?
-        /// Variants whose playlist already carries the opening EXT-X-DATERANGE.
-        var opened: Set<String> = []
-
-        func contains(segment index: Int) -> Bool {
-            index >= firstSlateSegment && (firstLiveSegment.map { index < $0 } ?? true)
-        }
-    }
-
-    /// What a finished segment is, given the outages: the camera's, the slate's, or the
-    /// camera's first after an outage.
-    private enum Role {
-        case camera
-        case slate(openingDateRange: DateRange?)
-        case firstAfterOutage(DateRange)
-    }
-
     /// `standIns`: every variant's stand-in (empty for `sideline encode`, which never fills).
     init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry,
          standIns: [String: StandIn], hasAudio: Bool, logger: Logger) {
@@ -99,7 +59,7 @@ final class StreamPublisher: Sendable {
         let settings = SlotPublisher.Settings(variants: stream.video.ladder.map(\.name), segmentDuration: configuration.segmentDuration, grace: stream.lateGrace,
                                               onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment)
         let slots = SlotPublisher(settings: settings, restored: Self.restored(recorder), now: registry.clock(), wallNow: Date(), sink: writer)
-        core = Mutex(Core(slots: slots))
+        core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })
     }
 
@@ -122,19 +82,12 @@ final class StreamPublisher: Sendable {
     /// takes (start it there: `LivePipeline.start(atSegment:)`).
     func beginRun(of pipeline: LivePipeline) -> Int {
         timings.withLock { $0 = pipeline.timings }
-        state.withLock { $0.outages = [] }
-        return core.withLock { $0.slots.beginRun(now: registry.clock()) }
+        return core.withLock { $0.beginRun(now: registry.clock()) }
     }
 
     /// When the current run started and its last real segment was accepted (registry clock),
     /// for the watchdog.
-    var progress: (runStartedAt: Double?, lastAccepted: Double?) {
-        let withheld = lastWithheld.withLock { $0 }
-        return core.withLock { c in
-            let accepted = [c.slots.lastAccepted, withheld].compactMap { $0 }.max()
-            return (c.slots.runStartedAt, accepted)
-        }
-    }
+    var progress: (runStartedAt: Double?, lastAccepted: Double?) { core.withLock { $0.progress } }
 
     /// Fills late slots on time: the core is ticked every 100 ms on a thread of its own until
     /// `stopTicking()`. Only a live server ticks (`sideline encode` runs faster than real time).
@@ -142,9 +95,7 @@ final class StreamPublisher: Sendable {
         guard !ticking.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [self] in
             while ticking.load(ordering: .relaxed) {
-                core.withLock { c in
-                    if !c.ended { c.slots.tick(now: registry.clock()) }
-                }
+                core.withLock { $0.tick(now: registry.clock()) }
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
@@ -158,20 +109,20 @@ final class StreamPublisher: Sendable {
     /// be deleted), and no slot is filled.
     func retire() {
         stopTicking()
-        core.withLock { $0.ended = true }
+        core.withLock { _ = $0.end() }
     }
 
     /// The pipeline could not be opened: shown as input-lost (`/api/streams`, console) until
     /// the camera's segments are published again.
     func noteInputUnavailable() {
-        state.withLock { $0.inputUnavailable = true }
+        core.withLock { $0.inputCouldNotBeOpened() }
         let phase = registry.stream(named: streamName)?.phase
         if phase != .ended && phase != .removed { registry.setPhase(stream: streamName, .inputLost) }
     }
 
     /// Call before stopping the pipeline.
     func prepareStop(endStream: Bool) {
-        state.withLock { $0.stopEndsStream = endStream }
+        stopEndsStream.withLock { $0 = endStream }
     }
 
     func handle(_ event: PipelineEvent) {
@@ -187,22 +138,14 @@ final class StreamPublisher: Sendable {
             ])
             registry.setFailure(stream: streamName, variant: variant, reason)
             variantMetrics[variant]?.failures.increment()
-            core.withLock { c in
-                if !c.ended { c.slots.variantFailed(variant) }
-            }
+            core.withLock { $0.variantFailed(variant) }
         case let .inputLost(reason, since, firstSlateSegment):
-            state.withLock { $0.outages.append(Outage(since: since, firstSlateSegment: firstSlateSegment)) }
-            // With `stale` the outage's slots are meant to stay empty: no stand-ins either.
-            if stream.onInputLoss == .stale { core.withLock { $0.slots.holding = true } }
+            core.withLock { $0.inputLost(since: since, firstSlateSegment: firstSlateSegment) }
             registry.setPhase(stream: streamName, .inputLost)
             streamMetrics.inputLosses.increment()
             logger.error("input lost; reconnecting", metadata: ["policy": "\(stream.onInputLoss.rawValue)", "reason": "\(reason)"])
         case let .inputRestored(at, firstLiveSegment):
-            state.withLock { s in
-                guard !s.outages.isEmpty else { return }
-                s.outages[s.outages.count - 1].restoredAt = at
-                s.outages[s.outages.count - 1].firstLiveSegment = firstLiveSegment
-            }
+            core.withLock { $0.inputRestored(at: at, firstLiveSegment: firstLiveSegment) }
             registry.setPhase(stream: streamName, .live)
         case let .inputFailed(error):
             // Nothing new will be encoded by this pipeline; the watchdog restarts it, and the
@@ -212,79 +155,36 @@ final class StreamPublisher: Sendable {
         case let .finished(endOfStream):
             // The input ended by itself, or the operator ended the stream: close the playlists.
             // A plain server stop leaves them open, so a restart continues the recording.
-            let stopEndsStream = state.withLock { $0.stopEndsStream }
-            if endOfStream && (stopEndsStream ?? true) { endStream() }
+            if endOfStream && (stopEndsStream.withLock { $0 } ?? true) { endStream() }
         }
     }
 
-    private func role(of segment: EncodedSegment, variant: String) -> Role {
-        state.withLock { s in
-            for i in s.outages.indices.reversed() {
-                let outage = s.outages[i]
-                if outage.contains(segment: segment.index) {
-                    let opening = s.outages[i].opened.insert(variant).inserted
-                    return .slate(openingDateRange: opening ? DateRange.inputLost(since: outage.since) : nil)
-                }
-                if outage.firstLiveSegment == segment.index, let restoredAt = outage.restoredAt {
-                    return .firstAfterOutage(DateRange.inputLost(since: outage.since, until: restoredAt))
-                }
-            }
-            return .camera
-        }
-    }
-
+    /// Lists a finished segment as the core decides; the segment's bytes are staged for the
+    /// writer just before the core lists it.
     private func publish(_ segment: EncodedSegment, of variant: String) {
-        var pending = PlaylistWriter.Pending(segment: segment)
-        let role = role(of: segment, variant: variant)
-        switch role {
-        case .camera:
-            let wasUnavailable = state.withLock { s in
-                defer { s.inputUnavailable = false }
-                return s.inputUnavailable
-            }
-            if wasUnavailable, registry.stream(named: streamName)?.phase == .inputLost { registry.setPhase(stream: streamName, .live) }
-        case let .slate(opening):
-            pending.dateRanges = opening.map { [$0] } ?? []
-            switch stream.onInputLoss {
-            case .slate: break
-            case .gap: pending.asGap = true
-            case .stale:
-                lastWithheld.withLock { $0 = registry.clock() }
-                return
-            }
-        case let .firstAfterOutage(range):
-            // The closing tag; with `stale` nothing carried the opening one, so this one is all.
-            pending.dateRanges = [range]
-            pending.discontinuity = true
+        let arrival = core.withLock { c in
+            c.segmentArrived(variant: variant, slot: segment.index, duration: segment.duration, programDateTime: segment.programDateTime,
+                             now: registry.clock()) { writer.stage(segment, for: variant) }
         }
-        let outcome = core.withLock { c -> (refusal: SlotPublisher.Refusal?, recovered: Bool)? in
-            guard !c.ended else { return nil }
-            let wasFailed = c.slots.isFailed(variant)
-            writer.setPending(pending, for: variant)
-            let refusal = c.slots.segmentArrived(variant: variant, slot: segment.index, duration: segment.duration,
-                                                 programDateTime: segment.programDateTime, now: registry.clock())
-            if refusal != nil { writer.setPending(nil, for: variant) }
-            // The camera is back: late slots are filled again.
-            if case .firstAfterOutage = role { c.slots.holding = false }
-            return (refusal, wasFailed && refusal == nil)
-        }
-        // After the end (or removal) nothing more is listed.
-        guard let (refusal, recovered) = outcome else { return }
-        if let refusal {
+        switch arrival {
+        case .afterEnd, .withheld:
+            return
+        case let .refused(refusal):
             variantMetrics[variant]?.lateSegmentsDropped.increment()
             logger.warning("segment came after its slot was filled; dropped", metadata: ["variant": "\(variant)", "slot": "\(segment.index)", "refusal": "\(refusal)"])
-            return
+        case let .listed(asGap, recovered, liveAgain):
+            if liveAgain, registry.stream(named: streamName)?.phase == .inputLost { registry.setPhase(stream: streamName, .live) }
+            if recovered {
+                registry.setFailure(stream: streamName, variant: variant, nil)
+                logger.notice("variant recovered; its own segments follow an EXT-X-DISCONTINUITY", metadata: ["variant": "\(variant)", "slot": "\(segment.index)"])
+            }
+            if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
+                let latency = start.duration(to: .now)
+                publishLatency.record(latency.inSeconds)
+                streamMetrics.publishLatency.recordSeconds(latency.inSeconds)
+            }
+            if !asGap { checkBitRate(segment, of: variant) }
         }
-        if recovered {
-            registry.setFailure(stream: streamName, variant: variant, nil)
-            logger.notice("variant recovered; its own segments follow an EXT-X-DISCONTINUITY", metadata: ["variant": "\(variant)", "slot": "\(segment.index)"])
-        }
-        if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
-            let latency = start.duration(to: .now)
-            publishLatency.record(latency.inSeconds)
-            streamMetrics.publishLatency.recordSeconds(latency.inSeconds)
-        }
-        if !pending.asGap { checkBitRate(segment, of: variant) }
     }
 
     /// BANDWIDTH must bound every segment's bit rate (RFC 8216 §4.3.4.2); say so when one does not.
@@ -305,8 +205,7 @@ final class StreamPublisher: Sendable {
     /// Closes every playlist with EXT-X-ENDLIST; nothing is listed after it.
     func endStream() {
         let alreadyEnded = core.withLock { c in
-            defer { c.ended = true }
-            if c.ended { return true }
+            guard c.end() else { return true }
             for (name, variant) in writer.recorder.variants {
                 do {
                     let ended = try variant.end()

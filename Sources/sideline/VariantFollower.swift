@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import HLSPlaylist
 import Logging
+import MPEGTS
 import NIOPosix
 import SegmentStore
 import StreamMirroring

@@ -1,6 +1,6 @@
 import HLSOrigin
 import NIOCore
-import Synchronization
+import SidelineTesting
 import Testing
 
 /// Every row of the status table (Docs/status-codes.md), as a pure function, then through the
@@ -125,12 +125,6 @@ import Testing
 
     // MARK: - through the registry, with a manual clock
 
-    final class ManualClock: Sendable {
-        let now = Mutex<Double>(1000)
-        func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
-        var read: @Sendable () -> Double { { self.now.withLock { $0 } } }
-    }
-
     func liveRegistry(_ clock: ManualClock) -> StreamRegistry {
         let registry = StreamRegistry(clock: clock.read)
         registry.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2)
@@ -153,10 +147,10 @@ import Testing
     @Test func aVariantThatStopsPublishingGoesStaleAloneAndRecovers() {
         let clock = ManualClock()
         let registry = liveRegistry(clock)
-        clock.advance(2.9)
+        clock.advance(by: 2.9)
         registry.publish(stream: "main", variant: "720p", segmentName: "000001.ts",
                          file: .init(path: "/data/main/720p/000001.ts", size: 1880, duration: 2), playlist: TestPlaylists.live(count: 1))
-        clock.advance(0.2) // 3.1 s since 360p published
+        clock.advance(by: 0.2) // 3.1 s since 360p published
         #expect(status("/live/main/720p/index.m3u8", registry) == 200)
         #expect(status("/live/main/360p/index.m3u8", registry) == 404)
         #expect(status("/live/main/360p/000000.ts", registry) == 200)
@@ -164,7 +158,7 @@ import Testing
         registry.publishGaps(stream: "main", variant: "360p", segmentNames: ["000001.ts"], playlist: TestPlaylists.live(count: 1))
         #expect(status("/live/main/360p/index.m3u8", registry) == 200)
         #expect(status("/live/main/360p/000001.ts", registry) == 404)
-        clock.advance(10)
+        clock.advance(by: 10)
         #expect(StreamsAPI.listing(of: registry).streams[0].state == "stalled")
         registry.setPhase(stream: "main", .ended)
         #expect(status("/live/main/360p/index.m3u8", registry) == 200)

@@ -1,7 +1,7 @@
 import Foundation
 import HLSPlaylist
 @testable import MediaPipeline
-import StreamPublishing
+import MPEGTS
 import Testing
 import TestSupport
 

@@ -33,6 +33,18 @@ import Testing
         #expect(infs[0] == infs[2] && infs[1] == infs[3])
     }
 
+    /// Served: what the core lists (a failed variant left out under `on_variant_failure: gap`);
+    /// recorded: every rung, so a restart lists them all again.
+    @Test func theServedMasterFollowsTheListingAndTheRecordedOneListsEveryRung() throws {
+        let rungs = [MasterAssembly.Rung(name: "360p", rates: Self.rates, format: Self.format), MasterAssembly.Rung(name: "180p", rates: Self.rates, format: Self.format)]
+        let masters = try #require(assembly.masters(rungs: rungs, listing: ["180p"]))
+        #expect(masters.served.variants.map(\.uri) == ["180p/index.m3u8"])
+        #expect(masters.recorded?.variants.map(\.uri) == ["360p/index.m3u8", "180p/index.m3u8"])
+        let unknown = [MasterAssembly.Rung(name: "360p", rates: Self.rates, format: nil), rungs[1]]
+        #expect(assembly.masters(rungs: unknown, listing: ["180p"])?.recorded == nil, "served, but not recorded without every format")
+        #expect(assembly.masters(rungs: unknown, listing: ["360p", "180p"]) == nil)
+    }
+
     @Test func noMasterWhileAListedRungsFormatIsUnknown() {
         let rungs = [MasterAssembly.Rung(name: "360p", rates: Self.rates, format: nil)]
         #expect(assembly.playlist(rungs: rungs, listing: ["360p"]) == nil)

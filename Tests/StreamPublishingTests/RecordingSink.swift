@@ -1,4 +1,5 @@
 import Foundation
+import SidelineCore
 import HLSPlaylist
 import StreamPublishing
 

@@ -1,18 +1,16 @@
-import StreamPublishing
-
 /// Puts a segment's program tables in the order players and validators expect: PAT first,
 /// then the PMT, then anything else. libavformat's MPEG-TS muxer, asked to resend its tables
 /// at each segment (`resend_headers`), writes the SDT (PID 0x11) before the PAT, so every
 /// segment began with the SDT. Pure: a permutation of the leading table packets, so byte
 /// offsets after them (and the IDR byte ranges, which start at the segment's first byte)
 /// stay valid.
-enum TransportStreamHeaders {
-    static let patPID = 0x0000
-    static let sdtPID = 0x0011
+public enum TransportStreamHeaders {
+    public static let patPID = 0x0000
+    public static let sdtPID = 0x0011
 
     /// `bytes` with its leading PAT, PMT and SDT packets reordered PAT, PMT, SDT; unchanged
     /// when it does not start with tables or has no PAT among them.
-    static func patFirst(_ bytes: [UInt8]) -> [UInt8] {
+    public static func patFirst(_ bytes: [UInt8]) -> [UInt8] {
         var leading: [TransportStreamPacket] = []
         var pmtPIDs: Set<Int> = []
         while let packet = TransportStreamPacket(bytes, at: leading.count * TransportStreamPacket.size) {
@@ -33,7 +31,7 @@ enum TransportStreamHeaders {
     }
 
     /// The PMT PIDs a PAT section in one packet lists (ISO/IEC 13818-1 §2.4.4.3).
-    static func programMapPIDs(in bytes: [UInt8], pat packet: TransportStreamPacket) -> [Int] {
+    public static func programMapPIDs(in bytes: [UInt8], pat packet: TransportStreamPacket) -> [Int] {
         guard packet.unitStart, packet.hasPayload else { return [] }
         let section = packet.payload + 1 + Int(bytes[packet.payload]) // after the pointer field
         let packetEnd = packet.start + TransportStreamPacket.size

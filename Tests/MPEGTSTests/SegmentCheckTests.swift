@@ -1,4 +1,4 @@
-import StreamMirroring
+import MPEGTS
 import Testing
 
 struct SegmentCheckTests {

@@ -1,4 +1,4 @@
-import StreamPublishing
+import MPEGTS
 import Testing
 
 @Suite struct TransportStreamRestampTests {

@@ -1,7 +1,5 @@
-import Foundation
-@testable import MediaPipeline
+import MPEGTS
 import Testing
-import TestSupport
 
 @Suite struct TransportStreamHeadersTests {
     /// A table packet: PID, then a PAT section listing `pmt` when it is the PAT.
@@ -31,20 +29,5 @@ import TestSupport
         #expect(TransportStreamHeaders.patFirst(ordered) == ordered)
         let media = Self.packet(pid: 0x100) + Self.packet(pid: 0x101)
         #expect(TransportStreamHeaders.patFirst(media) == media)
-    }
-
-    /// The real muxer: every segment of a real encode starts with the PAT, then the PMT.
-    @Test func everyEncodedSegmentStartsWithPATThenPMT() async throws {
-        let configuration = PipelineRun.configuration(input: Repository.sample, variants: [StandInTests.spec])
-        let outcome = try await PipelineRun.run(configuration, stopAfterSegments: 4)
-        let segments = try #require(outcome.segments["180p"])
-        #expect(segments.count >= 3)
-        for segment in segments {
-            let pids = Self.pids(Array(segment.bytes.prefix(3 * 188)))
-            #expect(pids.first == 0 && pids.dropFirst().first == 0x1000, "segment \(segment.index) starts with \(pids)")
-        }
-        let directory = try makeTemporaryDirectory("pat-first")
-        let files = try PipelineRun.write(segments, to: directory)
-        #expect(try await Command.run("ffmpeg", ["-v", "error", "-i", files[1], "-f", "null", "-"]).status == 0)
     }
 }

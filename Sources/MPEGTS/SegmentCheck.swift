@@ -1,5 +1,3 @@
-import StreamPublishing
-
 /// The checks a mirror makes on a downloaded segment before it is stored and listed: cheap
 /// ones, over bytes already in memory. Whole MPEG-TS packets, each with its sync byte, and
 /// the PAT first (every Sideline segment starts with PAT then PMT, so a player can start

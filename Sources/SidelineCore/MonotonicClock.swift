@@ -3,8 +3,7 @@
 /// and every retry loop read this one clock in the server; tests pass their own function.
 public enum MonotonicClock {
     public static let seconds: @Sendable () -> Double = {
-        let elapsed = ContinuousClock.now - epoch
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        (ContinuousClock.now - epoch).inSeconds
     }
 
     private static let epoch = ContinuousClock.now

@@ -17,4 +17,20 @@ public enum LateSegmentFill: String, Sendable, Equatable, CaseIterable {
     case standin
     /// Nothing: the playlist stops advancing and answers 404 once stale (Apple's semantics).
     case stale
+
+    /// How long past its due time a slot waits for its real segment, in seconds; see
+    /// `Docs/status-codes.md` ("Stand-ins") for the publish latencies it was chosen against.
+    public static let defaultGrace = 1.0
 }
+
+/// What the playlists carry while a live input is lost (see Docs/status-codes.md).
+public enum InputLossPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Real segments showing a "signal lost" card with the time since the loss, and silence:
+    /// every player keeps playing.
+    case slate
+    /// EXT-X-GAP entries of the segments' duration: hls.js skips them; other players stall.
+    case gap
+    /// Nothing: the playlists stop advancing and answer 404 once stale.
+    case stale
+}
+

@@ -1,0 +1,108 @@
+import Foundation
+import HLSPlaylist
+import SidelineCore
+
+/// One stream's live decisions, whole: the slot publisher (what every slot lists), the
+/// input-loss plan (how a slate segment is listed), the end of the stream, and the progress the
+/// watchdog reads. Pure, over plain events and the monotonic times the caller passes; the
+/// server holds one per stream under a lock and carries out what it answers.
+public struct LiveStreamCore: Sendable {
+    public private(set) var slots: SlotPublisher
+    public private(set) var inputLoss: InputLossPlan
+    /// EXT-X-ENDLIST is written (or the stream is being removed): nothing more is listed.
+    public private(set) var ended = false
+    /// When a slate segment was last withheld on purpose (`on_input_loss: stale`): progress for
+    /// the watchdog, though nothing is listed.
+    private var lastWithheld: Double?
+
+    /// What became of a finished segment.
+    public enum Arrival: Sendable, Equatable {
+        /// Listed. `asGap`: as EXT-X-GAP (no file); `recovered`: its variant had failed and
+        /// is back; `liveAgain`: the first camera segment since the input could not be opened
+        /// (an outage's end is the pipeline's own event, `inputRestored`).
+        case listed(asGap: Bool, recovered: Bool, liveAgain: Bool)
+        /// A slate segment withheld (`on_input_loss: stale`).
+        case withheld
+        /// Not listed: its slot was already filled, or the variant is unknown.
+        case refused(SlotPublisher.Refusal)
+        /// The stream has ended: nothing is listed any more.
+        case afterEnd
+    }
+
+    public init(slots: SlotPublisher, onInputLoss: InputLossPolicy) {
+        self.slots = slots
+        self.inputLoss = InputLossPlan(policy: onInputLoss)
+    }
+
+    /// A pipeline run begins at `now`: returns the slot its first segment takes.
+    public mutating func beginRun(now: Double) -> Int {
+        inputLoss.beginRun()
+        return slots.beginRun(now: now)
+    }
+
+    /// Fills the slots whose deadline passed (call every 100 ms or so).
+    public mutating func tick(now: Double) {
+        guard !ended else { return }
+        slots.tick(now: now)
+    }
+
+    public mutating func variantFailed(_ variant: String) {
+        guard !ended else { return }
+        slots.variantFailed(variant)
+    }
+
+    public mutating func inputLost(since: Date, firstSlateSegment: Int) {
+        if inputLoss.inputLost(since: since, firstSlateSegment: firstSlateSegment) { slots.holding = true }
+    }
+
+    public mutating func inputRestored(at: Date, firstLiveSegment: Int) {
+        inputLoss.inputRestored(at: at, firstLiveSegment: firstLiveSegment)
+    }
+
+    public mutating func inputCouldNotBeOpened() {
+        inputLoss.inputCouldNotBeOpened()
+    }
+
+    /// `variant`'s segment for `slot` is finished. `beforeListing` runs just before the slot
+    /// publisher lists it with its file (the caller stages the segment's bytes there), and not
+    /// at all when it is refused, withheld, listed as EXT-X-GAP or comes after the end.
+    public mutating func segmentArrived(variant: String, slot: Int, duration: Double, programDateTime: Date, now: Double,
+                                        beforeListing: () -> Void = {}) -> Arrival {
+        guard !ended else { return .afterEnd }
+        var marks = SegmentMarks()
+        var liveAgain = false
+        var endsHold = false
+        switch inputLoss.treatment(ofSegment: slot, variant: variant) {
+        case let .camera(backFromUnavailable):
+            liveAgain = backFromUnavailable
+        case let .slate(slate):
+            marks = slate
+        case .withheld:
+            lastWithheld = now
+            return .withheld
+        case let .firstAfterOutage(closing):
+            marks = closing
+            endsHold = true
+        }
+        let wasFailed = slots.isFailed(variant)
+        if !marks.asGap && slots.accepts(variant: variant, slot: slot) { beforeListing() }
+        if let refusal = slots.segmentArrived(variant: variant, slot: slot, duration: duration, programDateTime: programDateTime, now: now, marks: marks) {
+            return .refused(refusal)
+        }
+        // The camera is back: late slots are filled again.
+        if endsHold { slots.holding = false }
+        return .listed(asGap: marks.asGap, recovered: wasFailed, liveAgain: liveAgain)
+    }
+
+    /// Ends the stream: returns false when it had ended already.
+    public mutating func end() -> Bool {
+        defer { ended = true }
+        return !ended
+    }
+
+    /// When the current run started and its last segment was accepted (or withheld on
+    /// purpose), for the watchdog.
+    public var progress: (runStartedAt: Double?, lastAccepted: Double?) {
+        (slots.runStartedAt, [slots.lastAccepted, lastWithheld].compactMap { $0 }.max())
+    }
+}
