@@ -18,17 +18,15 @@ final class PipelineService: Service, Sendable {
     let plan: ServePlan
     let publisher: StreamPublisher
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let endStream = Atomic<Bool>(false)
 
     private struct State {
         var current: CurrentRun?
         /// Totals of the pipelines this service ran before the current one.
         var carried = PipelineStatistics()
-        /// Set at shutdown, removal or end: nothing is opened or restarted after it.
-        var stopping = false
-        /// Whether a thread is busy opening a pipeline.
-        var opening = false
+        /// When to open, retry, abandon and stop (the rules; this service owns the threads).
+        var supervisor: PipelineSupervisor
     }
 
     /// A started (or ready) pipeline, and the timeline slot it starts at.
@@ -45,13 +43,10 @@ final class PipelineService: Service, Sendable {
         self.plan = plan
         self.publisher = publisher
         self.logger = logger
-        self.watchdog = WatchdogRule(timeout: plan.stream.watchdogTimeout, segmentDuration: plan.configuration.segmentDuration)
-        if let (opened, first) = opened {
-            state.withLock { $0.current = CurrentRun(pipeline: opened.pipeline, events: opened.events, firstSlot: first) }
-        }
+        let watchdog = WatchdogRule(timeout: plan.stream.watchdogTimeout, segmentDuration: plan.configuration.segmentDuration)
+        state = Mutex(State(current: opened.map { CurrentRun(pipeline: $0.0.pipeline, events: $0.0.events, firstSlot: $0.firstSlot) },
+                            supervisor: PipelineSupervisor(watchdog: watchdog, running: opened != nil)))
     }
-
-    private let watchdog: WatchdogRule
 
     /// The pipeline running now; nil while one is being opened.
     var pipeline: LivePipeline? { state.withLock { $0.current?.pipeline } }
@@ -72,7 +67,7 @@ final class PipelineService: Service, Sendable {
         endStreamOnStop = true
         publisher.prepareStop(endStream: true)
         let pipeline = state.withLock { s in
-            s.stopping = true
+            s.supervisor.stop()
             return s.current?.pipeline
         }
         // Without a pipeline nothing would report `.finished`: close the playlists here.
@@ -86,7 +81,7 @@ final class PipelineService: Service, Sendable {
         publisher.retire()
         publisher.prepareStop(endStream: false)
         let pipeline = state.withLock { s in
-            s.stopping = true
+            s.supervisor.stop()
             return s.current?.pipeline
         }
         pipeline?.stop()
@@ -110,7 +105,7 @@ final class PipelineService: Service, Sendable {
         try? await gracefulShutdown()
         publisher.prepareStop(endStream: endStreamOnStop)
         let pipeline = state.withLock { s in
-            s.stopping = true
+            s.supervisor.stop()
             return s.current?.pipeline
         }
         guard let pipeline else {
@@ -132,41 +127,33 @@ final class PipelineService: Service, Sendable {
         opened.pipeline.start(atSegment: first)
     }
 
-    /// Opens the pipeline on a thread of its own (opening blocks), retrying with backoff from
-    /// 1 s to 30 s until it opens or the service stops, then starts it.
+    /// Opens the pipeline on a thread of its own (opening blocks), retrying as the supervisor
+    /// says until it opens or the service stops, then starts it.
     private func openInBackground(reason: String) {
-        let proceed = state.withLock { s in
-            guard !s.stopping, !s.opening else { return false }
-            s.opening = true
-            return true
-        }
-        guard proceed else { return }
+        guard state.withLock({ $0.supervisor.beginOpening() }) else { return }
         logger.notice("opening the pipeline", metadata: ["reason": "\(reason)"])
         let thread = Thread { [self] in
-            var backoff = Backoff.encoderRecovery
-            var attempt = 1
-            let isStopping = { self.state.withLock { $0.stopping } }
-            while !isStopping() {
+            let clock = publisher.registry.clock
+            while true {
                 do {
                     let opened = try plan.openPipeline(logger: logger)
-                    let started = state.withLock { s -> Bool in
-                        s.opening = false
-                        return !s.stopping
-                    }
-                    guard started else { return }
+                    let (attempts, install) = state.withLock { s in (s.supervisor.failedAttempts, s.supervisor.opened()) }
+                    // Opened as the stream stopped: it was never started, and nothing is recorded from it.
+                    guard install else { return }
                     installAndStart(opened)
-                    logger.notice("pipeline started", metadata: ["attempt": "\(attempt)", "first-slot": "\(state.withLock { $0.current?.firstSlot ?? 0 })"])
+                    logger.notice("pipeline started", metadata: ["attempt": "\(attempts + 1)", "first-slot": "\(state.withLock { $0.current?.firstSlot ?? 0 })"])
                     return
                 } catch {
                     publisher.noteInputUnavailable()
+                    let (wait, attempt) = state.withLock { s in (s.supervisor.openFailed(at: clock()), s.supervisor.failedAttempts) }
+                    guard let wait else { return }
                     logger.critical("cannot start the pipeline; what is recorded stays served, retrying", metadata: [
-                        "error": "\(error)", "attempt": "\(attempt)", "retry-in-seconds": "\(DecimalFormat.compact(backoff.nextDelay))",
+                        "error": "\(error)", "attempt": "\(attempt)", "retry-in-seconds": "\(DecimalFormat.compact(wait))",
                     ])
-                    backoff.waitAfterFailure(unless: isStopping)
-                    attempt += 1
+                    let due = clock() + wait
+                    while clock() < due && state.withLock({ $0.supervisor.keepsOpening }) { Thread.sleep(forTimeInterval: 0.05) }
                 }
             }
-            state.withLock { $0.opening = false }
         }
         thread.name = "sideline.open.\(plan.stream.name)"
         thread.start()
@@ -176,25 +163,25 @@ final class PipelineService: Service, Sendable {
     /// `stream.watchdog_timeout` (`WatchdogRule`) is abandoned and a new one opened. One whose
     /// segments all come too late for their slots counts as stuck too.
     private func watch() async {
-        guard watchdog.timeout > 0 else { return }
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(500))
-            guard let run = state.withLock({ $0.stopping ? nil : $0.current }), !run.events.hasFinished else { continue }
             let progress = publisher.progress
-            guard let started = progress.runStartedAt,
-                  let quiet = watchdog.stuckFor(startedAt: started, lastAccepted: progress.lastAccepted, now: publisher.registry.clock()) else { continue }
-            restart(run, quietFor: quiet)
+            let now = publisher.registry.clock()
+            let restart = state.withLock { s -> (CurrentRun, Double)? in
+                guard let run = s.current,
+                      let quiet = s.supervisor.watch(now: now, runStartedAt: progress.runStartedAt, lastAccepted: progress.lastAccepted,
+                                                     finished: run.events.hasFinished) else { return nil }
+                s.carried = s.carried.adding(run.pipeline.statistics)
+                s.current = nil
+                return (run, quiet)
+            }
+            if let (run, quiet) = restart { abandon(run, quietFor: quiet) }
         }
     }
 
-    private func restart(_ run: CurrentRun, quietFor seconds: Double) {
-        let abandoned = state.withLock { s -> Bool in
-            guard !s.stopping, s.current?.pipeline === run.pipeline else { return false }
-            s.carried = s.carried.adding(run.pipeline.statistics)
-            s.current = nil
-            return true
-        }
-        guard abandoned else { return }
+    /// Cuts off a pipeline the watchdog gave up on and opens a new one once it has let go of
+    /// its input.
+    private func abandon(_ run: CurrentRun, quietFor seconds: Double) {
         // Whatever the old pipeline still reports goes nowhere: its segments are not recorded.
         run.events.disconnect()
         run.pipeline.stop()
