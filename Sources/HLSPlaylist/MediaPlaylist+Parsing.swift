@@ -28,6 +28,13 @@ extension MediaPlaylist {
     /// Reads a media playlist: the tags Sideline writes, in any order the RFC allows. Unknown
     /// tags and comments are skipped, as §4.1 tells clients to do.
     public static func parse(_ text: String) throws(PlaylistParseError) -> MediaPlaylist {
+        try parseWithServerControl(text).playlist
+    }
+
+    /// Reads a live media playlist with the `#EXT-X-SERVER-CONTROL` its server sent (nil when it
+    /// sent none): what a client (a mirror) may ask of that server on its next reload.
+    public static func parseWithServerControl(_ text: String) throws(PlaylistParseError) -> (playlist: MediaPlaylist, serverControl: ServerControl?) {
+        var serverControl: ServerControl?
         var playlist = MediaPlaylist(targetDuration: 0, playlistType: nil, independentSegments: false)
         var sawTarget = false
         var pending: MediaSegment?
@@ -88,6 +95,11 @@ extension MediaPlaylist {
                 }
                 nextDateRanges.append(range)
             case "#EXT-X-I-FRAMES-ONLY": playlist.iFramesOnly = true
+            case "#EXT-X-SERVER-CONTROL":
+                guard let v = value, let control = ServerControl.parse(attributes: v) else {
+                    throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
+                }
+                serverControl = control
             case "#EXT-X-BYTERANGE":
                 // <length>[@<offset>]; without an offset the range follows the previous one of the
                 // same URI (§4.3.2.2). Sideline always writes the offset.
@@ -117,7 +129,7 @@ extension MediaPlaylist {
         if pending != nil { throw .extinfWithoutURI(line: pendingLine) }
         playlist.trailingDateRanges = nextDateRanges
         guard sawTarget else { throw .missingTargetDuration }
-        return playlist
+        return (playlist, serverControl)
     }
 
     private static func split(_ line: String) -> (String, String?) {

@@ -22,6 +22,26 @@ public struct MultivariantPlaylist: Sendable, Equatable {
         self.sessionData = sessionData
         self.startOffset = startOffset
     }
+
+    /// Whether the variants carry sound, as their `CODECS` say (§4.3.4.2 requires every
+    /// elementary stream's format there): an audio codec in any variant's list. Nil when no
+    /// variant declares codecs, so nothing can be said.
+    public var carriesAudio: Bool? {
+        let declared = variants.map(\.codecs).filter { !$0.isEmpty }
+        guard !declared.isEmpty else { return nil }
+        return declared.contains { $0.contains(where: CodecString.isAudio) }
+    }
+}
+
+/// RFC 6381 codec strings, as far as a master's readers need them.
+public enum CodecString {
+    /// The sample-entry prefixes of the audio formats HLS carries (AAC and the other MPEG-4
+    /// audio object types, AC-3, E-AC-3, Opus, FLAC).
+    static let audioPrefixes = ["mp4a.", "ac-3", "ec-3", "opus", "fLaC"]
+
+    public static func isAudio(_ codec: String) -> Bool {
+        audioPrefixes.contains { codec.hasPrefix($0) }
+    }
 }
 
 /// `#EXT-X-SESSION-DATA:DATA-ID="...",VALUE="..."` (§4.3.4.4).

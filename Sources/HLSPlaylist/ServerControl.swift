@@ -33,4 +33,29 @@ public struct ServerControl: Sendable, Equatable {
         guard !attributes.isEmpty else { return nil }
         return "#EXT-X-SERVER-CONTROL:" + attributes.joined(separator: ",") + "\n"
     }
+
+    /// The tag's attribute list as a client reads it: attributes it does not know (such as
+    /// HOLD-BACK and PART-HOLD-BACK of low-latency servers) are ignored (§4.2); nil when the
+    /// list is malformed or a known attribute has a value the draft does not allow.
+    public static func parse(attributes text: String) -> ServerControl? {
+        guard let list = AttributeList.parse(text) else { return nil }
+        var control = ServerControl()
+        if let skip = list["CAN-SKIP-UNTIL"] {
+            guard let seconds = Double(skip), seconds >= 0, seconds.isFinite else { return nil }
+            control.canSkipUntil = seconds
+        }
+        guard let dateRanges = flag(list["CAN-SKIP-DATERANGES"]), let block = flag(list["CAN-BLOCK-RELOAD"]) else { return nil }
+        control.canSkipDateRanges = dateRanges
+        control.canBlockReload = block
+        return control
+    }
+
+    /// An enumerated-string YES/NO attribute: absent is NO (§4.4.3.8); another value, malformed.
+    private static func flag(_ value: String?) -> Bool? {
+        switch value {
+        case nil, "NO": false
+        case "YES": true
+        default: nil
+        }
+    }
 }

@@ -108,7 +108,7 @@ struct ServePlan {
         }
         let recordedMaster = recorder.archivedPreviousRecording == nil ? try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8) : nil
         if recordedMaster != nil { registry.setPhase(stream: layout.stream, .live) }
-        let audio = hasAudio ?? recordedMaster.map { $0.contains(AVCCodecString.aacLC) } ?? true
+        let audio = hasAudio ?? recordedMaster.flatMap { try? MultivariantPlaylist.parse($0).carriesAudio } ?? true
         var standIns: [String: StandIn] = [:]
         if withStandIns {
             do {

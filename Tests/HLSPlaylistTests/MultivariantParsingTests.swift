@@ -30,3 +30,34 @@ struct MultivariantParsingTests {
         }
     }
 }
+
+@Suite struct ServerControlAndCodecsParsingTests {
+    @Test func aLivePlaylistsServerControlIsReadWithIt() throws {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=12,CAN-SKIP-DATERANGES=YES,CAN-BLOCK-RELOAD=YES,HOLD-BACK=6\n#EXTINF:2.000000,\n000000.ts\n"
+        let (playlist, control) = try MediaPlaylist.parseWithServerControl(text)
+        #expect(playlist.segments.count == 1)
+        #expect(control == ServerControl(canSkipUntil: 12, canSkipDateRanges: true, canBlockReload: true), "HOLD-BACK is not ours: ignored")
+        #expect(try MediaPlaylist.parseWithServerControl("#EXTM3U\n#EXT-X-TARGETDURATION:2\n").serverControl == nil)
+        // What the origin renders, read back.
+        let rendered = try #require(ServerControl(canSkipUntil: 12, canBlockReload: true).render())
+        #expect(ServerControl.parse(attributes: String(rendered.dropFirst("#EXT-X-SERVER-CONTROL:".count).dropLast())) == ServerControl(canSkipUntil: 12, canBlockReload: true))
+    }
+
+    @Test func aMalformedServerControlNamesItsLine() {
+        #expect(throws: PlaylistParseError.invalidValue(tag: "#EXT-X-SERVER-CONTROL", value: "CAN-BLOCK-RELOAD=MAYBE", line: 3)) {
+            try MediaPlaylist.parseWithServerControl("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=MAYBE\n")
+        }
+        #expect(ServerControl.parse(attributes: "CAN-SKIP-UNTIL=-1") == nil)
+    }
+
+    @Test func whetherAMasterCarriesAudioComesFromItsCodecs() throws {
+        func master(_ codecs: String?) throws -> MultivariantPlaylist {
+            let attribute = codecs.map { ",CODECS=\"\($0)\"" } ?? ""
+            return try MultivariantPlaylist.parse("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\(attribute)\n720p/index.m3u8\n")
+        }
+        #expect(try master("avc1.64001f,mp4a.40.2").carriesAudio == true)
+        #expect(try master("avc1.64001f").carriesAudio == false)
+        #expect(try master("avc1.64001f,ec-3").carriesAudio == true)
+        #expect(try master(nil).carriesAudio == nil, "no CODECS: nothing to say")
+    }
+}
