@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS"]),
         .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
-        .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
+        .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),
         .testTarget(

@@ -107,7 +107,8 @@ struct MirrorCommand: AsyncParsableCommand {
             let local = PlaylistURL.master(host: listenHost, port: boundPort, stream: name)
             FileHandle.standardError.write(Data("Sideline is mirroring \(url.absoluteString) as stream '\(name)'. Open: \(local)\n".utf8))
         }
-        let service = MirrorService(upstream: url, layout: layout, chosen: chosen, registry: registry, client: client, logger: logger)
+        let service = MirrorService(session: MirrorService.session(upstream: url, chosen: chosen, client: client,
+                                                                   destination: MirrorDisk(layout: layout, registry: registry), logger: logger), logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: service)], logger: logger))
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let signalTask = Task {

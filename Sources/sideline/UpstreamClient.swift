@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import StreamMirroring
 import Synchronization
 
 /// The mirror's HTTP client for its upstream: sends the configured headers with every request,
@@ -94,5 +95,12 @@ final class UpstreamClient: Sendable {
     func shutdown() async {
         try? await client.shutdown()
         responseLog.withLock { try? $0?.close() }
+    }
+}
+
+extension UpstreamClient: UpstreamFetching {
+    func get(_ url: URL, gzip: Bool, timeout: Double) async throws -> UpstreamAnswer {
+        let answer: Answer = try await get(url.absoluteString, gzip: gzip, timeout: timeout)
+        return UpstreamAnswer(status: answer.status, body: Array(answer.body.readableBytesView), announcedLength: answer.announcedLength)
     }
 }

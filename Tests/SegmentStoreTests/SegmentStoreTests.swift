@@ -158,3 +158,19 @@ func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> En
         #expect(StreamLayout.segmentName(sequence: 1_234_567) == "1234567.ts")
     }
 }
+
+@Suite struct HeldSegmentFilesTests {
+    @Test func onlyWholeSegmentFilesCountAndTemporariesAreRemoved() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let layout = StreamLayout(dataDirectory: directory, stream: "main")
+        #expect(try layout.wholeSegmentFiles("720p").isEmpty, "a missing directory is made, and holds nothing")
+        try AtomicFile.write([UInt8](repeating: 0x47, count: 376), to: layout.segmentPath("720p", "000000.ts"))
+        try AtomicFile.write("#EXTM3U\n", to: layout.mediaPlaylistPath("720p"))
+        let cutShort = layout.segmentPath("720p", AtomicFile.temporaryPrefix + "000001.ts.123.456")
+        _ = FileManager.default.createFile(atPath: cutShort, contents: Data([0x47]))
+        _ = FileManager.default.createFile(atPath: layout.segmentPath("720p", "000002.ts"), contents: Data())
+        #expect(try layout.wholeSegmentFiles("720p") == ["000000.ts": 376], "not the playlist, the empty file or the temporary")
+        #expect(!FileManager.default.fileExists(atPath: cutShort))
+    }
+}

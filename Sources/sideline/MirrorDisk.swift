@@ -1,0 +1,76 @@
+import Foundation
+import HLSOrigin
+import HLSPlaylist
+import NIOPosix
+import SegmentStore
+import StreamMirroring
+
+/// Where a mirror's decisions go (`MirrorDestination`): the recording on disk, in the same
+/// layout as the upstream's, written atomically on NIO's blocking-I/O pool, and the origin's
+/// registry.
+struct MirrorDisk: MirrorDestination {
+    let layout: StreamLayout
+    let registry: StreamRegistry
+
+    private var stream: String { layout.stream }
+
+    func storedMaster() -> MultivariantPlaylist? {
+        (try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8)).flatMap { try? MultivariantPlaylist.parse($0) }
+    }
+
+    func stored(variant: String) throws -> StoredVariant {
+        let files = try layout.wholeSegmentFiles(variant)
+        var listed: MediaPlaylist?
+        if let text = try? String(contentsOfFile: layout.mediaPlaylistPath(variant), encoding: .utf8) { listed = try MediaPlaylist.parse(text) }
+        let iFrames = (try? String(contentsOfFile: layout.iFramePlaylistPath(variant), encoding: .utf8)).flatMap { try? MediaPlaylist.parse($0) }
+        return StoredVariant(listed: listed, iFrames: iFrames, files: files)
+    }
+
+    func storeSegment(_ bytes: [UInt8], named name: String, variant: String) async throws {
+        let path = layout.segmentPath(variant, name)
+        try await NIOThreadPool.singleton.runIfActive { try AtomicFile.write(bytes, to: path) }
+    }
+
+    func storePlaylists(_ media: MediaPlaylist, iFrames: MediaPlaylist?, variant: String) async throws {
+        let (mediaPath, iFramePath) = (layout.mediaPlaylistPath(variant), layout.iFramePlaylistPath(variant))
+        try await NIOThreadPool.singleton.runIfActive {
+            try AtomicFile.write(media.render(), to: mediaPath)
+            if let iFrames { try AtomicFile.write(iFrames.render(), to: iFramePath) }
+        }
+    }
+
+    func storeMaster(_ master: MultivariantPlaylist) throws {
+        let text = master.render()
+        try FileManager.default.createDirectory(atPath: layout.streamDirectory, withIntermediateDirectories: true)
+        try AtomicFile.write(text, to: layout.masterPlaylistPath)
+        registry.setMaster(stream: stream, text: text)
+    }
+
+    func register(title: String, variants: [String], targetDuration: Int) {
+        registry.register(stream: stream, title: title, variants: variants, targetDuration: targetDuration)
+    }
+
+    func show(_ view: MirrorView, variant: String) {
+        let files = view.newSegments.reduce(into: [String: StreamRegistry.SegmentFile]()) { files, held in
+            files[held.key] = .init(path: layout.segmentPath(variant, held.key), size: held.value.size, duration: held.value.duration)
+        }
+        let playlist = LiveMediaPlaylist(view.playlist)
+        let iFrames = view.iFrames.map { LiveMediaPlaylist($0) }
+        switch view.kind {
+        case .restored: registry.restore(stream: stream, variant: variant, playlist: playlist, iFrames: iFrames, segments: files, gaps: view.gaps)
+        case .grown: registry.publishMirrored(stream: stream, variant: variant, newSegments: files, gaps: view.gaps, playlist: playlist, iFrames: iFrames)
+        case .reshaped: registry.updatePlaylists(stream: stream, variant: variant, playlist: playlist, iFrames: iFrames)
+        }
+    }
+
+    func setMode(_ mode: MirrorFreshness.Mode) {
+        let phase: StreamRegistry.Phase = switch mode {
+        case .following: .live
+        case .offline: .upstreamLost
+        case .ended: .ended
+        }
+        if registry.stream(named: stream)?.phase != phase { registry.setPhase(stream: stream, phase) }
+    }
+
+    var servedMaster: String? { registry.stream(named: stream)?.masterText }
+}
