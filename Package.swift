@@ -71,10 +71,40 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // Runs each configured camera: its pipeline under the supervisor, the publishing core's
+        // decisions carried out onto disk and into the origin's registry, the stand-ins, the
+        // metrics, and what an operator asks for (drills, end, removal, retention).
+        .target(
+            name: "StreamServices",
+            dependencies: [
+                "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Connects a mirror's decisions (StreamMirroring) to the world: the upstream over HTTP,
+        // the recording on disk, the origin's registry, and the log.
+        .target(
+            name: "MirrorServices",
+            dependencies: [
+                "HLSOrigin", "HLSPlaylist", "SegmentStore", "SidelineCore", "StreamMirroring",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // FoundationNetworking's URLSession crashes in libdispatch when a server dies
+                // under an open connection (swift-corelibs-foundation#4791).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The mirror's file writes run on NIO's blocking-I/O thread pool.
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The command line: parses arguments, builds the objects, owns signals, prints. No decisions.
         .executableTarget(
             name: "sideline",
             dependencies: [
-                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "MPEGTS", "SidelineCore", "StreamPublishing", "StreamMirroring",
+                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "SidelineCore", "StreamMirroring", "StreamServices", "MirrorServices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -82,11 +112,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                // The admin client (and the mirror's): FoundationNetworking's URLSession crashes in
-                // libdispatch when a server dies under an open connection (swift-corelibs-foundation#4791).
+                // The admin client speaks HTTP through AsyncHTTPClient too (see MirrorServices).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // The mirror's file writes run on NIO's blocking-I/O thread pool.
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),

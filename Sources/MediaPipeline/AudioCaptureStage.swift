@@ -1,7 +1,7 @@
 import CFFmpeg
 import Foundation
-import SidelineCore
 import Logging
+import SidelineCore
 import Synchronization
 
 /// Reads a separate audio input (`audio_input`, e.g. an ALSA device next to a V4L2 camera) on

@@ -1,7 +1,7 @@
 import CFFmpeg
 import Foundation
-import SidelineCore
 import Logging
+import SidelineCore
 
 /// The input thread's work: demux, pace, decode, conform to the output frame rate, encode
 /// audio once, and fan frames and packets out to the variant workers.

@@ -1,6 +1,6 @@
 import Foundation
-import SidelineCore
 import HLSPlaylist
+import SidelineCore
 
 /// The live decisions of one stream, over plain events and an injected clock: which entry
 /// every variant's playlist gets for every slot of the stream's timeline.

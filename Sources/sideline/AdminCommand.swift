@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import SidelineConfig
+import SidelineCore
 
 /// `sideline admin end|remove <stream>`: the operator's commands, sent to a running server's
 /// admin API with its bearer token.

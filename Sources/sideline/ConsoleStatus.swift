@@ -1,7 +1,8 @@
 import Foundation
-import SidelineCore
 import HLSOrigin
 import MediaPipeline
+import ServiceLifecycle
+import SidelineCore
 import Synchronization
 
 /// The status line on standard error, like ffmpeg's: media time encoded, segments, realtime
@@ -70,5 +71,14 @@ final class ConsoleStatus: Sendable {
 
     private func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// Keeps the console status line up to date until shutdown.
+struct ConsoleService: Service {
+    let console: ConsoleStatus
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await console.run() }
     }
 }

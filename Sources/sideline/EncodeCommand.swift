@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
-import SidelineCore
-import Logging
 import HLSOrigin
+import Logging
 import MediaPipeline
+import SidelineCore
+import StreamServices
 
 /// Records an input to the data directory as fast as the machine allows, then exits: the same
 /// pipeline, recorder and playlists as `serve`, without HTTP or pacing. For preparing replays

@@ -2,9 +2,12 @@ import ArgumentParser
 import Foundation
 import HLSOrigin
 import Logging
+import MirrorServices
 import SegmentStore
 import ServiceLifecycle
 import SidelineConfig
+import SidelineCore
+import StreamServices
 import UnixSignals
 
 struct MirrorCommand: AsyncParsableCommand {

@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import HLSOrigin
 import Logging
-import ServiceLifecycle
 import SegmentStore
+import ServiceLifecycle
 import SidelineConfig
+import StreamServices
 import UnixSignals
 
 struct ServeCommand: AsyncParsableCommand {

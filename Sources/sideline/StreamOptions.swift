@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SidelineConfig
+import SidelineCore
 
 /// The options `serve` and `encode` share: where the configuration comes from and the keys
 /// the command line may override.
@@ -70,11 +71,6 @@ struct StreamOptions: ParsableArguments {
 enum LogLevel: String, ExpressibleByArgument, CaseIterable {
     case trace, debug, info, notice, warning, error, critical
     var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
-}
-
-/// A problem found before serving: printed as one line, exit status 2.
-struct SidelineStartupError: Error {
-    let message: String
 }
 
 extension SidelineConfiguration {

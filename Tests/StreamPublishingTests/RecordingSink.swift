@@ -1,6 +1,6 @@
 import Foundation
-import SidelineCore
 import HLSPlaylist
+import SidelineCore
 import StreamPublishing
 
 /// A sink that keeps what the core decided, per variant, so tests read the playlists back.

@@ -8,17 +8,22 @@ import StreamMirroring
 /// Where a mirror's decisions go (`MirrorDestination`): the recording on disk, in the same
 /// layout as the upstream's, written atomically on NIO's blocking-I/O pool, and the origin's
 /// registry.
-struct MirrorDisk: MirrorDestination {
-    let layout: StreamLayout
+public struct MirrorDisk: MirrorDestination {
+    public let layout: StreamLayout
     let registry: StreamRegistry
+
+    public init(layout: StreamLayout, registry: StreamRegistry) {
+        self.layout = layout
+        self.registry = registry
+    }
 
     private var stream: String { layout.stream }
 
-    func storedMaster() -> MultivariantPlaylist? {
+    public func storedMaster() -> MultivariantPlaylist? {
         (try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8)).flatMap { try? MultivariantPlaylist.parse($0) }
     }
 
-    func stored(variant: String) throws -> StoredVariant {
+    public func stored(variant: String) throws -> StoredVariant {
         let files = try layout.wholeSegmentFiles(variant)
         var listed: MediaPlaylist?
         if let text = try? String(contentsOfFile: layout.mediaPlaylistPath(variant), encoding: .utf8) { listed = try MediaPlaylist.parse(text) }
@@ -26,12 +31,12 @@ struct MirrorDisk: MirrorDestination {
         return StoredVariant(listed: listed, iFrames: iFrames, files: files)
     }
 
-    func storeSegment(_ bytes: [UInt8], named name: String, variant: String) async throws {
+    public func storeSegment(_ bytes: [UInt8], named name: String, variant: String) async throws {
         let path = layout.segmentPath(variant, name)
         try await NIOThreadPool.singleton.runIfActive { try AtomicFile.write(bytes, to: path) }
     }
 
-    func storePlaylists(_ media: MediaPlaylist, iFrames: MediaPlaylist?, variant: String) async throws {
+    public func storePlaylists(_ media: MediaPlaylist, iFrames: MediaPlaylist?, variant: String) async throws {
         let (mediaPath, iFramePath) = (layout.mediaPlaylistPath(variant), layout.iFramePlaylistPath(variant))
         try await NIOThreadPool.singleton.runIfActive {
             try AtomicFile.write(media.render(), to: mediaPath)
@@ -39,18 +44,18 @@ struct MirrorDisk: MirrorDestination {
         }
     }
 
-    func storeMaster(_ master: MultivariantPlaylist) throws {
+    public func storeMaster(_ master: MultivariantPlaylist) throws {
         let text = master.render()
         try FileManager.default.createDirectory(atPath: layout.streamDirectory, withIntermediateDirectories: true)
         try AtomicFile.write(text, to: layout.masterPlaylistPath)
         registry.setMaster(stream: stream, text: text)
     }
 
-    func register(title: String, variants: [String], targetDuration: Int) {
+    public func register(title: String, variants: [String], targetDuration: Int) {
         registry.register(stream: stream, title: title, variants: variants, targetDuration: targetDuration)
     }
 
-    func show(_ view: MirrorView, variant: String) {
+    public func show(_ view: MirrorView, variant: String) {
         let files = view.newSegments.reduce(into: [String: StreamRegistry.SegmentFile]()) { files, held in
             files[held.key] = .init(path: layout.segmentPath(variant, held.key), size: held.value.size, duration: held.value.duration)
         }
@@ -63,7 +68,7 @@ struct MirrorDisk: MirrorDestination {
         }
     }
 
-    func setMode(_ mode: MirrorFreshness.Mode) {
+    public func setMode(_ mode: MirrorFreshness.Mode) {
         let phase: StreamRegistry.Phase = switch mode {
         case .following: .live
         case .offline: .upstreamLost
@@ -72,5 +77,5 @@ struct MirrorDisk: MirrorDestination {
         if registry.stream(named: stream)?.phase != phase { registry.setPhase(stream: stream, phase) }
     }
 
-    var servedMaster: String? { registry.stream(named: stream)?.masterText }
+    public var servedMaster: String? { registry.stream(named: stream)?.masterText }
 }

@@ -6,11 +6,16 @@ import StreamMirroring
 
 /// Runs one mirrored stream (`MirrorSession`) as a service of the process and words what it
 /// reports for the log.
-struct MirrorService: Service {
+public struct MirrorService: Service {
     let session: MirrorSession
     let logger: Logger
 
-    func run() async throws {
+    public init(session: MirrorSession, logger: Logger) {
+        self.session = session
+        self.logger = logger
+    }
+
+    public func run() async throws {
         do {
             try await cancelWhenGracefulShutdown { try await session.run() }
         } catch let refusal as MirrorRefusal {
@@ -19,7 +24,7 @@ struct MirrorService: Service {
     }
 
     /// The session's clock and sleep in the server: the monotonic clock, and Task.sleep.
-    static func session(upstream: URL, chosen: [String]?, client: UpstreamClient, destination: MirrorDisk, logger: Logger) -> MirrorSession {
+    public static func session(upstream: URL, chosen: [String]?, client: UpstreamClient, destination: MirrorDisk, logger: Logger) -> MirrorSession {
         MirrorSession(upstreamMaster: upstream, chosen: chosen, upstream: client, destination: destination, clock: MonotonicClock.seconds,
                       sleep: { seconds in try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) },
                       report: { log($0, logger: logger, directory: destination.layout.streamDirectory) })

@@ -5,11 +5,18 @@ import MediaPipeline
 import SegmentStore
 
 /// The admin API's operations, carried out on the running pipelines and the recordings.
-struct PipelineOperations: StreamOperations {
+public struct PipelineOperations: StreamOperations {
     let services: [String: PipelineService]
     let registry: StreamRegistry
     let dataDirectory: String
     let logger: Logger
+
+    public init(services: [String: PipelineService], registry: StreamRegistry, dataDirectory: String, logger: Logger) {
+        self.services = services
+        self.registry = registry
+        self.dataDirectory = dataDirectory
+        self.logger = logger
+    }
 
     /// The stream's running pipeline, for a drill.
     private func pipeline(_ stream: String) throws(AdminError) -> LivePipeline {
@@ -27,17 +34,17 @@ struct PipelineOperations: StreamOperations {
         return service
     }
 
-    func failVariant(stream: String, variant: String, seconds: Double?) throws(AdminError) {
+    public func failVariant(stream: String, variant: String, seconds: Double?) throws(AdminError) {
         let pipeline = try pipeline(stream)
         guard pipeline.configuration.variants.contains(where: { $0.name == variant }) else { throw .unknownVariant(variant, of: stream) }
         pipeline.drills.failVariant(variant, seconds: seconds)
     }
 
-    func stall(stream: String, seconds: Double) throws(AdminError) {
+    public func stall(stream: String, seconds: Double) throws(AdminError) {
         try pipeline(stream).drills.stall(seconds: seconds)
     }
 
-    func cutInput(stream: String, seconds: Double) throws(AdminError) {
+    public func cutInput(stream: String, seconds: Double) throws(AdminError) {
         let pipeline = try pipeline(stream)
         guard InputKind(classifying: pipeline.configuration.input).reconnects else {
             throw AdminError(status: 409, message: "stream '\(stream)' reads a file or the test pattern, which cannot be lost; the cut drill needs a camera or feed")
@@ -45,14 +52,14 @@ struct PipelineOperations: StreamOperations {
         pipeline.drills.cutInput(seconds: seconds)
     }
 
-    func endStream(stream: String) throws(AdminError) {
+    public func endStream(stream: String) throws(AdminError) {
         let service = try service(stream)
         guard registry.stream(named: stream)?.phase != .removed else { throw AdminError(status: 410, message: "stream '\(stream)' was removed") }
         logger.notice("ending the stream (admin API)", metadata: ["stream": "\(stream)"])
         service.endNow()
     }
 
-    func removeStream(stream: String) throws(AdminError) {
+    public func removeStream(stream: String) throws(AdminError) {
         try removeStream(stream: stream, reason: "removed by the operator through the admin API")
     }
 

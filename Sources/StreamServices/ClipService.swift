@@ -6,15 +6,15 @@ import NIOPosix
 /// Makes clips for `GET /api/streams/{stream}/clip.mp4` with `ClipRemuxer` on two threads of
 /// its own: a remux blocks in libavformat, so it never runs on Swift concurrency's pool, and at
 /// most two run at once, so a crowd asking for clips cannot starve the encoders of CPU.
-final class ClipService: ClipMaking {
+public final class ClipService: ClipMaking {
     private let pool: NIOThreadPool
 
-    init() {
+    public init() {
         pool = NIOThreadPool(numberOfThreads: 2)
         pool.start()
     }
 
-    func makeClip(segments: [String], start: Double, end: Double, into path: String) async throws -> ClipMade {
+    public func makeClip(segments: [String], start: Double, end: Double, into path: String) async throws -> ClipMade {
         let outcome = try await pool.runIfActive {
             try ClipRemuxer.remux(.init(segments: segments, start: start, end: end), to: path)
         }
@@ -23,7 +23,7 @@ final class ClipService: ClipMaking {
 
     /// Clips that were being sent when the process stopped (their names are normally removed
     /// as soon as sending starts).
-    static func removeLeftovers(in dataDirectory: String) {
+    public static func removeLeftovers(in dataDirectory: String) {
         try? FileManager.default.removeItem(atPath: dataDirectory + "/.clips")
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
-import SidelineCore
 import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
-import SegmentStore
 import MPEGTS
+import SegmentStore
+import SidelineCore
 import StreamPublishing
 import Synchronization
 
@@ -13,7 +13,7 @@ import Synchronization
 /// disk (segment file first, then the playlist naming it) and only then published to the
 /// registry the HTTP side reads; the master is rendered when its listing changes; the
 /// timeline map is saved with the recording.
-final class PlaylistWriter: PublishingSink, Sendable {
+public final class PlaylistWriter: PublishingSink, Sendable {
     let recorder: StreamRecorder
     let registry: StreamRegistry
     let streamName: String
@@ -61,7 +61,7 @@ final class PlaylistWriter: PublishingSink, Sendable {
 
     // MARK: PublishingSink
 
-    func list(_ entry: PlannedEntry, in variant: String) {
+    public func list(_ entry: PlannedEntry, in variant: String) {
         guard let target = recorder.variants[variant] else { return }
         var body: VariantRecorder.Body = .gap
         var duration = entry.duration
@@ -113,12 +113,12 @@ final class PlaylistWriter: PublishingSink, Sendable {
         reportDisk(recorded.diskError, variant: variant)
     }
 
-    func masterChanged(listing variants: [String]) {
+    public func masterChanged(listing variants: [String]) {
         state.withLock { $0.masterListing = variants }
         writeMaster()
     }
 
-    func timelineChanged(_ timeline: StreamTimeline) {
+    public func timelineChanged(_ timeline: StreamTimeline) {
         do {
             try AtomicFile.write(Array(try JSONEncoder().encode(timeline)), to: recorder.layout.timelinePath)
         } catch {

@@ -5,16 +5,23 @@ import Logging
 import MediaPipeline
 import SegmentStore
 import SidelineConfig
+import SidelineCore
 import Synchronization
 
 /// One stream of the configuration turned into what each module needs: pipeline settings,
 /// the target duration, the recorder, and its entry in the shared registry.
-struct ServePlan {
-    let configuration: SidelineConfiguration
-    let stream: StreamSettings
+public struct ServePlan: Sendable {
+    public let configuration: SidelineConfiguration
+    public let stream: StreamSettings
     let realtime: Bool
 
-    var pipelineConfiguration: PipelineConfiguration {
+    public init(configuration: SidelineConfiguration, stream: StreamSettings, realtime: Bool) {
+        self.configuration = configuration
+        self.stream = stream
+        self.realtime = realtime
+    }
+
+    public var pipelineConfiguration: PipelineConfiguration {
         var configuration = PipelineConfiguration(
             input: stream.input,
             loop: stream.loop,
@@ -35,13 +42,13 @@ struct ServePlan {
         return configuration
     }
 
-    var targetDuration: Int {
+    public var targetDuration: Int {
         TargetDuration.forSegments(ofDuration: configuration.segmentDuration, frameRate: FrameRate(stream.video.frameRate).value)
     }
 
     /// Opens the input and sets up the encoders, so that a bad input fails before anything is
     /// written to the data directory.
-    func openPipeline(logger: Logger) throws -> OpenedPipeline {
+    public func openPipeline(logger: Logger) throws -> OpenedPipeline {
         let events = EventForwarder()
         let pipeline: LivePipeline
         do {
@@ -55,7 +62,7 @@ struct ServePlan {
     /// Connects an opened pipeline to the recorder and the registry. Separate from `openPipeline`
     /// so a server with several streams opens every input before it writes anything. Returns
     /// the publisher and the timeline slot to start the pipeline at.
-    func makePublisher(for opened: OpenedPipeline, registry: StreamRegistry, withStandIns: Bool = true, logger: Logger) throws -> (StreamPublisher, firstSlot: Int) {
+    public func makePublisher(for opened: OpenedPipeline, registry: StreamRegistry, withStandIns: Bool = true, logger: Logger) throws -> (StreamPublisher, firstSlot: Int) {
         let publisher = try makePublisher(registry: registry, hasAudio: opened.pipeline.hasAudio, withStandIns: withStandIns, logger: logger)
         let first = publisher.beginRun(of: opened.pipeline)
         opened.events.connect(publisher)
@@ -65,20 +72,20 @@ struct ServePlan {
     /// Whether the data directory holds a recording of this stream (a media playlist of any
     /// variant). Such a stream is served before its input is opened: a restart answers at
     /// once, even when the camera is down.
-    var hasRecording: Bool {
+    public var hasRecording: Bool {
         stream.video.ladder.contains { FileManager.default.fileExists(atPath: layout.mediaPlaylistPath($0.name)) }
     }
 
     /// A stream's name before its errors when the server has several, so the message says which camera.
     private var streamLabel: String { configuration.streams.count > 1 ? "stream '\(stream.name)': " : "" }
 
-    var layout: StreamLayout { StreamLayout(dataDirectory: configuration.dataDirectory, stream: stream.name) }
+    public var layout: StreamLayout { StreamLayout(dataDirectory: configuration.dataDirectory, stream: stream.name) }
 
     /// The recorder (continuing any recording on disk) and its publisher, registered in the
     /// registry; the pipeline comes later (`StreamPublisher.beginRun`). `hasAudio`: whether
     /// the input has sound (nil before it is opened: as the recording's master says). The
     /// stand-ins are encoded (or read back) here, before anything is served.
-    func makePublisher(registry: StreamRegistry, hasAudio: Bool? = nil, withStandIns: Bool = true, logger: Logger) throws -> StreamPublisher {
+    public func makePublisher(registry: StreamRegistry, hasAudio: Bool? = nil, withStandIns: Bool = true, logger: Logger) throws -> StreamPublisher {
         let layout = self.layout
         let recorder: StreamRecorder
         do {
@@ -122,15 +129,15 @@ struct ServePlan {
 }
 
 /// A stream's pipeline, open and ready to start, not yet connected to a recorder.
-struct OpenedPipeline {
-    let pipeline: LivePipeline
-    let events: EventForwarder
+public struct OpenedPipeline {
+    public let pipeline: LivePipeline
+    public let events: EventForwarder
 }
 
 /// Lets the pipeline be built before the publisher it reports to (events only flow after
 /// `LivePipeline.start()`, which comes after `connect`), cuts off a pipeline the watchdog
 /// abandoned, and notes whether the pipeline has finished (the watchdog leaves it alone then).
-final class EventForwarder: Sendable {
+public final class EventForwarder: Sendable {
     private let target = Mutex<StreamPublisher?>(nil)
     private let finished = Atomic<Bool>(false)
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import SidelineCore
 import StreamMirroring
 import Synchronization
 
@@ -10,7 +11,7 @@ import Synchronization
 /// asks for gzip on playlists (a three-hour playlist is 28 KB instead of 420 KB), and records
 /// the configured response headers of every answer, one line each, for diagnosing what a
 /// proxy between the two does.
-final class UpstreamClient: Sendable {
+public final class UpstreamClient: Sendable {
     struct Answer: Sendable {
         let status: Int
         let body: ByteBuffer
@@ -32,7 +33,7 @@ final class UpstreamClient: Sendable {
 
     /// `responseLogPath`: where recorded headers go (appended); only opened when
     /// `recordedHeaders` is not empty.
-    init(headers: [(String, String)], recordedHeaders: [String], responseLogPath: String) throws {
+    public init(headers: [(String, String)], recordedHeaders: [String], responseLogPath: String) throws {
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(2)), decompression: .enabled(limit: .ratio(200)))
         // A mirror follows one server: a few connections are plenty, and keeping them open
         // saves a TCP handshake per reload.
@@ -92,14 +93,14 @@ final class UpstreamClient: Sendable {
         responseLog.withLock { $0?.write(line) }
     }
 
-    func shutdown() async {
+    public func shutdown() async {
         try? await client.shutdown()
         responseLog.withLock { try? $0?.close() }
     }
 }
 
 extension UpstreamClient: UpstreamFetching {
-    func get(_ url: URL, gzip: Bool, timeout: Double) async throws -> UpstreamAnswer {
+    public func get(_ url: URL, gzip: Bool, timeout: Double) async throws -> UpstreamAnswer {
         let answer: Answer = try await get(url.absoluteString, gzip: gzip, timeout: timeout)
         return UpstreamAnswer(status: answer.status, body: Array(answer.body.readableBytesView), announcedLength: answer.announcedLength)
     }

@@ -1,9 +1,9 @@
 import Foundation
-import SidelineCore
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import ServiceLifecycle
+import SidelineCore
 import StreamPublishing
 import Synchronization
 
@@ -14,9 +14,9 @@ import Synchronization
 /// down when a recorded stream is restarted) is retried with backoff while the recording is
 /// served; a pipeline that stops finishing segments is restarted by a watchdog. A restarted
 /// pipeline continues the same recording after an EXT-X-DISCONTINUITY.
-final class PipelineService: Service, Sendable {
-    let plan: ServePlan
-    let publisher: StreamPublisher
+public final class PipelineService: Service, Sendable {
+    public let plan: ServePlan
+    public let publisher: StreamPublisher
     private let logger: Logger
     private let state: Mutex<State>
     private let endStream = Atomic<Bool>(false)
@@ -39,7 +39,7 @@ final class PipelineService: Service, Sendable {
     /// `opened`: a pipeline opened before serving (a new stream must fail before anything is
     /// served); nil for a recorded stream, which is served first and opened by `run()`.
     /// `opened`: with the slot `ServePlan.makePublisher(for:)` chose for it.
-    init(plan: ServePlan, publisher: StreamPublisher, opened: (OpenedPipeline, firstSlot: Int)?, logger: Logger) {
+    public init(plan: ServePlan, publisher: StreamPublisher, opened: (OpenedPipeline, firstSlot: Int)?, logger: Logger) {
         self.plan = plan
         self.publisher = publisher
         self.logger = logger
@@ -49,21 +49,21 @@ final class PipelineService: Service, Sendable {
     }
 
     /// The pipeline running now; nil while one is being opened.
-    var pipeline: LivePipeline? { state.withLock { $0.current?.pipeline } }
+    public var pipeline: LivePipeline? { state.withLock { $0.current?.pipeline } }
 
     /// Totals over every pipeline this service has run.
-    var statistics: PipelineStatistics {
+    public var statistics: PipelineStatistics {
         state.withLock { s in s.carried.adding(s.current?.pipeline.statistics ?? PipelineStatistics()) }
     }
 
     /// Whether stopping also ends the stream with EXT-X-ENDLIST (Ctrl-C) or leaves it open (SIGTERM).
-    var endStreamOnStop: Bool {
+    public var endStreamOnStop: Bool {
         get { endStream.load(ordering: .relaxed) }
         set { endStream.store(newValue, ordering: .relaxed) }
     }
 
     /// Ends the stream now, while the server goes on (the admin API's `end`).
-    func endNow() {
+    public func endNow() {
         endStreamOnStop = true
         publisher.prepareStop(endStream: true)
         let pipeline = state.withLock { s in
@@ -77,7 +77,7 @@ final class PipelineService: Service, Sendable {
 
     /// Stops the pipeline without ending the stream and waits until it has finished. Blocks:
     /// call on a thread of your own.
-    func stopForRemoval() {
+    public func stopForRemoval() {
         publisher.retire()
         publisher.prepareStop(endStream: false)
         let pipeline = state.withLock { s in
@@ -88,7 +88,7 @@ final class PipelineService: Service, Sendable {
         _ = pipeline?.waitUntilFinished(seconds: 10)
     }
 
-    func run() async throws {
+    public func run() async throws {
         publisher.startTicking()
         defer { publisher.stopTicking() }
         if let run = state.withLock({ $0.current }) {
@@ -231,14 +231,5 @@ extension PipelineStatistics {
         sum.loops += other.loops
         sum.inputLosses += other.inputLosses
         return sum
-    }
-}
-
-/// Keeps the console status line up to date until shutdown.
-struct ConsoleService: Service {
-    let console: ConsoleStatus
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await console.run() }
     }
 }

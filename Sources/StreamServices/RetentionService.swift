@@ -9,18 +9,25 @@ import SidelineConfig
 /// streams is removed like `sideline admin remove` (410 from then on, tombstone, recording
 /// deleted); a recording no configured stream continues is deleted outright, so its name stays
 /// free for a future stream.
-struct RetentionService: Service {
+public struct RetentionService: Service {
     let settings: RetentionSettings
     let dataDirectory: String
     let operations: PipelineOperations
     let logger: Logger
+
+    public init(settings: RetentionSettings, dataDirectory: String, operations: PipelineOperations, logger: Logger) {
+        self.settings = settings
+        self.dataDirectory = dataDirectory
+        self.operations = operations
+        self.logger = logger
+    }
 
     var policy: RetentionPolicy {
         RetentionPolicy(maxAge: settings.maxAgeHours > 0 ? settings.maxAgeHours * 3600 : nil,
                         maxBytes: settings.maxSizeGB > 0 ? Int64(settings.maxSizeGB * 1e9) : nil)
     }
 
-    func run() async throws {
+    public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 // Walking a large recording is blocking file-system work: a thread of its own.
@@ -55,7 +62,7 @@ struct RetentionService: Service {
 }
 
 /// Runs blocking work on a thread of its own, so no thread of Swift concurrency's pool waits.
-func onOwnThread(_ work: @escaping @Sendable () -> Void) async {
+public func onOwnThread(_ work: @escaping @Sendable () -> Void) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         Thread {
             work()

@@ -1,13 +1,13 @@
 import Foundation
-import SidelineCore
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import SegmentStore
+import SidelineCore
 
 /// One variant's stand-in segment: the "technical difficulty" card with silence, one slot
 /// long, encoded at media time 0 with the variant's own settings.
-struct StandIn: Sendable {
+public struct StandIn: Sendable {
     let bytes: [UInt8]
     let keyframeRanges: [Range<Int>]
     let duration: Double
@@ -18,7 +18,7 @@ struct StandIn: Sendable {
 /// `stand-in.json` beside it), so a restarted process has them before its pipeline runs. A
 /// copy on disk is used only when it was encoded for the same settings; otherwise it is
 /// encoded again (a fraction of a second per rung) before anything is served.
-enum StandIns {
+public enum StandIns {
     static let segmentName = "stand-in.ts"
     static let descriptionName = "stand-in.json"
 

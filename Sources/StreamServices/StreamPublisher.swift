@@ -1,11 +1,11 @@
 import Foundation
-import SidelineCore
 import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import SegmentStore
 import SidelineConfig
+import SidelineCore
 import StreamPublishing
 import Synchronization
 
@@ -14,9 +14,9 @@ import Synchronization
 /// `PlaylistWriter` records and publishes it. This type adds what only the server knows: the
 /// input-loss policy for slate segments, publish latency, bit-rate checks, logs and metrics,
 /// and the clock that ticks the core so late slots are filled on time.
-final class StreamPublisher: Sendable {
-    let registry: StreamRegistry
-    let writer: PlaylistWriter
+public final class StreamPublisher: Sendable {
+    public let registry: StreamRegistry
+    public let writer: PlaylistWriter
     private let stream: StreamSettings
     private let logger: Logger
     private let core: Mutex<LiveStreamCore>
@@ -24,7 +24,7 @@ final class StreamPublisher: Sendable {
     private let stopEndsStream = Mutex<Bool?>(nil)
     /// Publish latency of every segment of every variant: from the input thread reading the
     /// segment's last frame to the registry serving it.
-    let publishLatency = LatencyRecorder()
+    public let publishLatency = LatencyRecorder()
     private let timings = Mutex<SegmentTimings?>(nil)
     let streamMetrics: SidelineMetrics.Stream
     private let variantMetrics: [String: SidelineMetrics.Variant]
@@ -75,23 +75,23 @@ final class StreamPublisher: Sendable {
                                       lastDuration: lastDuration)
     }
 
-    var streamName: String { stream.name }
+    public var streamName: String { stream.name }
 
     /// Call before a pipeline's events reach this publisher: the first one, or one that
     /// replaces a pipeline the watchdog abandoned. Returns the timeline slot its first segment
     /// takes (start it there: `LivePipeline.start(atSegment:)`).
-    func beginRun(of pipeline: LivePipeline) -> Int {
+    public func beginRun(of pipeline: LivePipeline) -> Int {
         timings.withLock { $0 = pipeline.timings }
         return core.withLock { $0.beginRun(now: registry.clock()) }
     }
 
     /// When the current run started and its last real segment was accepted (registry clock),
     /// for the watchdog.
-    var progress: (runStartedAt: Double?, lastAccepted: Double?) { core.withLock { $0.progress } }
+    public var progress: (runStartedAt: Double?, lastAccepted: Double?) { core.withLock { $0.progress } }
 
     /// Fills late slots on time: the core is ticked every 100 ms on a thread of its own until
     /// `stopTicking()`. Only a live server ticks (`sideline encode` runs faster than real time).
-    func startTicking() {
+    public func startTicking() {
         guard !ticking.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [self] in
             while ticking.load(ordering: .relaxed) {
@@ -103,7 +103,7 @@ final class StreamPublisher: Sendable {
         thread.start()
     }
 
-    func stopTicking() { ticking.store(false, ordering: .relaxed) }
+    public func stopTicking() { ticking.store(false, ordering: .relaxed) }
 
     /// The stream is being removed: nothing is listed from now on (its recording is about to
     /// be deleted), and no slot is filled.
@@ -121,11 +121,11 @@ final class StreamPublisher: Sendable {
     }
 
     /// Call before stopping the pipeline.
-    func prepareStop(endStream: Bool) {
+    public func prepareStop(endStream: Bool) {
         stopEndsStream.withLock { $0 = endStream }
     }
 
-    func handle(_ event: PipelineEvent) {
+    public func handle(_ event: PipelineEvent) {
         switch event {
         case let .variantFormat(variant, format):
             writer.noteFormat(format, of: variant)
@@ -203,7 +203,7 @@ final class StreamPublisher: Sendable {
     }
 
     /// Closes every playlist with EXT-X-ENDLIST; nothing is listed after it.
-    func endStream() {
+    public func endStream() {
         let alreadyEnded = core.withLock { c in
             guard c.end() else { return true }
             for (name, variant) in writer.recorder.variants {

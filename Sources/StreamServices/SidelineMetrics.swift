@@ -3,7 +3,7 @@ import Metrics
 /// Sideline's own metrics, through swift-metrics (exported at `GET /metrics`, see
 /// `PrometheusExport`). Every metric is named here, with its labels, so the set stays
 /// consistent (Prometheus wants one label set per name).
-enum SidelineMetrics {
+public enum SidelineMetrics {
     /// Per variant of a stream.
     struct Variant {
         let segments: Counter
