@@ -53,10 +53,17 @@ let package = Package(
             name: "SegmentStore",
             dependencies: ["HLSPlaylist", .product(name: "Logging", package: "swift-log")]
         ),
+        // Pure request policy: paths, directives, ranges, header tokens, query parameters, marker
+        // checks, the status table, and the one refusal type every route answers with. No NIO,
+        // no Hummingbird: its tests build in seconds.
+        .target(name: "OriginPolicy", dependencies: ["HLSPlaylist"]),
+        // Delivery: the registry, rendered playlists, waiters, the segment cache, the fast path
+        // and its HTTP/1.1 channel, admission, the /live/ and /vod/ routes, and the one place a
+        // refusal becomes HTTP.
         .target(
             name: "HLSOrigin",
             dependencies: [
-                "HLSPlaylist", "SegmentStore", "SidelineCore",
+                "HLSPlaylist", "OriginPolicy", "SegmentStore", "SidelineCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -71,13 +78,30 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The analysts' and operators' APIs over the registry: streams, markers, clips, admin.
+        .target(
+            name: "OriginAPI",
+            dependencies: [
+                "HLSOrigin", "HLSPlaylist", "OriginPolicy", "SegmentStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The page at `/`: real .html, .css and .js files, built into the binary, served with ETag.
+        .target(
+            name: "WatchPage",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            resources: [.embedInCode("Resources/page.html"), .embedInCode("Resources/page.css"), .embedInCode("Resources/page.js")]
+        ),
         // Runs each configured camera: its pipeline under the supervisor, the publishing core's
         // decisions carried out onto disk and into the origin's registry, the stand-ins, the
         // metrics, and what an operator asks for (drills, end, removal, retention).
         .target(
             name: "StreamServices",
             dependencies: [
-                "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing",
+                "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -104,7 +128,8 @@ let package = Package(
         .executableTarget(
             name: "sideline",
             dependencies: [
-                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "SidelineCore", "StreamMirroring", "StreamServices", "MirrorServices",
+                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAPI", "OriginPolicy", "SidelineCore", "StreamMirroring",
+                "StreamServices", "MirrorServices", "WatchPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -117,25 +142,46 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),
-        .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig"]),
+        .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig", "SidelineCore"]),
         .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS"]),
         .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),
+        .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
         .testTarget(
             name: "HLSOriginTests",
             dependencies: [
-                "HLSOrigin", "HLSPlaylist", "SegmentStore", "SidelineTesting",
+                "HLSOrigin", "HLSPlaylist", "OriginPolicy", "SegmentStore", "SidelineTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
+        .testTarget(
+            name: "OriginAPITests",
+            dependencies: [
+                "OriginAPI", "HLSOrigin", "HLSPlaylist", "OriginPolicy", "SegmentStore", "SidelineTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "WatchPageTests",
+            dependencies: [
+                "WatchPage",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        // Docs/architecture.md's and the README's tables against this manifest.
+        .testTarget(name: "DocumentationTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["sideline", "TestSupport"]),
-        // Test support shipped once, for every test target that moves time: the manual clock.
-        .target(name: "SidelineTesting"),
+        // Test support shipped once: the manual clock every test that moves time uses, and
+        // the playlists the origin's tests serve.
+        .target(name: "SidelineTesting", dependencies: ["HLSPlaylist"]),
         .target(
             name: "TestSupport",
             dependencies: [

@@ -19,7 +19,7 @@ if [ "${1:-}" = "--test" ]; then
     nginx chromium
   )
 fi
-# With --serve-bench: nginx (the anchor) and wrk (the load) for scripts/serve-benchmark.sh.
+# With --serve-bench: nginx (the anchor) and wrk (the load) for scripts/bench/serve-benchmark.sh.
 if [ "${1:-}" = "--serve-bench" ]; then
   packages+=(nginx wrk)
 fi

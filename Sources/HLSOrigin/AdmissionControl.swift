@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import OriginPolicy
 import Synchronization
 
 /// The server's own condition for `StatusPolicy`: draining for shutdown, or more connections
@@ -103,7 +104,7 @@ struct AdmissionMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let condition = control.enter()
-        if let refusal = policy.admit(condition) { return OriginRoutes.response(for: refusal) }
+        if let refusal = policy.admit(condition) { return Response(refusal) }
         defer { control.leave() }
         return try await next(request, context)
     }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import NIOCore
+import OriginPolicy
 
 /// A response as the origin sends it: status, headers and body bytes.
 public struct OriginResponse: Sendable {
@@ -73,9 +74,7 @@ enum OriginAnswer: Sendable {
             case let .partial(range):
                 self = .segment(SegmentAnswer(file: file, range: range, headers: headers))
             case .unsatisfiable:
-                headers[.contentRange] = "bytes */\(file.size)"
-                headers[.contentType] = "text/plain; charset=utf-8"
-                self = .ready(OriginResponse(status: .rangeNotSatisfiable, headers: headers, body: ByteBuffer(string: "range not satisfiable\n")))
+                self = .ready(Refusal.rangeNotSatisfiable(size: file.size).response)
             }
         case let .refuse(refusal):
             self = .ready(Self.response(for: refusal))
@@ -84,10 +83,5 @@ enum OriginAnswer: Sendable {
         }
     }
 
-    /// A refusal as sent: plain-text reason, its caching, Retry-After when it has one.
-    static func response(for refusal: StatusPolicy.Refusal) -> OriginResponse {
-        var headers: HTTPFields = [.accessControlAllowOrigin: "*", .contentType: "text/plain; charset=utf-8", .cacheControl: refusal.cache.headerValue]
-        if let retryAfter = refusal.retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return OriginResponse(status: .init(code: refusal.status), headers: headers, body: ByteBuffer(string: refusal.reason + "\n"))
-    }
+    static func response(for refusal: Refusal) -> OriginResponse { refusal.response }
 }

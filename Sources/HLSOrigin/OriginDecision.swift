@@ -1,11 +1,12 @@
 import NIOCore
+import OriginPolicy
 
 /// What the origin answers for one request, decided from the path and the registry alone
 /// (no I/O), so every case is tested without a socket. See Docs/status-codes.md.
 public enum OriginDecision: Equatable, Sendable {
     case playlist(RenderedPlaylist, CachePolicy)
     case segment(StreamRegistry.SegmentFile)
-    case refuse(StatusPolicy.Refusal)
+    case refuse(Refusal)
     /// Blocking reload: wait until the playlist lists `sequence` (or `seconds` pass), then
     /// decide again with `held: true`.
     case hold(Hold)
@@ -79,49 +80,14 @@ public enum OriginDecision: Equatable, Sendable {
         case let .success(parsed): asked = parsed
         case let .failure(rejection): return .refuse(policy.refuse(rejection))
         }
-        switch held ? .answerNow : BlockingReload.decide(asked, playlist: media, targetDuration: targetDuration, offered: registry.offer.blockingReload) {
+        switch held ? .answerNow : BlockingReload.decide(asked, lastSequence: media.lastSequence, complete: media.complete, targetDuration: targetDuration,
+                                                         offered: registry.offer.blockingReload) {
         case .answerNow:
             return .playlist(media.form(for: asked.skip), cache)
         case let .hold(sequence, seconds):
             return .hold(hold(sequence, seconds))
         case let .badRequest(reason):
             return .refuse(policy.refuse(.malformed(reason)))
-        }
-    }
-}
-
-/// Cache-Control values, named after what they protect (RFC 8216 §6.2.2 asks servers to
-/// keep live playlists fresh; segments never change once listed).
-public enum CachePolicy: Equatable, Sendable {
-    /// Live playlists change every segment: caches may keep them half a target duration.
-    case livePlaylist(maxAge: Int)
-    /// Ended playlists never change again.
-    case endedPlaylist
-    /// Segments are immutable once listed.
-    case segment
-    /// Errors that may clear soon (404 for a not-yet-produced segment or a stale playlist,
-    /// 503): kept one second, so an edge cache in front answers a crowd of players asking for
-    /// the same missing thing with one request to the origin, and nobody waits long for the
-    /// fix (Config/nginx/sideline-edge.conf).
-    case transientError
-    /// Answers that must never be reused: the streams API and metrics.
-    case uncached
-
-    /// 410: the stream will not come back; caches may remember that.
-    case gone
-    /// 404 for an EXT-X-GAP entry: it will never exist, but clients re-request it, so caches
-    /// may keep the answer for a target duration.
-    case gapSegment(maxAge: Int)
-
-    public var headerValue: String {
-        switch self {
-        case let .livePlaylist(maxAge): "public, max-age=\(maxAge)"
-        case .endedPlaylist: "public, max-age=86400"
-        case .segment: "public, max-age=31536000, immutable"
-        case .transientError: "public, max-age=1"
-        case .uncached: "no-cache"
-        case .gone: "public, max-age=3600"
-        case let .gapSegment(maxAge): "public, max-age=\(maxAge)"
         }
     }
 }

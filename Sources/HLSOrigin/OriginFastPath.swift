@@ -2,6 +2,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTPTypes
+import OriginPolicy
 
 /// Answers a `/live/` request without leaving the event loop when its answer is already in
 /// memory: every playlist form (full, delta, gzip, 304), a blocking-reload request that need
@@ -11,10 +12,10 @@ import NIOHTTPTypes
 /// request while the server drains or is over its connection limit.
 ///
 /// Why: through the router, a request crosses from the event loop to a Swift task and back
-/// (NIOAsyncChannel). Measured with `scripts/serve-benchmark.sh` and `FAST_PATH=0` in the same
-/// hour, that crossing cost 12-20 µs of server CPU per small playlist request (46-58 µs
-/// through the router, 34-38 here; Docs/benchmarks.md, "Serving"). The answer is the same
-/// either way: both paths build it with `OriginDecision` and `OriginAnswer`.
+/// (NIOAsyncChannel), and that crossing costs a large share of a small playlist request's
+/// server CPU (Docs/benchmarks.md, "Serving", measured by `scripts/bench/serve-benchmark.sh`
+/// with and without `FAST_PATH=0`). The answer is the same either way: both paths build it
+/// with `OriginDecision` and `OriginAnswer`.
 struct OriginFastResponder: Sendable {
     let registry: StreamRegistry
     let policy: StatusPolicy

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import OriginPolicy
 
 /// What `GET /metrics` serves: the Prometheus text format, rendered by whoever owns the
 /// metrics backend (the executable), so this module does not depend on one.
@@ -13,6 +14,11 @@ public struct MetricsExposition: Sendable {
 
 /// Builds the Hummingbird application that serves a registry.
 public enum OriginServer {
+    /// Routes another module adds to the origin's router: the analysts' and operators' APIs
+    /// (OriginAPI) and the page (WatchPage). They are added before the origin's own, whose
+    /// catch-all answers every path nobody else claims.
+    public typealias Routes = @Sendable (Router<BasicRequestContext>) -> Void
+
     public static func makeApplication(
         registry: StreamRegistry,
         host: String,
@@ -21,13 +27,10 @@ public enum OriginServer {
         metrics: MetricsExposition? = nil,
         admission: AdmissionControl = AdmissionControl(),
         policy: StatusPolicy = StatusPolicy(),
-        admin: AdminRoutes? = nil,
-        markers: MarkerRoutes? = nil,
-        clips: ClipRoutes? = nil,
+        routes: [Routes] = [],
         requestMetrics: Bool = false,
         segments: SegmentCache = SegmentCache(budget: 128 << 20),
         fastPath: Bool = true,
-        dataDirectory: String? = nil,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
@@ -39,19 +42,16 @@ public enum OriginServer {
         router.add(middleware: AdmissionMiddleware(control: admission, policy: policy))
         if let metrics {
             // Request counts and durations per route, through swift-metrics: off by default,
-            // because at full load it took the server's CPU per request on the master
-            // playlist from 50-56 to 66 us (Docs/operations.md, "Metrics"); `server.request_metrics: true` turns it on.
+            // because at full load it costs measurable server CPU per request (the figures are in
+            // Docs/operations.md, "Metrics"); `server.request_metrics: true` turns it on.
             if requestMetrics { router.add(middleware: MetricsMiddleware()) }
             router.get("/metrics") { _, _ in
                 let headers: HTTPFields = [.contentType: MetricsExposition.contentType, .cacheControl: CachePolicy.uncached.headerValue]
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
             }
         }
-        admin?.add(to: router)
-        markers?.add(to: router)
-        clips?.add(to: router)
-        WatchPage.add(to: router)
-        OriginRoutes(registry: registry, policy: policy, segments: segments, dataDirectory: dataDirectory).add(to: router)
+        for add in routes { add(router) }
+        OriginRoutes(registry: registry, policy: policy, segments: segments).add(to: router)
         let clients = admission.clients
         let idle = admission.limits.idleTimeout
         let serverName = "Sideline"

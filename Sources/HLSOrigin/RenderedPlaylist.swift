@@ -1,9 +1,10 @@
 import CompressNIO
 import NIOCore
+import OriginPolicy
 
 /// One version of a playlist, ready to send: its bytes, the same bytes gzip-compressed once
 /// (Apple's HLS authoring specification asks for gzip on playlists; a synthetic 3-hour EVENT
-/// playlist with a camera's dates shrinks 14.8 times at level 9, `scripts/playlist-gzip.sh`), and an entity tag per
+/// playlist with a camera's dates shrinks 14.8 times at level 9, `scripts/bench/playlist-gzip.sh`), and an entity tag per
 /// representation. Built when the playlist
 /// changes, on the publisher's thread, never per request and never on an event loop.
 public struct RenderedPlaylist: Sendable, Equatable {
@@ -27,9 +28,9 @@ public struct RenderedPlaylist: Sendable, Equatable {
     private static func compress(_ plain: ByteBuffer) -> ByteBuffer? {
         guard plain.readableBytes >= compressionThreshold else { return nil }
         var input = plain
-        // Level 9: a 3-hour playlist with a camera's dates is 28.5 KB at level 9 and 31.8 KB at
-        // level 6 (`scripts/playlist-gzip.sh`), and a full reload must stay under 30 KB. It
-        // costs about 10 ms instead of 3, once per version (every 2 s), never per request.
+        // Level 9: it keeps a 3-hour playlist's full reload under 30 KB where level 6 does not,
+        // for a few milliseconds more once per version, never per request (Docs/benchmarks.md,
+        // "Playlist compression", measured by `scripts/bench/playlist-gzip.sh`).
         guard let compressed = try? input.compress(with: .gzip(configuration: .init(compressionLevel: .bestCompression))),
               compressed.readableBytes < plain.readableBytes else { return nil }
         return compressed

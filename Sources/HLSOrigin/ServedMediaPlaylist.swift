@@ -1,4 +1,5 @@
 import HLSPlaylist
+import OriginPolicy
 
 /// One version of a media (or I-frame) playlist, in every form the origin sends, rendered and
 /// compressed once when the version is published, never per request:
@@ -35,10 +36,10 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
 
     /// Renders every form of `live`'s current version with `markers` placed in it (`placingLive`);
     /// `tag` is the version's entity tag. Without markers the live playlist's incrementally
-    /// kept text is used; with them the playlist is rendered whole, once per version: at hour 3
-    /// (5,400 entries) 5.75 ms against 0.37 ms, beside 8.0 ms for the gzip that follows
-    /// (`scripts/playlist-render.sh`). That is one version per segment per variant, never per
-    /// request; rendering markers incrementally would take it back to the first figure.
+    /// kept text is used; with them the playlist is rendered whole, once per version, which at
+    /// hour 3 costs more than the incremental text and less than the gzip that follows
+    /// (Docs/benchmarks.md, "Playlist rendering with markers"). That is one version per segment
+    /// per variant, never per request.
     init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String) {
         let raw = live.playlist
         let complete = raw.endList || raw.playlistType == .vod
@@ -63,5 +64,12 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
         case .segments: self.skip ?? full
         case .segmentsAndDateRanges: skipDateRanges ?? full
         }
+    }
+}
+
+extension BlockingReload {
+    /// The decision for a served playlist version.
+    public static func decide(_ directives: PlaylistDirectives, playlist: ServedMediaPlaylist, targetDuration: Int, offered: Bool) -> BlockingReload {
+        decide(directives, lastSequence: playlist.lastSequence, complete: playlist.complete, targetDuration: targetDuration, offered: offered)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import OriginPolicy
 import SidelineCore
 import Synchronization
 
@@ -40,6 +41,10 @@ public final class StreamRegistry: Sendable {
         /// The full playlist as served (with EXT-X-SERVER-CONTROL while live).
         public var playlistText: String? { playlist.map { String(buffer: $0.full.plain) } }
         public var iFramePlaylistText: String? { iFramePlaylist.map { String(buffer: $0.full.plain) } }
+        /// The media playlist as recorded (without markers), nil before the first entry.
+        public var recording: MediaPlaylist? { playlist?.playlist }
+        /// The media sequence number of the last entry listed, nil before the first.
+        public var lastSequence: Int? { playlist?.lastSequence }
     }
 
     /// What a variant has recorded, for `/api/streams` and the logs.

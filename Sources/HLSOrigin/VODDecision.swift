@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import OriginPolicy
 import Synchronization
 
 /// `/vod/{stream}/...`: the recording so far as video on demand, for downloaders that refuse a
@@ -23,29 +24,27 @@ public enum VODDecision {
         // names, removed streams).
         if case .segment = resource { return OriginDecision.decide(.success(resource), registry: registry, policy: policy) }
         let window: TimeWindow
-        switch TimeWindow.parse(start: parameter("start", in: query), end: parameter("end", in: query)) {
+        switch TimeWindow.parse(start: QueryParameter.value("start", in: query), end: QueryParameter.value("end", in: query)) {
         case let .success(parsed): window = parsed
         case let .failure(rejection): return .refuse(policy.refuse(.malformed(rejection.message)))
         }
-        guard let stream = registry.stream(named: resource.stream) else {
-            return .refuse(.init(status: 404, reason: "no stream named '\(resource.stream)'"))
-        }
-        if stream.phase == .removed { return .refuse(.init(status: 410, reason: "stream '\(resource.stream)' was removed", cache: .gone)) }
+        let stream: StreamRegistry.Stream
+        do { stream = try registry.existing(resource.stream) } catch { return .refuse(error) }
         let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
         // The window's parameters as given: they parsed as numbers or date-times, so they hold
         // nothing that could break a URI or an entity tag.
         let windowQuery = windowQuery(query)
         let tag = { (source: RenderedPlaylist) in String(source.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery) }
         guard let variantName = resource.variant else {
-            guard let master = stream.master else { return .refuse(.init(status: 404, reason: "stream '\(resource.stream)' has no master playlist yet", cache: .transientError)) }
+            guard let master = stream.master else { return .refuse(Refusal(.nothingRecorded, "stream '\(resource.stream)' has no master playlist yet")) }
             return .playlist(renditions.rendered(tag: tag(master)) { carryWindow(query: windowQuery, intoMaster: String(buffer: master.plain)) }, cache)
         }
         guard let variant = stream.variants[variantName] else {
-            return .refuse(.init(status: 404, reason: "stream '\(resource.stream)' has no variant '\(variantName)'"))
+            return .refuse(.noSuchVariant(variantName, of: resource.stream))
         }
         let iFrames = resource == .iFramePlaylist(stream: resource.stream, variant: variantName)
         let served = iFrames ? variant.iFramePlaylist : variant.playlist
-        guard let served else { return .refuse(.init(status: 404, reason: "variant '\(variantName)' has recorded nothing yet", cache: .transientError)) }
+        guard let served else { return .refuse(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet")) }
         // Markers go where the moments they mark lie, so a window keeps the markers of its
         // entries. The live version's tag changes with the markers, and so does the rendition's.
         let recording = iFrames || stream.markers.isEmpty ? served.playlist : served.playlist.placingByTime(stream.markers)
@@ -55,16 +54,6 @@ public enum VODDecision {
         case let .failure(rejection):
             return .refuse(policy.refuse(.malformed(rejection.message)))
         }
-    }
-
-    /// A query parameter's value, percent-decoded ('+' stays '+': it begins a time zone offset).
-    static func parameter(_ name: String, in query: String?) -> String? {
-        for pair in (query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts[0] == name else { continue }
-            return parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : ""
-        }
-        return nil
     }
 
     /// The `start` and `end` parameters as the master passes them on to its variants.

@@ -1,7 +1,7 @@
 /// Playlist Delta Updates (draft-pantos-hls-rfc8216bis §6.2.5.1, EXT-X-SKIP §4.4.5.2): a client
 /// that already holds the playlist asks with `_HLS_skip=YES` (or `v2`) and gets the same
-/// playlist with its older segments replaced by one EXT-X-SKIP tag. At hour 3 of a 2 s stream
-/// that is a few hundred bytes instead of 420 KB.
+/// playlist with its older segments replaced by one EXT-X-SKIP tag: a few hundred bytes
+/// however long the stream has run (Docs/benchmarks.md, "Serving", has the sizes).
 extension MediaPlaylist {
     /// How many leading entries a delta update may skip: those that end at least `boundary`
     /// seconds before the end of the playlist (the draft's skip boundary). Entries closer to

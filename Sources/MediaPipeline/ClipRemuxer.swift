@@ -3,8 +3,8 @@ import Foundation
 import SidelineCore
 
 /// Remuxes recorded MPEG-TS segments into one MP4 file with libavformat: packets are copied,
-/// never decoded or encoded: a minute of 720p (24.6 MB) copies in 36 ms, as fast as
-/// `ffmpeg -c copy` (`scripts/clip-benchmark.sh`, Docs/benchmarks.md).
+/// never decoded or encoded, at the speed of `ffmpeg -c copy` (Docs/benchmarks.md, "Clips",
+/// measured by `scripts/bench/clip-benchmark.sh`).
 ///
 /// - The segments are read as one stream (libavformat's concat protocol), as `ffmpeg -i
 ///   concat:...` reads them: one demuxer, no per-file probing.

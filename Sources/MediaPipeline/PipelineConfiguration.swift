@@ -1,3 +1,4 @@
+import SidelineCore
 /// Everything one live pipeline needs: where the input is and how to encode it.
 public struct PipelineConfiguration: Sendable {
     public var input: String
@@ -21,14 +22,14 @@ public struct PipelineConfiguration: Sendable {
     public var audioInputOptions: [String: String] = [:]
     public var frameRate: FrameRate
     public var segmentDuration: Double
-    public var variants: [VariantSpec]
+    public var variants: [Rung]
     public var audio: AudioSpec
     /// Seconds each named variant waits before encoding a frame. Internal, for tests only: it
     /// stands in for a machine too slow for a rung (a real encoder's speed depends on the
     /// machine, so it cannot make a test deterministic), so the feed policy can be tested.
     var simulatedEncodeDelay: [String: Double] = [:]
 
-    public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [VariantSpec], audio: AudioSpec,
+    public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [Rung], audio: AudioSpec,
                 inputOptions: [String: String] = [:], audioInput: String? = nil, audioInputOptions: [String: String] = [:]) {
         self.inputOptions = inputOptions
         self.audioInput = audioInput

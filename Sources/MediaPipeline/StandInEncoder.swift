@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import HLSPlaylist
+import SidelineCore
 
 /// Encodes a variant's stand-in segment: the "technical difficulty" card with silence,
 /// exactly one slot long, through the variant's own scaler, x264 settings, AAC encoder and
@@ -16,7 +17,7 @@ public enum StandInEncoder {
         public let format: VariantFormat
     }
 
-    public static func encode(spec: VariantSpec, frameRate: FrameRate, segmentDuration: Double, audio audioSpec: AudioSpec?) throws(PipelineError) -> Result {
+    public static func encode(spec: Rung, frameRate: FrameRate, segmentDuration: Double, audio audioSpec: AudioSpec?) throws(PipelineError) -> Result {
         let clock = SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration)
         // The shortest slot's frames, so a restamped copy never runs into the next slot.
         let frames = clock.minimumFramesPerSegment

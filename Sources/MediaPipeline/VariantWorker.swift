@@ -23,7 +23,7 @@ enum VariantMessage: Sendable {
 /// it; the new encoder starts on the next segment boundary, so every segment still begins with
 /// an IDR at the same media time as its siblings'.
 final class VariantWorker {
-    let spec: VariantSpec
+    let spec: Rung
     let queue: BoundedQueue<VariantMessage>
     private let clock: SegmentClock
     private let scaler: VideoScaler
@@ -46,7 +46,7 @@ final class VariantWorker {
     /// Failures the operator asked for (`PipelineDrills`).
     var drills: PipelineDrills?
 
-    init(spec: VariantSpec, clock: SegmentClock, audio: AudioEncoder?, logger: Logger,
+    init(spec: Rung, clock: SegmentClock, audio: AudioEncoder?, logger: Logger,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
          onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) {
         self.spec = spec
@@ -62,7 +62,7 @@ final class VariantWorker {
 
     /// A new encoder and muxer for this variant. The muxer starts its first segment at the
     /// first IDR it is given, so a replacement joins the output timeline at a segment boundary.
-    private static func makeEncoder(spec: VariantSpec, clock: SegmentClock, audio: AudioEncoder?,
+    private static func makeEncoder(spec: Rung, clock: SegmentClock, audio: AudioEncoder?,
                                     onEvent: @escaping @Sendable (PipelineEvent) -> Void,
                                     onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) -> (VideoEncoder, SegmentMuxer) {
         let encoder = try VideoEncoder(spec: spec, clock: clock)

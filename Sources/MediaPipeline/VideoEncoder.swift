@@ -1,14 +1,15 @@
 import CFFmpeg
+import SidelineCore
 
 /// libx264 for one variant, set up so that IDRs fall exactly where the segment clock says:
 /// GOP as long as the longest segment, no scene-cut keyframes, closed GOPs, and a forced IDR
 /// on each frame whose `pict_type` is I.
 final class VideoEncoder {
-    let spec: VariantSpec
+    let spec: Rung
     private(set) var context: UnsafeMutablePointer<AVCodecContext>?
     private let packet: UnsafeMutablePointer<AVPacket>
 
-    init(spec: VariantSpec, clock: SegmentClock) throws(PipelineError) {
+    init(spec: Rung, clock: SegmentClock) throws(PipelineError) {
         self.spec = spec
         guard let codec = avcodec_find_encoder_by_name("libx264") else { throw .encoderUnavailable(name: "libx264") }
         guard let context = avcodec_alloc_context3(codec), let packet = av_packet_alloc() else {
@@ -23,9 +24,9 @@ final class VideoEncoder {
         context.pointee.time_base = AVRational(num: Int32(rate.denominator), den: Int32(rate.numerator))
         context.pointee.framerate = AVRational(num: Int32(rate.numerator), den: Int32(rate.denominator))
         context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        context.pointee.bit_rate = Int64(spec.bitrate)
-        context.pointee.rc_max_rate = Int64(spec.maxrate)
-        context.pointee.rc_buffer_size = Int32(clamping: spec.bufsize)
+        context.pointee.bit_rate = Int64(spec.bitrate.bitsPerSecond)
+        context.pointee.rc_max_rate = Int64(spec.maxrate.bitsPerSecond)
+        context.pointee.rc_buffer_size = Int32(clamping: spec.bufsize.bitsPerSecond)
         context.pointee.gop_size = Int32(clock.maximumFramesPerSegment)
         context.pointee.keyint_min = Int32(clock.maximumFramesPerSegment)
         // No AV_CODEC_FLAG_GLOBAL_HEADER: MPEG-TS needs SPS/PPS in band, before every IDR.

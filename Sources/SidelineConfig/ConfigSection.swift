@@ -1,3 +1,4 @@
+import SidelineCore
 import Yams
 
 /// A YAML mapping being read, with the dotted path that leads to it, so that every error can

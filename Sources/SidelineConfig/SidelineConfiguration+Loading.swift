@@ -165,7 +165,7 @@ extension SidelineConfiguration {
         return settings
     }
 
-    private static func variant(from node: Node, file: String, path: String) throws(ConfigError) -> VariantSettings {
+    private static func variant(from node: Node, file: String, path: String) throws(ConfigError) -> Rung {
         var section = try ConfigSection(file: file, path: path, node: node)
         func required<T>(_ value: T?, _ key: String, _ expected: String) throws(ConfigError) -> T {
             guard let value else { throw .invalidValue(file: file, key: "\(path).\(key)", value: "(missing)", expected: expected) }
@@ -181,7 +181,7 @@ extension SidelineConfiguration {
         let profile = try section.string("profile", matching: profiles.contains, expected: "one of \(profiles.joined(separator: ", "))") ?? "high"
         let lookahead = try section.int("lookahead", in: 0...250) ?? defaultLookahead
         try section.rejectUnknownKeys()
-        return VariantSettings(name: name, width: width, height: height, bitrate: bitrate, maxrate: maxrate, bufsize: bufsize, preset: preset, profile: profile, lookahead: lookahead)
+        return Rung(name: name, width: width, height: height, bitrate: bitrate, maxrate: maxrate, bufsize: bufsize, preset: preset, profile: profile, lookahead: lookahead)
     }
 
     /// Rules that involve more than one key; checked again after the command line's overrides.

@@ -34,22 +34,22 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public static let defaultLookahead = 5
 
     /// The video settings every stream starts from: a three-rung ladder at veryfast, which runs
-    /// a 720p30 camera at 1.44x real time on the 2-core reference machine
-    /// (scripts/ladder-sweep.sh, Docs/benchmarks.md).
+    /// a 720p30 camera faster than real time on the 2-core reference machine
+    /// (Docs/benchmarks.md, measured by `scripts/bench/ladder-sweep.sh`).
     public static let defaultVideo = VideoSettings(
         frameRate: 30,
         ladder: [
-            VariantSettings(
+            Rung(
                 name: "720p", width: 1280, height: 720,
                 bitrate: .kbps(3000), maxrate: .kbps(3300), bufsize: .kbps(6000),
                 preset: "veryfast", profile: "high", lookahead: defaultLookahead
             ),
-            VariantSettings(
+            Rung(
                 name: "540p", width: 960, height: 540,
                 bitrate: .kbps(1800), maxrate: .kbps(1980), bufsize: .kbps(3600),
                 preset: "veryfast", profile: "high", lookahead: defaultLookahead
             ),
-            VariantSettings(
+            Rung(
                 name: "360p", width: 640, height: 360,
                 bitrate: .kbps(800), maxrate: .kbps(880), bufsize: .kbps(1600),
                 preset: "veryfast", profile: "main", lookahead: defaultLookahead
@@ -224,41 +224,10 @@ public struct VideoSettings: Sendable, Equatable {
     /// `video.frame_rate`: the constant output frame rate of every variant.
     public var frameRate: Double
     /// `video.ladder`: the variants, best first.
-    public var ladder: [VariantSettings]
-    public init(frameRate: Double, ladder: [VariantSettings]) {
+    public var ladder: [Rung]
+    public init(frameRate: Double, ladder: [Rung]) {
         self.frameRate = frameRate
         self.ladder = ladder
-    }
-}
-
-public struct VariantSettings: Sendable, Equatable {
-    /// `name`: the `{variant}` of its URLs.
-    public var name: String
-    public var width: Int
-    public var height: Int
-    /// `bitrate`: the average video bit rate.
-    public var bitrate: BitRate
-    /// `maxrate` and `bufsize`: the VBV model that bounds the peak (and so BANDWIDTH).
-    public var maxrate: BitRate
-    public var bufsize: BitRate
-    /// `preset`: an x264 preset, ultrafast ... placebo.
-    public var preset: String
-    /// `profile`: baseline, main or high.
-    public var profile: String
-    /// `lookahead`: x264 rc-lookahead in frames. Fewer frames publish each segment sooner;
-    /// more let rate control plan better.
-    public var lookahead: Int
-    public init(name: String, width: Int, height: Int, bitrate: BitRate, maxrate: BitRate, bufsize: BitRate, preset: String, profile: String,
-                lookahead: Int = SidelineConfiguration.defaultLookahead) {
-        self.lookahead = lookahead
-        self.name = name
-        self.width = width
-        self.height = height
-        self.bitrate = bitrate
-        self.maxrate = maxrate
-        self.bufsize = bufsize
-        self.preset = preset
-        self.profile = profile
     }
 }
 

@@ -1,10 +1,10 @@
-/// The bit rates a master playlist advertises for a rung, from its encoder's VBV settings
-/// (RFC 8216 §4.3.4.2: BANDWIDTH must bound every segment's bit rate).
+import SidelineCore
+
+/// What BANDWIDTH is computed from for one rung: the rung itself (its VBV rates), the sound
+/// every rung carries, and the frame rate (RFC 8216 §4.3.4.2: BANDWIDTH must bound every
+/// segment's bit rate).
 public struct RungRates: Sendable, Equatable {
-    /// Video bit rates in bits per second: average, VBV max rate and buffer size.
-    public var bitrate: Int
-    public var maxrate: Int
-    public var bufsize: Int
+    public var rung: Rung
     /// AAC bit rate and sample rate; nil without audio.
     public var audio: AudioRate?
     public var frameRate: Double
@@ -18,13 +18,16 @@ public struct RungRates: Sendable, Equatable {
         }
     }
 
-    public init(bitrate: Int, maxrate: Int, bufsize: Int, audio: AudioRate?, frameRate: Double) {
-        self.bitrate = bitrate
-        self.maxrate = maxrate
-        self.bufsize = bufsize
+    public init(rung: Rung, audio: AudioRate?, frameRate: Double) {
+        self.rung = rung
         self.audio = audio
         self.frameRate = frameRate
     }
+
+    /// Video bit rates in bits per second: average, VBV max rate and buffer size.
+    public var bitrate: Int { rung.bitrate.bitsPerSecond }
+    public var maxrate: Int { rung.maxrate.bitsPerSecond }
+    public var bufsize: Int { rung.bufsize.bitsPerSecond }
 }
 
 public enum Bandwidth {

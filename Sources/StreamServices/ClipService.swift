@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import MediaPipeline
 import NIOPosix
+import OriginAPI
 
 /// Makes clips for `GET /api/streams/{stream}/clip.mp4` with `ClipRemuxer` on two threads of
 /// its own: a remux blocks in libavformat, so it never runs on Swift concurrency's pool, and at

@@ -1,5 +1,7 @@
 import Foundation
 import HLSOrigin
+import OriginAPI
+import OriginPolicy
 import Logging
 import MediaPipeline
 import SegmentStore
@@ -19,47 +21,47 @@ public struct PipelineOperations: StreamOperations {
     }
 
     /// The stream's running pipeline, for a drill.
-    private func pipeline(_ stream: String) throws(AdminError) -> LivePipeline {
+    private func pipeline(_ stream: String) throws(Refusal) -> LivePipeline {
         guard let pipeline = try service(stream).pipeline else {
-            throw AdminError(status: 409, message: "stream '\(stream)' has no running pipeline (its input is being opened); try the drill again when it is live")
+            throw .adminConflict("stream '\(stream)' has no running pipeline (its input is being opened); try the drill again when it is live")
         }
         return pipeline
     }
 
-    private func service(_ stream: String) throws(AdminError) -> PipelineService {
+    private func service(_ stream: String) throws(Refusal) -> PipelineService {
         guard let service = services[stream] else {
-            if registry.stream(named: stream)?.phase == .removed { throw AdminError(status: 410, message: "stream '\(stream)' was removed") }
-            throw .unknownStream(stream)
+            if registry.stream(named: stream)?.phase == .removed { throw .adminStreamRemoved(stream) }
+            throw .adminUnknownStream(stream)
         }
         return service
     }
 
-    public func failVariant(stream: String, variant: String, seconds: Double?) throws(AdminError) {
+    public func failVariant(stream: String, variant: String, seconds: Double?) throws(Refusal) {
         let pipeline = try pipeline(stream)
-        guard pipeline.configuration.variants.contains(where: { $0.name == variant }) else { throw .unknownVariant(variant, of: stream) }
+        guard pipeline.configuration.variants.contains(where: { $0.name == variant }) else { throw .adminUnknownVariant(variant, of: stream) }
         pipeline.drills.failVariant(variant, seconds: seconds)
     }
 
-    public func stall(stream: String, seconds: Double) throws(AdminError) {
+    public func stall(stream: String, seconds: Double) throws(Refusal) {
         try pipeline(stream).drills.stall(seconds: seconds)
     }
 
-    public func cutInput(stream: String, seconds: Double) throws(AdminError) {
+    public func cutInput(stream: String, seconds: Double) throws(Refusal) {
         let pipeline = try pipeline(stream)
         guard InputKind(classifying: pipeline.configuration.input).reconnects else {
-            throw AdminError(status: 409, message: "stream '\(stream)' reads a file or the test pattern, which cannot be lost; the cut drill needs a camera or feed")
+            throw .adminConflict("stream '\(stream)' reads a file or the test pattern, which cannot be lost; the cut drill needs a camera or feed")
         }
         pipeline.drills.cutInput(seconds: seconds)
     }
 
-    public func endStream(stream: String) throws(AdminError) {
+    public func endStream(stream: String) throws(Refusal) {
         let service = try service(stream)
-        guard registry.stream(named: stream)?.phase != .removed else { throw AdminError(status: 410, message: "stream '\(stream)' was removed") }
+        guard registry.stream(named: stream)?.phase != .removed else { throw .adminStreamRemoved(stream) }
         logger.notice("ending the stream (admin API)", metadata: ["stream": "\(stream)"])
         service.endNow()
     }
 
-    public func removeStream(stream: String) throws(AdminError) {
+    public func removeStream(stream: String) throws(Refusal) {
         try removeStream(stream: stream, reason: "removed by the operator through the admin API")
     }
 
@@ -72,8 +74,8 @@ public struct PipelineOperations: StreamOperations {
     /// Whether the stream is one of this server's (configured) streams.
     func serves(_ stream: String) -> Bool { services[stream] != nil }
 
-    func removeStream(stream: String, reason: String) throws(AdminError) {
-        guard let entry = registry.stream(named: stream) else { throw .unknownStream(stream) }
+    func removeStream(stream: String, reason: String) throws(Refusal) {
+        guard let entry = registry.stream(named: stream) else { throw .adminUnknownStream(stream) }
         guard entry.phase != .removed else { return }
         // 410 from this moment; the pipeline stops (without EXT-X-ENDLIST) and then the
         // recording is deleted behind the tombstone, on a thread of its own.

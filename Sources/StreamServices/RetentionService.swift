@@ -46,7 +46,7 @@ public struct RetentionService: Service {
                 do {
                     try operations.removeStream(stream: entry.stream, reason: reason)
                 } catch {
-                    logger.error("retention could not remove the stream", metadata: ["stream": "\(entry.stream)", "error": "\(error.message)"])
+                    logger.error("retention could not remove the stream", metadata: ["stream": "\(entry.stream)", "error": "\(error.reason)"])
                 }
             } else {
                 let directory = StreamLayout(dataDirectory: dataDirectory, stream: entry.stream).streamDirectory

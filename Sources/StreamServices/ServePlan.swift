@@ -29,10 +29,7 @@ public struct ServePlan: Sendable {
             inputTimeout: stream.inputTimeout,
             frameRate: FrameRate(stream.video.frameRate),
             segmentDuration: configuration.segmentDuration,
-            variants: stream.video.ladder.map {
-                VariantSpec(name: $0.name, width: $0.width, height: $0.height, bitrate: $0.bitrate.bitsPerSecond,
-                            maxrate: $0.maxrate.bitsPerSecond, bufsize: $0.bufsize.bitsPerSecond, preset: $0.preset, profile: $0.profile, lookahead: $0.lookahead)
-            },
+            variants: stream.video.ladder,
             audio: AudioSpec(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate, channels: configuration.audio.channels),
             inputOptions: stream.inputOptions,
             audioInput: stream.audioInput.isEmpty ? nil : stream.audioInput,

@@ -41,10 +41,7 @@ public final class StreamPublisher: Sendable {
         self.registry = registry
         self.logger = logger
         let audio = hasAudio ? RungRates.AudioRate(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate) : nil
-        let rates = stream.video.ladder.map { rung in
-            (name: rung.name, rates: RungRates(bitrate: rung.bitrate.bitsPerSecond, maxrate: rung.maxrate.bitsPerSecond, bufsize: rung.bufsize.bitsPerSecond,
-                                              audio: audio, frameRate: stream.video.frameRate))
-        }
+        let rates = stream.video.ladder.map { rung in (name: rung.name, rates: RungRates(rung: rung, audio: audio, frameRate: stream.video.frameRate)) }
         let sessionData = [("title", stream.title), ("description", stream.description), ("keywords", stream.keywords)]
             .filter { !$0.1.isEmpty }
             .map { SessionData(dataID: "com.sideline.\($0.0)", value: $0.1) }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import MediaPipeline
+import OriginPolicy
 import SegmentStore
 import SidelineConfig
 import SidelineCore

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HLSOrigin
+import OriginAPI
 import Logging
 import MirrorServices
 import SegmentStore
@@ -9,6 +10,7 @@ import SidelineConfig
 import SidelineCore
 import StreamServices
 import UnixSignals
+import WatchPage
 
 struct MirrorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -102,10 +104,14 @@ struct MirrorCommand: AsyncParsableCommand {
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
             admission: admission,
-            // Clips of what the mirror holds work offline too; markers come from the upstream's playlists.
-            clips: ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory),
+            routes: [
+                // Clips of what the mirror holds work offline too; markers come from the upstream's playlists.
+                { [dataDirectory = settings.dataDirectory] in ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: dataDirectory).add(to: $0) },
+                { [dataDirectory = settings.dataDirectory] in StreamsRoutes(registry: registry, dataDirectory: dataDirectory).add(to: $0) },
+                { WatchPage.add(to: $0) },
+            ],
             requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
-            fastPath: settings.server.fastPath, dataDirectory: settings.dataDirectory
+            fastPath: settings.server.fastPath
         ) { boundPort in
             let local = PlaylistURL.master(host: listenHost, port: boundPort, stream: name)
             FileHandle.standardError.write(Data("Sideline is mirroring \(url.absoluteString) as stream '\(name)'. Open: \(local)\n".utf8))

@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
 import HLSOrigin
+import OriginAPI
 import Logging
 import SegmentStore
 import ServiceLifecycle
 import SidelineConfig
 import StreamServices
 import UnixSignals
+import WatchPage
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -78,12 +80,17 @@ struct ServeCommand: AsyncParsableCommand {
         ClipService.removeLeftovers(in: settings.dataDirectory)
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
-            admission: admission, admin: admin,
-            markers: MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
-                                  analystToken: analystToken, adminToken: adminToken),
-            clips: ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory),
+            admission: admission,
+            routes: [
+                { admin?.add(to: $0) },
+                { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
+                               analystToken: analystToken, adminToken: adminToken).add(to: $0) },
+                { ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory).add(to: $0) },
+                { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory).add(to: $0) },
+                { WatchPage.add(to: $0) },
+            ],
             requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
-            fastPath: settings.server.fastPath, dataDirectory: settings.dataDirectory
+            fastPath: settings.server.fastPath
         ) { boundPort in
             for plan in plans {
                 console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name))

@@ -72,7 +72,7 @@ import TestSupport
         let listed = String(decoding: try await http(primaryMaster).body, as: UTF8.self)
         #expect(listed.contains("\nhttp://127.0.0.1:\(mirrorPort)/live/main/360p/index.m3u8\n"), "\(listed)")
         let saved = try makeTemporaryDirectory("failover")
-        async let failover = Command.run("python3", [Repository.root.path + "/scripts/failover_client.py", primaryMaster.absoluteString, "--seconds", "40", "--save", saved],
+        async let failover = Command.run("python3", [Repository.root.path + "/Tests/Helpers/failover_client.py", primaryMaster.absoluteString, "--seconds", "40", "--save", saved],
                                          timeout: 60)
         try await Task.sleep(for: .seconds(2))
 

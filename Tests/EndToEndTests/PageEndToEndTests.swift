@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The page at `/` in headless Chromium from Debian (scripts/page_check.py drives it over the
+/// The page at `/` in headless Chromium from Debian (Tests/Helpers/page_check.py drives it over the
 /// DevTools protocol): it loads, its video plays with the browser's own HLS (currentTime
 /// advances), a seek back to the start of the recording plays from there, a marker added through the page appears in the media playlists, and a clip
 /// downloaded through its clip link is an MP4 that ffprobe accepts.
@@ -24,7 +24,7 @@ import TestSupport
 
         let downloads = try makeTemporaryDirectory("page-downloads")
         let label = "Marked from the page"
-        let run = try await Command.run("python3", [Repository.root.path + "/scripts/page_check.py", base + "/", "--token", "page-secret",
+        let run = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/page_check.py", base + "/", "--token", "page-secret",
                                                     "--label", label, "--downloads", downloads, "--seconds", "6"], timeout: 180)
         #expect(run.status == 0, "page_check.py: \(run.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout) \(run.stderr)")

@@ -3,6 +3,7 @@ import HLSOrigin
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SidelineTesting
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import Hummingbird
 import Logging
+import SidelineTesting
 import Testing
 
 /// The event-loop fast path (OriginFastPath) against the router, over real sockets: the same

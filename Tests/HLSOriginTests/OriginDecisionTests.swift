@@ -1,5 +1,7 @@
 import HLSOrigin
 import NIOCore
+import OriginPolicy
+import SidelineTesting
 import Testing
 
 @Suite struct OriginDecisionTests {
@@ -60,9 +62,9 @@ import Testing
     @Test func startingStreamAnswers503WithRetryAfter() {
         let starting = registry(phase: .starting)
         for path in ["/live/main/master.m3u8", "/live/main/720p/index.m3u8"] {
-            #expect(decide(path, starting) == .refuse(.init(status: 503, reason: "stream is starting; no segment yet", retryAfter: 2)))
+            #expect(decide(path, starting) == .refuse(Refusal(.starting, "stream is starting; no segment yet", retryAfter: 2)))
         }
-        #expect(decide("/live/main/720p/000000.ts", starting) == .refuse(.init(status: 404, reason: "segment not available")))
+        #expect(decide("/live/main/720p/000000.ts", starting) == .refuse(Refusal(.segmentNotAvailable, "segment not available")))
     }
 
     @Test func endedPlaylistsAreLongCacheable() {

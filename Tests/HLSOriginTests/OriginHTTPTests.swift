@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import SidelineTesting
 import Testing
 
 /// Real requests to a real server on 127.0.0.1 and an ephemeral port.
@@ -69,25 +70,6 @@ import Testing
             }
             try await client.execute(uri: "/live/main/720p/000009.ts", method: .head) { response in
                 #expect(response.status == .notFound)
-            }
-        }
-    }
-
-    @Test func streamsAPIListsStreamsWithTheirMeasuredRates() async throws {
-        let (app, _) = try makeApplication()
-        try await app.test(.live) { client in
-            try await client.execute(uri: "/api/streams", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(response.headers[.contentType] == "application/json")
-                let listing = try JSONDecoder().decode(StreamsAPI.Listing.self, from: Data(buffer: response.body))
-                let stream = try #require(listing.streams.first)
-                #expect(listing.streams.count == 1)
-                #expect(stream.id == "main" && stream.state == "live" && stream.master == "/live/main/master.m3u8" && stream.vodMaster == "/vod/main/master.m3u8")
-                #expect(stream.markers == "/api/streams/main/markers")
-                #expect(stream.variants == [StreamsAPI.VariantInfo(
-                    name: "720p", playlist: "/live/main/720p/index.m3u8", segments: 1, durationRecorded: 2, bytesRecorded: segmentBytes.count,
-                    averageBitRate: segmentBytes.count * 8 / 2, peakSegmentBitRate: segmentBytes.count * 8 / 2
-                )])
             }
         }
     }

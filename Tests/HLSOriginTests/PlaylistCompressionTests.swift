@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import SidelineTesting
 import Testing
 
 /// gzip once per playlist version, ETag per representation, 304 for If-None-Match.

@@ -4,6 +4,7 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SidelineTesting
 import Testing
 
 /// `/vod/`: the recording so far as VOD, and windows of it, decided from the registry.

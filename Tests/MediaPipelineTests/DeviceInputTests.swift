@@ -1,5 +1,6 @@
 import Foundation
 @testable import MediaPipeline
+import SidelineCore
 import Testing
 import TestSupport
 
@@ -10,7 +11,7 @@ import TestSupport
     static let videoDevice = (try? FileManager.default.contentsOfDirectory(atPath: "/dev"))?
         .filter { $0.hasPrefix("video") }.sorted().first.map { "/dev/" + $0 }
 
-    static let cheap = VariantSpec(name: "180p", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
+    static let cheap = Rung(name: "180p", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
 
     @Test(.enabled(if: videoDevice != nil, "no /dev/video* device on this machine: plug in a UVC camera (or load v4l2loopback) to run it"))
     func aV4L2CameraIsSegmented() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 @testable import MediaPipeline
+import SidelineCore
 import Testing
 import TestSupport
 
@@ -29,7 +30,7 @@ import TestSupport
             if second.isRunning { kill(second.processIdentifier, SIGKILL) }
         }
 
-        let cheap = VariantSpec(name: "180p", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
+        let cheap = Rung(name: "180p", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
         var configuration = PipelineRun.configuration(input: "udp://127.0.0.1:\(port)", variants: [cheap])
         configuration.realtime = true
         configuration.inputTimeout = 6

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MediaPipeline
+import SidelineCore
 import Testing
 import TestSupport
 
@@ -135,7 +136,7 @@ import TestSupport
                 try? sender.run()
             }.start()
         }
-        let cheap = VariantSpec(name: "180p", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
+        let cheap = Rung(name: "180p", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
         var configuration = PipelineRun.configuration(input: feed.input(port), variants: [cheap])
         configuration.inputOptions = feed.options
         configuration.inputTimeout = 8

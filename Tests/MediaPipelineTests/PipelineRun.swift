@@ -2,6 +2,7 @@ import Foundation
 import HLSPlaylist
 import Logging
 @testable import MediaPipeline
+import SidelineCore
 import Synchronization
 import TestSupport
 
@@ -19,7 +20,7 @@ final class PipelineRun: Sendable {
         var statistics = PipelineStatistics()
     }
 
-    static func configuration(input: String, loop: Bool = false, variants: [VariantSpec] = [.test720p]) -> PipelineConfiguration {
+    static func configuration(input: String, loop: Bool = false, variants: [Rung] = [.test720p]) -> PipelineConfiguration {
         PipelineConfiguration(
             input: input, loop: loop, realtime: false, inputTimeout: 3,
             frameRate: FrameRate(30), segmentDuration: 2, variants: variants,
@@ -96,7 +97,7 @@ final class PipelineRun: Sendable {
     }
 }
 
-extension VariantSpec {
-    static let test720p = VariantSpec(name: "720p", width: 1280, height: 720, bitrate: 3_000_000, maxrate: 3_300_000, bufsize: 6_000_000, preset: "veryfast", profile: "high")
-    static let test360p = VariantSpec(name: "360p", width: 640, height: 360, bitrate: 800_000, maxrate: 880_000, bufsize: 1_600_000, preset: "veryfast", profile: "main")
+extension Rung {
+    static let test720p = Rung(name: "720p", width: 1280, height: 720, bitrate: 3_000_000, maxrate: 3_300_000, bufsize: 6_000_000, preset: "veryfast", profile: "high")
+    static let test360p = Rung(name: "360p", width: 640, height: 360, bitrate: 800_000, maxrate: 880_000, bufsize: 1_600_000, preset: "veryfast", profile: "main")
 }

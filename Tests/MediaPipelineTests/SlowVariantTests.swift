@@ -1,5 +1,6 @@
 import Foundation
 @testable import MediaPipeline
+import SidelineCore
 import Testing
 import TestSupport
 
@@ -44,7 +45,7 @@ import TestSupport
 /// variant gets every frame, the slow one loses frames but keeps every segment start.
 @Suite struct SlowVariantTests {
     @Test func aSlowVariantDropsFramesButNeverItsSegmentStarts() async throws {
-        let fast = VariantSpec(name: "fast", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
+        let fast = Rung(name: "fast", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
         var slow = fast
         slow.name = "slow"
         var configuration = PipelineRun.configuration(input: Repository.sample, variants: [fast, slow])

@@ -2,13 +2,14 @@ import Foundation
 import HLSPlaylist
 @testable import MediaPipeline
 import MPEGTS
+import SidelineCore
 import Testing
 import TestSupport
 
 /// The stand-in card, encoded through a variant's own encoders, and the timeline a pipeline
 /// continues: judged by ffprobe.
 @Suite struct StandInTests {
-    static let spec = VariantSpec(name: "180p", width: 320, height: 180, bitrate: 250_000, maxrate: 300_000, bufsize: 500_000, preset: "ultrafast", profile: "main")
+    static let spec = Rung(name: "180p", width: 320, height: 180, bitrate: 250_000, maxrate: 300_000, bufsize: 500_000, preset: "ultrafast", profile: "main")
     static let audio = AudioSpec(bitrate: 128_000, sampleRate: 48000, channels: 2)
 
     @Test func standInIsOneSlotOfTheVariantsOwnFormatAndRestampsToAnySlot() async throws {

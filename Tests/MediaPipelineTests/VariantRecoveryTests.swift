@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 @testable import MediaPipeline
+import SidelineCore
 import Synchronization
 import Testing
 import TestSupport
@@ -10,7 +11,7 @@ import TestSupport
 /// with an IDR at exactly the media time its sibling's segment of the same number starts.
 @Suite struct VariantRecoveryTests {
     @Test func aFailedEncoderIsReplacedAtASegmentBoundary() async throws {
-        let steady = VariantSpec(name: "steady", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
+        let steady = Rung(name: "steady", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
         var failing = steady
         failing.name = "failing"
         var configuration = PipelineRun.configuration(input: Repository.sample, loop: true, variants: [steady, failing])

@@ -1,5 +1,6 @@
 import Foundation
 import SidelineConfig
+import SidelineCore
 import Testing
 
 /// The repository root, found from this file's path, so tests can read Config/ and Samples/.

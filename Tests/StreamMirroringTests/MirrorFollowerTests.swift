@@ -10,11 +10,16 @@ import Testing
 /// every request recorded.
 final class FakeUpstream: UpstreamFetching {
     struct Down: Error {}
-    private let answers = Mutex<[String: UpstreamAnswer]>([:])
+    /// Answers by path, in order: each request takes the first; the last one stays.
+    private let answers = Mutex<[String: [UpstreamAnswer]]>([:])
     private let log = Mutex<[URL]>([])
     private let down = Mutex(false)
 
-    func set(_ path: String, _ answer: UpstreamAnswer) { answers.withLock { $0[path] = answer } }
+    func set(_ path: String, _ answer: UpstreamAnswer) { answers.withLock { $0[path] = [answer] } }
+    /// `path` answers `first` to the next `times` requests, then `then`.
+    func set(_ path: String, _ first: UpstreamAnswer, times: Int, then: UpstreamAnswer) {
+        answers.withLock { $0[path] = Array(repeating: first, count: times) + [then] }
+    }
     func set(_ path: String, playlist text: String) { set(path, UpstreamAnswer(status: 200, body: Array(text.utf8))) }
     func setDown(_ isDown: Bool) { down.withLock { $0 = isDown } }
     var requests: [URL] { log.withLock { $0 } }
@@ -22,7 +27,14 @@ final class FakeUpstream: UpstreamFetching {
     func get(_ url: URL, gzip: Bool, timeout: Double) async throws -> UpstreamAnswer {
         log.withLock { $0.append(url) }
         if down.withLock({ $0 }) { throw Down() }
-        return answers.withLock { $0[url.path] } ?? UpstreamAnswer(status: 404, body: Array("no such resource".utf8))
+        return answers.withLock { answers -> UpstreamAnswer? in
+            guard var queue = answers[url.path], let first = queue.first else { return nil }
+            if queue.count > 1 {
+                queue.removeFirst()
+                answers[url.path] = queue
+            }
+            return first
+        } ?? UpstreamAnswer(status: 404, body: Array("no such resource".utf8))
     }
 }
 
@@ -91,7 +103,10 @@ final class FakeDestination: MirrorDestination {
         func follower(_ media: URL) throws -> MirrorFollower {
             try MirrorFollower(variant: "720p", mediaURL: media, iFramesURL: nil, targetDuration: 2, upstream: upstream, destination: destination,
                                clock: clock.read, sleep: { [self] seconds in
-                                   sleeps.withLock { $0.append(seconds) }
+                                   // A follower that never stops (a regression) ends the test
+                                   // instead of spinning: 200 waits is far more than any test needs.
+                                   let count = sleeps.withLock { $0.append(seconds); return $0.count }
+                                   if count > 200 { throw CancellationError() }
                                    clock.advance(by: seconds)
                                }, report: { [self] event in events.withLock { $0.append(event) } })
         }
@@ -153,14 +168,12 @@ final class FakeDestination: MirrorDestination {
         let rig = Rig()
         rig.upstream.set("/live/main/720p/index.m3u8", playlist: playlist(2, ended: true))
         rig.serve(2)
-        rig.upstream.set("/live/main/720p/000001.ts", UpstreamAnswer(status: 200, body: Array("<html>proxy error</html>".utf8)))
+        // A proxy answers the second segment with an error page four times, then lets it through.
+        rig.upstream.set("/live/main/720p/000001.ts", UpstreamAnswer(status: 200, body: Array("<html>proxy error</html>".utf8)), times: 4,
+                         then: UpstreamAnswer(status: 200, body: Self.segment()))
         let follower = try rig.follower(media)
-        let run = Task { await follower.run() }
-        // Let it fail a few rounds (each sleep moves the manual clock), then mend the upstream.
-        while rig.sleeps.withLock({ $0.count }) < 4 { await Task.yield() }
-        rig.serve(2)
-        await run.value
-        #expect(Array(rig.sleeps.withLock { $0 }.prefix(4)) == [0.2, 0.4, 0.8, 1.0], "Backoff.upstreamRetry")
+        await follower.run()
+        #expect(rig.sleeps.withLock { $0 } == [0.2, 0.4, 0.8, 1.0], "Backoff.upstreamRetry, and no wait once the upstream ended and all of it is held")
         #expect(rig.destination.state.withLock { $0.segments.keys.sorted() } == ["720p/000000.ts", "720p/000001.ts"], "the bad body was never stored")
         let events = rig.events.withLock { $0 }
         #expect(events.contains { if case let .upstreamFailed(_, reason, 1) = $0 { reason.contains("failed its check") } else { false } })

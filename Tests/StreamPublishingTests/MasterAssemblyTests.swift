@@ -1,10 +1,12 @@
 import HLSPlaylist
+import SidelineCore
 import StreamPublishing
 import Testing
 
 @Suite struct MasterAssemblyTests {
     let assembly = MasterAssembly(segmentDuration: 2, mediaPlaylistURI: { "\($0)/index.m3u8" }, iFramePlaylistURI: { "\($0)/iframes.m3u8" })
-    static let rates = RungRates(bitrate: 600_000, maxrate: 900_000, bufsize: 1_200_000, audio: .init(bitrate: 128_000, sampleRate: 48_000), frameRate: 30)
+    static let rung = Rung(name: "360p", width: 640, height: 360, bitrate: 600_000, maxrate: 900_000, bufsize: 1_200_000, preset: "veryfast", profile: "main")
+    static let rates = RungRates(rung: rung, audio: .init(bitrate: 128_000, sampleRate: 48_000), frameRate: 30)
     static let format = VariantFormat(codecs: ["avc1.4d401e", "mp4a.40.2"], width: 640, height: 360, frameRate: 30)
 
     @Test func listsOnlyTheListingInLadderOrder() throws {
@@ -57,7 +59,7 @@ import Testing
         let expected = Int(((900_000.0 + 128_000) * 188 / 184 + packets * 188 * 8).rounded(.up))
         #expect(Bandwidth.peak(Self.rates) == expected)
         #expect(Bandwidth.average(Self.rates) < Bandwidth.peak(Self.rates))
-        let silent = RungRates(bitrate: 600_000, maxrate: 900_000, bufsize: 1_200_000, audio: nil, frameRate: 30)
+        let silent = RungRates(rung: Self.rung, audio: nil, frameRate: 30)
         let payload: Double = 900_000.0 * 188 / 184
         let overhead: Double = 50 * 188 * 8
         #expect(Bandwidth.peak(silent) == Int((payload + overhead).rounded(.up)))

@@ -1,0 +1,33 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OriginPolicy
+
+/// The one place a refusal of any route becomes HTTP: its kind's status, the reason as plain
+/// text, the caching it allows, `Retry-After` when it has one, a `WWW-Authenticate` challenge
+/// for `unauthorized`, `Content-Range` for `rangeNotSatisfiable`. Players' refusals carry
+/// `Access-Control-Allow-Origin: *` like every answer they get; the operators' API calls do
+/// not. The event-loop fast path sends these bytes as they are; the routes answer
+/// `Response(refusal)`.
+extension Refusal {
+    public var response: OriginResponse {
+        var headers: HTTPFields = [:]
+        if audience == .players { headers[.accessControlAllowOrigin] = "*" }
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.cacheControl] = cache.headerValue
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let realm { headers[.wwwAuthenticate] = "Bearer realm=\"\(realm)\"" }
+        if let size = rangeOf {
+            headers[.acceptRanges] = "bytes"
+            headers[.contentRange] = "bytes */\(size)"
+        }
+        return OriginResponse(status: .init(code: status), headers: headers, body: ByteBuffer(string: reason + "\n"))
+    }
+}
+
+extension Response {
+    public init(_ refusal: Refusal) {
+        self.init(refusal.response)
+    }
+
+}

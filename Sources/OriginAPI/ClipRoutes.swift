@@ -1,0 +1,132 @@
+import Foundation
+import HLSOrigin
+import HLSPlaylist
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFileSystem
+import OriginPolicy
+
+/// What the clip route needs from whoever can remux (the executable, with MediaPipeline's
+/// `ClipRemuxer` on threads of its own): this module never touches FFmpeg.
+public protocol ClipMaking: Sendable {
+    /// Copies `segments` from `start` to `end` (seconds from the start of the first) into an MP4
+    /// at `path`. Leaves no file behind when it throws.
+    func makeClip(segments: [String], start: Double, end: Double, into path: String) async throws -> ClipMade
+}
+
+public struct ClipMade: Sendable, Equatable {
+    public var duration: Double
+    /// How many seconds before the asked start the clip starts: a copy starts on a keyframe.
+    public var snappedBy: Double
+    public var bytes: Int
+    public init(duration: Double, snappedBy: Double, bytes: Int) {
+        self.duration = duration
+        self.snappedBy = snappedBy
+        self.bytes = bytes
+    }
+}
+
+extension ClipPlan {
+    /// What a clip request asks for, checked against the registry.
+    public static func plan(stream name: String, query: String?, registry: StreamRegistry) -> Result<ClipPlan, Refusal> {
+        let stream: StreamRegistry.Stream
+        do { stream = try registry.existing(name) } catch { return .failure(error) }
+        let asked = QueryParameter.value("variant", in: query)
+        let variantName: String
+        if let asked, !asked.isEmpty {
+            guard stream.variants[asked] != nil else {
+                return .failure(.noSuchVariant(asked, of: name, has: stream.variantOrder))
+            }
+            variantName = asked
+        } else {
+            // The best rung that has recorded something.
+            guard let best = stream.variantOrder.first(where: { stream.variants[$0]?.recording != nil }) else {
+                return .failure(Refusal(.nothingRecorded, "stream '\(name)' has recorded nothing yet"))
+            }
+            variantName = best
+        }
+        guard let variant = stream.variants[variantName], let playlist = variant.recording else {
+            return .failure(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet"))
+        }
+        switch TimeWindow.parse(start: QueryParameter.value("start", in: query), end: QueryParameter.value("end", in: query)) {
+        case let .success(window):
+            return plan(stream: name, variant: variantName, playlist: playlist, window: window) { variant.segments[$0.uri]?.path }
+        case let .failure(rejection):
+            return .failure(.malformed(rejection.message))
+        }
+    }
+}
+
+extension ClipRoutes {
+    /// Clips are unlinked as soon as they are open for sending. One whose body was never sent
+    /// (a HEAD request, whose body Hummingbird drops; a client gone before the first byte) is
+    /// removed here, before the next clip is made, once it is ten minutes old.
+    func sweepScratch(now: Date = Date()) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: scratchDirectory)) ?? []
+        for name in names {
+            let path = scratchDirectory + "/" + name
+            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
+                  now.timeIntervalSince(modified) > 600 else { continue }
+            unlink(path)
+        }
+    }
+}
+
+/// `GET /api/streams/{stream}/clip.mp4?start=&end=&variant=`: an MP4 of any range of the
+/// recording (`start` and `end` as in `/vod/`: program date-times or seconds from the start),
+/// remuxed from the recorded segments without re-encoding, and sent as a download. The MP4 is
+/// made in `<data dir>/.clips/` and deleted once it is open for sending.
+public struct ClipRoutes: Sendable {
+    let registry: StreamRegistry
+    let maker: any ClipMaking
+    let scratchDirectory: String
+
+    public init(registry: StreamRegistry, maker: any ClipMaking, dataDirectory: String) {
+        self.registry = registry
+        self.maker = maker
+        self.scratchDirectory = dataDirectory + "/.clips"
+    }
+
+    public func add<Context: RequestContext>(to router: Router<Context>) {
+        router.get("/api/streams/:stream/clip.mp4") { request, context in
+            let plan: ClipPlan
+            switch ClipPlan.plan(stream: context.parameters.get("stream") ?? "", query: request.uri.query, registry: registry) {
+            case let .success(made): plan = made
+            case let .failure(refusal): return Response(refusal)
+            }
+            try? FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
+            sweepScratch()
+            let path = "\(scratchDirectory)/\(UInt64.random(in: 0...UInt64.max)).mp4"
+            let made: ClipMade
+            do {
+                made = try await maker.makeClip(segments: plan.segments, start: plan.start, end: plan.end, into: path)
+            } catch {
+                return Response(Refusal(.internalError, "the clip could not be made: \(error)", audience: .operators))
+            }
+            var headers: HTTPFields = [
+                .contentType: "video/mp4",
+                .contentLength: String(made.bytes),
+                .contentDisposition: "attachment; filename=\"\(plan.fileName)\"",
+                .cacheControl: "no-store",
+                .accessControlAllowOrigin: "*",
+            ]
+            // Says where the clip really starts: a copy starts on the keyframe at or before the asked start.
+            headers[HTTPField.Name("X-Clip-Snapped-By")!] = String(format: "%.3f", made.snappedBy)
+            if let date = plan.startDate {
+                headers[HTTPField.Name("X-Clip-Start")!] = ProgramDateTime.format(date.addingTimeInterval(-made.snappedBy))
+            }
+            headers[HTTPField.Name("X-Clip-Duration")!] = String(format: "%.3f", made.duration)
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                    // Open: the name can go now; the bytes stay until the handle closes.
+                    unlink(path)
+                    for try await chunk in handle.readChunks(chunkLength: .kibibytes(256)) {
+                        try await writer.write(chunk)
+                    }
+                }
+                try await writer.finish(nil)
+            })
+        }
+    }
+}

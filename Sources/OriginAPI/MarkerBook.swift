@@ -1,0 +1,81 @@
+import Foundation
+import HLSOrigin
+import HLSPlaylist
+import OriginPolicy
+import SegmentStore
+
+/// Adds and removes markers, one change at a time across the whole server: each change is
+/// kept on disk (`markers.json`, atomically) before the playlists show it, so a marker a player
+/// has seen survives a restart, and two analysts marking at once both keep their marker.
+/// The file is a few kilobytes written once per change (a person pressing a button, not a
+/// request path players use), so its write and fsync run here rather than on a thread of
+/// their own.
+public actor MarkerBook {
+    let registry: StreamRegistry
+    let dataDirectory: String
+    let wallClock: @Sendable () -> Date
+    private var counter = 0
+
+    public init(registry: StreamRegistry, dataDirectory: String, wallClock: @escaping @Sendable () -> Date = Date.init) {
+        self.registry = registry
+        self.dataDirectory = dataDirectory
+        self.wallClock = wallClock
+    }
+
+    /// Checks the request body against the stream's recording, keeps the marker and shows it in
+    /// every variant's playlist.
+    public func add(stream name: String, body: [UInt8]) throws(Refusal) -> Marker {
+        let stream = try Self.existing(registry, name)
+        let now = wallClock()
+        counter += 1
+        let context = MarkerRequest.Context(now: now, recording: Self.recordingSpan(of: stream), live: stream.phase != .ended,
+                                            nextSequence: Self.nextSequence(of: stream),
+                                            id: "m-" + String(Int64((now.timeIntervalSince1970 * 1000).rounded()), radix: 36) + "-" + String(counter, radix: 36))
+        let marker: Marker
+        switch MarkerRequest.marker(from: body, context: context) {
+        case let .success(made): marker = made
+        case let .failure(rejection): throw Refusal(.malformedRequest, rejection.description, audience: .operators)
+        }
+        try keep(stream.markers + [marker], of: name)
+        return marker
+    }
+
+    /// Removes the marker `id`. Players that already read its DATERANGE keep it until they
+    /// reload; the next version of every playlist leaves it out.
+    public func remove(stream name: String, id: String) throws(Refusal) {
+        let stream = try Self.existing(registry, name)
+        guard stream.markers.contains(where: { $0.id == id }) else {
+            throw Refusal(.noSuchMarker, "stream '\(name)' has no marker '\(id)'", audience: .operators)
+        }
+        try keep(stream.markers.filter { $0.id != id }, of: name)
+    }
+
+    private func keep(_ markers: [Marker], of stream: String) throws(Refusal) {
+        do {
+            try MarkerFile.save(markers, in: StreamLayout(dataDirectory: dataDirectory, stream: stream))
+        } catch {
+            throw Refusal(.internalError, "the marker could not be kept: \(error)", audience: .operators)
+        }
+        registry.setMarkers(stream: stream, markers)
+    }
+
+    /// The stream, if it exists and was not removed: the registry's 404 or 410 otherwise, for
+    /// an analyst's API call (a 410 may be kept: the stream will not come back).
+    static func existing(_ registry: StreamRegistry, _ name: String) throws(Refusal) -> StreamRegistry.Stream {
+        do {
+            return try registry.existing(name)
+        } catch {
+            throw error.forOperators(cache: error.kind == .streamRemoved ? .gone : .noStore)
+        }
+    }
+
+    /// The wall-clock span of the stream's recording: its best variant's entries.
+    static func recordingSpan(of stream: StreamRegistry.Stream) -> ClosedRange<Date>? {
+        stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording?.dateSpan }.first
+    }
+
+    /// The sequence number the next entry of any variant will have (variants share slots).
+    static func nextSequence(of stream: StreamRegistry.Stream) -> Int {
+        stream.variants.values.compactMap { $0.lastSequence }.max().map { $0 + 1 } ?? 0
+    }
+}

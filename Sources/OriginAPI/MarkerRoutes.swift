@@ -1,0 +1,104 @@
+import Foundation
+import HLSPlaylist
+import Hummingbird
+import HLSOrigin
+import NIOCore
+import OriginPolicy
+import SegmentStore
+
+/// `/api/streams/{stream}/markers`: list (GET, open to all, like `/api/streams`), add (POST)
+/// and remove (`DELETE .../markers/{id}`). Writing needs `Authorization: Bearer` with the
+/// analyst token or the admin token; with neither configured, writing is off (403 says how to
+/// turn it on).
+public struct MarkerRoutes: Sendable {
+    let registry: StreamRegistry
+    let book: MarkerBook
+    let tokens: [String]
+
+    public init(registry: StreamRegistry, book: MarkerBook, analystToken: String, adminToken: String) {
+        self.registry = registry
+        self.book = book
+        self.tokens = [analystToken, adminToken].filter { !$0.isEmpty }
+    }
+
+    /// A marker as the API lists it: the marker, and where it lies in the recording.
+    struct Listed: Encodable {
+        let marker: Marker
+        /// Seconds from the start of the recording (for seeking a player), when known.
+        let offset: Double?
+
+        enum CodingKeys: String, CodingKey { case offset }
+
+        func encode(to encoder: any Encoder) throws {
+            try marker.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(offset.map { ($0 * 1000).rounded() / 1000 }, forKey: .offset)
+        }
+    }
+
+    struct Listing: Encodable {
+        let stream: String
+        let markers: [Listed]
+    }
+
+    public func add<Context: RequestContext>(to router: Router<Context>) {
+        router.get("/api/streams/:stream/markers") { _, context in
+            let name = context.parameters.get("stream") ?? ""
+            let stream: StreamRegistry.Stream
+            do throws(Refusal) {
+                stream = try MarkerBook.existing(registry, name)
+            } catch {
+                return Response(error)
+            }
+            let recording = stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording }.first
+            let offsets = recording?.offsets(of: stream.markers.map(\.time)) ?? stream.markers.map { _ in nil }
+            let listed = zip(stream.markers, offsets).map { Listed(marker: $0, offset: $1) }
+            return try Self.json(.ok, Listing(stream: name, markers: listed))
+        }
+        let writing = router.group("/api/streams/:stream/markers")
+            .add(middleware: MarkerWritingGate(tokens: tokens))
+        writing.post { request, context in
+            let name = context.parameters.get("stream") ?? ""
+            let body = try await request.body.collect(upTo: 16 << 10)
+            let marker: Marker
+            do throws(Refusal) {
+                marker = try await book.add(stream: name, body: Array(buffer: body))
+            } catch {
+                return Response(error)
+            }
+            var response = try Self.json(.created, marker)
+            response.headers[.location] = "/api/streams/\(name)/markers/\(marker.id)"
+            return response
+        }
+        writing.delete(":id") { _, context in
+            do throws(Refusal) {
+                try await book.remove(stream: context.parameters.get("stream") ?? "", id: context.parameters.get("id") ?? "")
+                return Response(status: .noContent, headers: [.cacheControl: CachePolicy.uncached.headerValue])
+            } catch {
+                return Response(error)
+            }
+        }
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
+        let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try MarkerFile.encoder.encode(value))))
+    }
+
+}
+
+/// Lets marker writes through with the analyst or admin token; 403 when no token is configured
+/// (writing is then off), 401 without a matching one.
+struct MarkerWritingGate<Context: RequestContext>: RouterMiddleware {
+    let tokens: [String]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !tokens.isEmpty else {
+            return Response(Refusal(.forbidden, "marking is off on this server: set analyst.token (or SIDELINE_ANALYST_TOKEN) in its config and restart it",
+                                    audience: .operators))
+        }
+        return try await BearerTokenMiddleware(tokens: tokens, realm: "sideline-analyst",
+                                               missing: "adding or removing markers needs 'Authorization: Bearer <analyst.token>'")
+            .handle(request, context: context, next: next)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import HLSOrigin
+import HLSPlaylist
+import Hummingbird
+import NIOCore
+import OriginPolicy
+
+/// `GET /api/streams`: what the server has, for dashboards and operators.
+public struct StreamsAPI: Sendable {
+    public struct Listing: Codable, Equatable, Sendable {
+        public var streams: [StreamInfo]
+        /// The data directory's file system, when the server knows where it records.
+        public var disk: Disk?
+    }
+
+    public struct Disk: Codable, Equatable, Sendable {
+        /// Bytes of segments the streams have recorded (what the registry lists).
+        public var recordedBytes: Int
+        public var freeBytes: Int
+        public var totalBytes: Int
+
+        /// The file system holding `directory` (statvfs); nil when it cannot be read.
+        public static func of(directory: String, recordedBytes: Int) -> Disk? {
+            var info = statvfs()
+            guard statvfs(directory, &info) == 0 else { return nil }
+            let block = Int(info.f_frsize)
+            return Disk(recordedBytes: recordedBytes, freeBytes: Int(info.f_bavail) * block, totalBytes: Int(info.f_blocks) * block)
+        }
+    }
+
+    public struct StreamInfo: Codable, Equatable, Sendable {
+        public var id: String
+        public var title: String
+        /// starting, live, input-lost, stalled (nothing new published within the stale
+        /// threshold), ended or removed.
+        public var state: String
+        public var master: String
+        /// The recording so far as VOD (`/vod/`), for downloads and clips.
+        public var vodMaster: String
+        /// The program date-time of the first recorded entry: position 0 of a player of `master`.
+        public var recordingStart: String?
+        /// `/api/streams/{id}/markers`.
+        public var markers: String
+        public var targetDuration: Int
+        public var variants: [VariantInfo]
+    }
+
+    public struct VariantInfo: Codable, Equatable, Sendable {
+        public var name: String
+        /// failed (its encoder stopped; its playlist carries EXT-X-GAP), stalled, or else the
+        /// stream's own state.
+        public var state: String
+        /// Why the variant failed, while it is failed.
+        public var failure: String?
+        /// The last failed write to the data directory, while writes fail (disk full...).
+        public var writeError: String?
+        public var playlist: String
+        public var segments: Int
+        /// Seconds of media recorded.
+        public var durationRecorded: Double
+        public var bytesRecorded: Int
+        /// Measured from the segments on disk, in bits per second.
+        public var averageBitRate: Int
+        public var peakSegmentBitRate: Int
+
+        public init(name: String, state: String = "live", failure: String? = nil, writeError: String? = nil, playlist: String, segments: Int, durationRecorded: Double,
+                    bytesRecorded: Int = 0, averageBitRate: Int, peakSegmentBitRate: Int) {
+            self.bytesRecorded = bytesRecorded
+            self.name = name
+            self.state = state
+            self.failure = failure
+            self.writeError = writeError
+            self.playlist = playlist
+            self.segments = segments
+            self.durationRecorded = durationRecorded
+            self.averageBitRate = averageBitRate
+            self.peakSegmentBitRate = peakSegmentBitRate
+        }
+    }
+
+    public static func listing(of registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), dataDirectory: String? = nil) -> Listing {
+        let now = registry.clock()
+        var listing = Listing(streams: registry.streamNames.compactMap { name in
+            guard let stream = registry.stream(named: name) else { return nil }
+            func stale(_ variant: StreamRegistry.Variant) -> Bool {
+                guard stream.phase == .live || stream.phase == .inputLost, variant.recording != nil else { return false }
+                return policy.isStale(.init(resource: .mediaPlaylist, streamName: name, stream: stream.phase, targetDuration: stream.targetDuration,
+                                            lastPublished: variant.lastPublished, servingSince: registry.servingSince, now: now))
+            }
+            let variants = stream.variantOrder.compactMap { stream.variants[$0] }
+            let stalled = !variants.isEmpty && variants.allSatisfy(stale)
+            return StreamInfo(
+                id: name, title: stream.title, state: stalled ? "stalled" : stream.phase.rawValue,
+                master: "/live/\(name)/master.m3u8", vodMaster: "/vod/\(name)/master.m3u8",
+                // Sideline dates every recording's first entry: no need to walk the others.
+                recordingStart: stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording?.segments.first?.programDateTime }.first.map(ProgramDateTime.format),
+                markers: "/api/streams/\(name)/markers", targetDuration: stream.targetDuration,
+                variants: stream.variantOrder.filter { stream.variants[$0] != nil }.map { variantName in
+                    let variant = stream.variants[variantName]!
+                    let recorded = variant.recorded
+                    return VariantInfo(
+                        name: variantName, state: variant.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: variant.failure, writeError: variant.writeError,
+                        playlist: "/live/\(name)/\(variantName)/index.m3u8",
+                        segments: recorded.segments, durationRecorded: (recorded.duration * 1000).rounded() / 1000, bytesRecorded: recorded.bytes,
+                        averageBitRate: Int(recorded.averageBitRate.rounded()), peakSegmentBitRate: Int(recorded.peakBitRate.rounded())
+                    )
+                }
+            )
+        })
+        if let dataDirectory {
+            listing.disk = Disk.of(directory: dataDirectory, recordedBytes: listing.streams.reduce(0) { $0 + $1.variants.reduce(0) { $0 + $1.bytesRecorded } })
+        }
+        return listing
+    }
+
+    public static func json(of registry: StreamRegistry, dataDirectory: String? = nil) throws -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return ByteBuffer(bytes: try encoder.encode(listing(of: registry, dataDirectory: dataDirectory)))
+    }
+}
+
+/// `GET /api/streams` as a route.
+public struct StreamsRoutes: Sendable {
+    let registry: StreamRegistry
+    /// Where the streams are recorded, for the disk figures.
+    let dataDirectory: String?
+
+    public init(registry: StreamRegistry, dataDirectory: String?) {
+        self.registry = registry
+        self.dataDirectory = dataDirectory
+    }
+
+    public func add<Context: RequestContext>(to router: Router<Context>) {
+        router.get("/api/streams") { _, _ in
+            let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry, dataDirectory: dataDirectory)))
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HLSOrigin
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import SidelineTesting
+import Synchronization
+import Testing
+
+/// 503 for draining and admission limits, over real HTTP on 127.0.0.1.
+@Suite struct AdmissionHTTPTests {
+    func makeApplication(admission: AdmissionControl = AdmissionControl()) -> some ApplicationProtocol {
+        let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/nonexistent", size: 0, duration: 2),
+                         playlist: TestPlaylists.live(count: 1))
+        registry.setMaster(stream: "main", text: "#EXTM3U\n")
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission)
+    }
+
+    @Test func drainingAnswers503WithRetryAfterOnEveryRoute() async throws {
+        let admission = AdmissionControl()
+        try await makeApplication(admission: admission).test(.live) { client in
+            try await client.execute(uri: "/live/main/720p/index.m3u8", method: .get) { #expect($0.status == .ok) }
+            admission.beginDraining()
+            for uri in ["/live/main/720p/index.m3u8", "/live/main/master.m3u8", "/api/streams", "/healthz"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .serviceUnavailable, "\(uri)")
+                    #expect(response.headers[.retryAfter] == "5")
+                    #expect(response.headers[.cacheControl] == "public, max-age=1")
+                }
+            }
+            #expect(admission.refusedRequests == 4)
+        }
+    }
+
+    @Test func aConnectionOverTheLimitIsAnswered503NotLeftWaiting() async throws {
+        // HummingbirdTesting's live mode drops the connection delegate from the configuration,
+        // so this test runs the application itself and speaks HTTP over plain sockets.
+        let admission = AdmissionControl(limits: .init(maxConnections: 1))
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
+        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical // cancelling the server task at the end logs errors that mean nothing here
+        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission) { continuation.yield($0) }
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+
+        // Another client's idle connection takes the only place.
+        let idle = try connectTCP(port: port)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while admission.openConnections < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let refused = try rawGET(port: port, path: "/healthz")
+        #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+        #expect(refused.lowercased().contains("retry-after: 1\r\n"))
+        close(idle)
+        while admission.openConnections > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let admitted = try rawGET(port: port, path: "/healthz")
+        #expect(admitted.hasPrefix("HTTP/1.1 200"), "\(admitted)")
+    }
+
+    @Test func requestsInFlightOverTheLimitAre503() async throws {
+        // A limit of 0 in flight refuses everything: the counting path, without racing requests.
+        let admission = AdmissionControl(limits: .init(maxRequestsInFlight: 0))
+        try await makeApplication(admission: admission).test(.live) { client in
+            try await client.execute(uri: "/live/main/master.m3u8", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "1")
+            }
+        }
+    }
+}
+
+/// One HTTP/1.1 GET on a connection of its own; the whole response as text.
+func rawGET(port: Int, path: String) throws -> String {
+    let fd = try connectTCP(port: port)
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        response += buffer[0..<count]
+    }
+    return String(decoding: response, as: UTF8.self)
+}
+
+/// An open, idle TCP connection to 127.0.0.1:port.
+func connectTCP(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard result == 0 else {
+        close(fd)
+        throw POSIXError(.ECONNREFUSED)
+    }
+    return fd
+}
