@@ -32,19 +32,13 @@ extension ClipPlan {
     public static func plan(stream name: String, query: String?, registry: StreamRegistry) -> Result<ClipPlan, Refusal> {
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(name) } catch { return .failure(error) }
-        let asked = QueryParameter.value("variant", in: query)
+        let recorded = Set(stream.variantOrder.filter { stream.variants[$0]?.recording != nil })
         let variantName: String
-        if let asked, !asked.isEmpty {
-            guard stream.variants[asked] != nil else {
-                return .failure(.noSuchVariant(asked, of: name, has: stream.variantOrder))
-            }
-            variantName = asked
-        } else {
-            // The best rung that has recorded something.
-            guard let best = stream.variantOrder.first(where: { stream.variants[$0]?.recording != nil }) else {
-                return .failure(Refusal(.nothingRecorded, "stream '\(name)' has recorded nothing yet"))
-            }
-            variantName = best
+        switch variant(asked: QueryParameter.value("variant", in: query), variants: stream.variantOrder, recorded: recorded) {
+        case let .variant(chosen): variantName = chosen
+        case let .unknown(asked, has): return .failure(.noSuchVariant(asked, of: name, has: has))
+        case let .nothingRecorded(asked):
+            return .failure(Refusal(.nothingRecorded, asked.map { "variant '\($0)' has recorded nothing yet" } ?? "stream '\(name)' has recorded nothing yet"))
         }
         guard let variant = stream.variants[variantName], let playlist = variant.recording else {
             return .failure(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet"))

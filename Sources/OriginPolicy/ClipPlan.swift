@@ -34,4 +34,23 @@ public struct ClipPlan: Sendable, Equatable {
         return .success(ClipPlan(variant: variantName, segments: files, start: start, end: end, startDate: span.startDate,
                                  fileName: "\(name)-\(variantName)-\(stamp)-\(seconds)s.mp4"))
     }
+
+    /// Which variant a clip is cut from, as a route and `sideline export` both decide it.
+    public enum VariantChoice: Sendable, Equatable {
+        case variant(String)
+        /// The asked variant is not one of the stream's.
+        case unknown(asked: String, has: [String])
+        /// The asked variant (or, with none asked, every variant) has recorded nothing yet.
+        case nothingRecorded(asked: String?)
+    }
+
+    /// `asked`: the variant asked for (nil or empty: the best one); `variants`: the stream's
+    /// variants, best first; `recorded`: those that have recorded something.
+    public static func variant(asked: String?, variants: [String], recorded: Set<String>) -> VariantChoice {
+        if let asked, !asked.isEmpty {
+            guard variants.contains(asked) else { return .unknown(asked: asked, has: variants) }
+            return recorded.contains(asked) ? .variant(asked) : .nothingRecorded(asked: asked)
+        }
+        return variants.first(where: recorded.contains).map { .variant($0) } ?? .nothingRecorded(asked: nil)
+    }
 }

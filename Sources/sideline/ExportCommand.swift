@@ -70,17 +70,14 @@ struct ExportCommand: AsyncParsableCommand {
             .filter { FileManager.default.fileExists(atPath: layout.mediaPlaylistPath($0)) }
         // Ladder order from the recording's master when it has one (best first), else by name.
         let master = (try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8)).flatMap { try? MultivariantPlaylist.parse($0) }
-        let ordered = (master?.variants.compactMap { MirrorMaster.variantName(of: $0.uri, playlist: StreamLayout.mediaPlaylistName) } ?? []).filter(recorded.contains)
-            + recorded.sorted()
+        let ladder = (master?.variants.compactMap { MirrorMaster.variantName(of: $0.uri, playlist: StreamLayout.mediaPlaylistName) } ?? []).filter(recorded.contains)
         let name: String
-        if let variant {
-            guard recorded.contains(variant) else {
-                throw SidelineStartupError(message: "stream '\(stream)' has no recorded variant '\(variant)'; it has \(recorded.sorted().joined(separator: ", "))")
-            }
-            name = variant
-        } else {
-            guard let best = ordered.first else { throw SidelineStartupError(message: "stream '\(stream)' has recorded nothing in \(layout.streamDirectory)") }
-            name = best
+        switch ClipPlan.variant(asked: variant, variants: ladder + recorded.sorted().filter { !ladder.contains($0) }, recorded: Set(recorded)) {
+        case let .variant(chosen): name = chosen
+        case let .unknown(asked, has):
+            throw SidelineStartupError(message: "stream '\(stream)' has no recorded variant '\(asked)'; it has \(has.sorted().joined(separator: ", "))")
+        case .nothingRecorded:
+            throw SidelineStartupError(message: "stream '\(stream)' has recorded nothing in \(layout.streamDirectory)")
         }
         let path = layout.mediaPlaylistPath(name)
         do {
