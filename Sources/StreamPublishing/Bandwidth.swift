@@ -62,4 +62,12 @@ public enum Bandwidth {
         let shortestInterval = max(segmentDuration - frame, frame)
         return Int((Double(rates.bufsize) / shortestInterval * 188 / 184).rounded(.up)) + 2 * 188 * 8
     }
+
+    /// A segment's bit rate when it exceeds `advertised` (RFC 8216 §4.3.4.2: BANDWIDTH must
+    /// bound every segment's bit rate); nil when it does not, or has no duration to measure.
+    public static func overrun(bytes: Int, duration: Double, advertised: Int) -> Double? {
+        guard duration > 0 else { return nil }
+        let rate = Double(bytes * 8) / duration
+        return rate > Double(advertised) ? rate : nil
+    }
 }

@@ -57,6 +57,15 @@ public struct SlotPublisher: Sendable {
             self.lastProgramDateTime = lastProgramDateTime
             self.lastDuration = lastDuration
         }
+
+        /// What a recorded playlist's entries say (nil when there are none): the last dated
+        /// entry, and the entries after it (GAP entries written without a date) extend its end.
+        public init?(recorded entries: [MediaSegment], timeline: StreamTimeline?) {
+            guard !entries.isEmpty else { return nil }
+            let dated = entries.lastIndex { $0.programDateTime != nil }
+            self.init(entries: entries.count, timeline: timeline ?? StreamTimeline(), lastProgramDateTime: dated.flatMap { entries[$0].programDateTime },
+                      lastDuration: entries[(dated ?? entries.count - 1)...].reduce(0) { $0 + $1.duration })
+        }
     }
 
     /// Why a real segment was not listed.

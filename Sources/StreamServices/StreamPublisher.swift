@@ -62,14 +62,9 @@ public final class StreamPublisher: Sendable {
 
     /// What the recording on disk holds, for the core to continue its timeline.
     private static func restored(_ recorder: StreamRecorder) -> SlotPublisher.Restored? {
-        guard let longest = recorder.variants.values.max(by: { $0.count < $1.count }), longest.count > 0 else { return nil }
-        let entries = longest.playlist.segments
+        guard let longest = recorder.variants.values.max(by: { $0.count < $1.count }) else { return nil }
         let timeline = FileManager.default.contents(atPath: recorder.layout.timelinePath).flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: $0) }
-        // The last dated entry; entries after it (GAPs written without a date) extend its end.
-        let dated = entries.lastIndex { $0.programDateTime != nil }
-        let lastDuration = entries[(dated ?? entries.count - 1)...].reduce(0) { $0 + $1.duration }
-        return SlotPublisher.Restored(entries: entries.count, timeline: timeline ?? StreamTimeline(), lastProgramDateTime: dated.flatMap { entries[$0].programDateTime },
-                                      lastDuration: lastDuration)
+        return SlotPublisher.Restored(recorded: longest.playlist.segments, timeline: timeline)
     }
 
     public var streamName: String { stream.name }
@@ -186,15 +181,14 @@ public final class StreamPublisher: Sendable {
 
     /// BANDWIDTH must bound every segment's bit rate (RFC 8216 §4.3.4.2); say so when one does not.
     private func checkBitRate(_ segment: EncodedSegment, of variant: String) {
-        guard segment.duration > 0, let advertised = advertisedPeak[variant].map(Double.init) else { return }
-        let rate = Double(segment.bytes.count * 8) / segment.duration
-        guard rate > advertised else { return }
+        guard let advertised = advertisedPeak[variant],
+              let rate = Bandwidth.overrun(bytes: segment.bytes.count, duration: segment.duration, advertised: advertised) else { return }
         variantMetrics[variant]?.bandwidthExceeded.increment()
         // Warn once per new peak (the registry has already counted this segment), not per segment.
         let peak = registry.stream(named: streamName)?.variants[variant]?.recorded.peakBitRate ?? 0
         if rate >= peak {
             logger.warning("segment bit rate exceeds the advertised BANDWIDTH", metadata: [
-                "variant": "\(variant)", "segment": "\(segment.index)", "bits-per-second": "\(Int(rate))", "bandwidth": "\(Int(advertised))",
+                "variant": "\(variant)", "segment": "\(segment.index)", "bits-per-second": "\(Int(rate))", "bandwidth": "\(advertised)",
             ])
         }
     }

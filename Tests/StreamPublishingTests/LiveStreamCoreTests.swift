@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import SidelineCore
+import SidelineTesting
 import StreamPublishing
 import Testing
 
@@ -13,7 +14,8 @@ import Testing
     struct Drive {
         var core: LiveStreamCore
         let sink = RecordingSink()
-        var now = 100.0
+        let clock = ManualClock(100)
+        var now: Double { clock.now }
         let d = 2.0
         let epoch = Date(timeIntervalSince1970: 1_800_000_000)
         let variants = ["720p", "360p"]
@@ -22,18 +24,14 @@ import Testing
 
         init(onInputLoss: InputLossPolicy, late: LateSegmentFill = .standin) {
             let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: 1, onLateSegment: late)
-            core = LiveStreamCore(slots: SlotPublisher(settings: settings, now: now, wallNow: epoch.addingTimeInterval(now), sink: sink), onInputLoss: onInputLoss)
+            let start = clock.now
+            core = LiveStreamCore(slots: SlotPublisher(settings: settings, now: start, wallNow: epoch.addingTimeInterval(start), sink: sink), onInputLoss: onInputLoss)
         }
 
         var wallNow: Date { epoch.addingTimeInterval(now) }
 
         mutating func advance(_ seconds: Double) {
-            let end = now + seconds
-            while now + 0.1 <= end + 1e-9 {
-                now += 0.1
-                core.tick(now: now)
-            }
-            now = end
+            StreamPublishingTests.advance(clock, by: seconds) { core.tick(now: $0) }
         }
 
         /// Slots `slots` of every variant, each a segment duration after the one before.

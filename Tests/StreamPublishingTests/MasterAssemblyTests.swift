@@ -65,3 +65,12 @@ import Testing
         #expect(Bandwidth.peak(silent) == Int((payload + overhead).rounded(.up)))
     }
 }
+
+@Suite struct BandwidthOverrunTests {
+    @Test func aSegmentOverItsRungsBandwidthIsReportedWithItsRate() {
+        // 500,000 bytes in 2 s is 2,000,000 bit/s.
+        #expect(Bandwidth.overrun(bytes: 500_000, duration: 2, advertised: 1_999_999) == 2_000_000)
+        #expect(Bandwidth.overrun(bytes: 500_000, duration: 2, advertised: 2_000_000) == nil, "exactly at BANDWIDTH is within it")
+        #expect(Bandwidth.overrun(bytes: 500_000, duration: 0, advertised: 1) == nil, "no duration, nothing to measure")
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import SidelineCore
+import SidelineTesting
 import StreamPublishing
 
 /// A sink that keeps what the core decided, per variant, so tests read the playlists back.
@@ -31,11 +32,22 @@ final class RecordingSink: PublishingSink, @unchecked Sendable {
     func slots(_ variant: String) -> [Int] { (entries[variant] ?? []).map(\.slot) }
 }
 
+/// Moves `clock` forward by `seconds` the way the server's ticker does: `tick` every 100 ms.
+func advance(_ clock: ManualClock, by seconds: Double, tick: (Double) -> Void) {
+    let end = clock.now + seconds
+    while clock.now + 0.1 <= end + 1e-9 {
+        clock.advance(by: 0.1)
+        tick(clock.now)
+    }
+    clock.advance(by: max(0, end - clock.now))
+}
+
 /// Drives a core the way the server does: segments arrive D apart, ticks every 100 ms.
 struct Drive {
     var core: SlotPublisher
     let sink: RecordingSink
-    var now: Double
+    let clock: ManualClock
+    var now: Double { clock.now }
     let epoch = Date(timeIntervalSince1970: 1_800_000_000)
     let d: Double
 
@@ -44,7 +56,7 @@ struct Drive {
         let sink = RecordingSink()
         self.sink = sink
         self.d = d
-        self.now = now
+        clock = ManualClock(now)
         let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: grace, onVariantFailure: failure, onLateSegment: late)
         core = SlotPublisher(settings: settings, restored: restored, now: now, wallNow: wallNow ?? Date(timeIntervalSince1970: 1_800_000_000 + now), sink: sink)
     }
@@ -53,12 +65,7 @@ struct Drive {
 
     /// Moves time forward in 100 ms ticks.
     mutating func advance(_ seconds: Double) {
-        let end = now + seconds
-        while now + 0.1 <= end + 1e-9 {
-            now += 0.1
-            core.tick(now: now)
-        }
-        now = end
+        StreamPublishingTests.advance(clock, by: seconds) { core.tick(now: $0) }
         core.tick(now: now)
     }
 

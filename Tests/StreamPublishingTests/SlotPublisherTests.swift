@@ -269,3 +269,20 @@ import Testing
         #expect(WatchdogRule(timeout: 0, segmentDuration: 2).stuckFor(startedAt: 0, lastAccepted: nil, now: 1000) == nil)
     }
 }
+
+@Suite struct RestoredRecordingTests {
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aRecordingContinuesFromItsLastDatedEntryAndTheGapsAfterIt() throws {
+        let entries = [
+            MediaSegment(uri: "000000.ts", duration: 2, programDateTime: start),
+            MediaSegment(uri: "000001.ts", duration: 1.5, programDateTime: start.addingTimeInterval(2)),
+            MediaSegment(uri: "000002.ts", duration: 2, gap: true),
+        ]
+        let restored = try #require(SlotPublisher.Restored(recorded: entries, timeline: nil))
+        #expect(restored == SlotPublisher.Restored(entries: 3, timeline: StreamTimeline(), lastProgramDateTime: start.addingTimeInterval(2), lastDuration: 3.5))
+        #expect(SlotPublisher.Restored(recorded: [], timeline: nil) == nil, "nothing recorded: a new recording")
+        let undated = try #require(SlotPublisher.Restored(recorded: [MediaSegment(uri: "000000.ts", duration: 2)], timeline: nil))
+        #expect(undated.lastProgramDateTime == nil && undated.lastDuration == 2)
+    }
+}
