@@ -7,6 +7,8 @@
 #
 #   scripts/bench/serve-benchmark.sh            # ROUNDS=2 SECONDS_PER_CELL=5 ENTRIES=5400
 #   FAST_PATH=0 scripts/bench/serve-benchmark.sh  # every request through the router (server.fast_path: false)
+#   ANCHOR_SIDELINE=/tmp/before/.build/release/sideline scripts/bench/serve-benchmark.sh
+#                                               # this build against an earlier one instead of nginx
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/ensure-deps.sh --serve-bench

@@ -6,6 +6,10 @@ CELL = int(os.environ.get("SECONDS_PER_CELL", "5"))
 ENTRIES = int(os.environ.get("ENTRIES", "5400"))
 WORK = os.environ.get("BENCH_DIR", "/tmp/sideline-serve-bench")
 SIDELINE = os.path.abspath(".build/release/sideline")
+# ANCHOR_SIDELINE=/path/to/another/sideline: measure this build against that one (an earlier
+# commit's release build) instead of nginx, each serving its own copy of the same recording.
+ANCHOR_SIDELINE = os.environ.get("ANCHOR_SIDELINE")
+ANCHOR = "before" if ANCHOR_SIDELINE else "nginx"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -83,11 +87,11 @@ video:
 VARIANTS = ["360p", "180p"]
 
 
-def start_sideline(data, port, log):
+def start_sideline(data, port, log, binary=SIDELINE):
     config = f"{WORK}/sideline.yaml"
     open(config, "w").write(CONFIG % ("true" if os.environ.get("REQUEST_METRICS") else "false",
                                       "false" if os.environ.get("FAST_PATH") == "0" else "true"))
-    return subprocess.Popen([SIDELINE, "serve", "--config", config, "--data-dir", data, "--host", "127.0.0.1", "--port", str(port),
+    return subprocess.Popen([binary, "serve", "--config", config, "--data-dir", data, "--host", "127.0.0.1", "--port", str(port),
                              "--log-level", "warning"], stdout=log, stderr=log)
 
 
@@ -218,6 +222,11 @@ def main():
     segment = make_segment()
     data = f"{WORK}/data"
     synthesise_recording(data, segment)
+    if ANCHOR_SIDELINE:
+        # The same recording for the earlier build; hard links are safe, since both write new
+        # files and rename them into place, never into an existing one.
+        shutil.rmtree(f"{data}-anchor", ignore_errors=True)
+        shutil.copytree(data, f"{data}-anchor", copy_function=os.link)
     sport, nport = free_port(), free_port()
     log = open(f"{WORK}/sideline.log", "w")
     sideline = start_sideline(data, sport, log)
@@ -226,7 +235,12 @@ def main():
     try:
         wait_for(f"{base}/live/main/360p/index.m3u8", lambda b: b.count(b".ts\n") > ENTRIES, seconds=120)
         full, last = snapshot_for_nginx(base, f"{WORK}/www", segment)
-        nginx, nginx_pids = start_nginx(f"{WORK}/www", nport)
+        if ANCHOR_SIDELINE:
+            nginx = start_sideline(f"{data}-anchor", nport, open(f"{WORK}/anchor.log", "w"), binary=ANCHOR_SIDELINE)
+            nginx_pids = [nginx.pid]
+            wait_for(f"http://127.0.0.1:{nport}/live/main/360p/index.m3u8", lambda b: b.count(b".ts\n") > ENTRIES, seconds=120)
+        else:
+            nginx, nginx_pids = start_nginx(f"{WORK}/www", nport)
         nbase = f"http://127.0.0.1:{nport}"
         gz = ["Accept-Encoding: gzip"]
         cases = [
@@ -250,13 +264,17 @@ def main():
         # Sideline keeps encoding (two small rungs) while it serves: its CPU rate at rest is
         # measured and subtracted, so CPU per request is the serving alone.
         spids = [sideline.pid]
-        c0 = cpu_seconds(spids); time.sleep(5); baseline = (cpu_seconds(spids) - c0) / 5
+        c0, a0 = cpu_seconds(spids), cpu_seconds(nginx_pids)
+        time.sleep(5)
+        baseline = (cpu_seconds(spids) - c0) / 5
+        # An anchor Sideline encodes too: its rest is subtracted the same way (nginx's is ~0).
+        anchor_baseline = (cpu_seconds(nginx_pids) - a0) / 5 if ANCHOR_SIDELINE else 0.0
         total0, busy0 = machine_busy()
         ours0 = cpu_seconds(spids + nginx_pids)
         results = {name: {"sideline": [], "nginx": []} for name, *_ in cases}
         for round_index in range(ROUNDS):
             for name, spath, npath, headers in cases:
-                order = [("sideline", base + spath, spids, baseline), ("nginx", nbase + npath, nginx_pids, 0.0)]
+                order = [("sideline", base + spath, spids, baseline), ("nginx", nbase + (spath if ANCHOR_SIDELINE else npath), nginx_pids, anchor_baseline)]
                 if round_index % 2:
                     order.reverse()
                 for side, url, pids, rate in order:
@@ -266,7 +284,9 @@ def main():
         elapsed = total1 - total0
         print(f"\n3 h recording: {ENTRIES} entries; full playlist {len(full)} bytes; wrk -t2 -c50 -d{CELL}s, {ROUNDS} rounds alternating")
         print(f"Sideline's own CPU at rest (encoding two small rungs): {baseline * 100:.1f}% of a core, subtracted below")
-        print(f"{'case':44} {'bytes':>8} {'Sideline req/s':>16} {'nginx req/s':>14} {'ratio':>12} {'p50 ms S/n':>14} {'p99 ms S/n':>14} {'CPU us/req S/n':>16}")
+        if ANCHOR_SIDELINE:
+            print(f"anchor: {ANCHOR_SIDELINE} ('{ANCHOR}'), at rest {anchor_baseline * 100:.1f}% of a core, subtracted below; n below is the anchor")
+        print(f"{'case':44} {'bytes':>8} {'Sideline req/s':>16} {ANCHOR + ' req/s':>14} {'ratio':>12} {'p50 ms S/n':>14} {'p99 ms S/n':>14} {'CPU us/req S/n':>16}")
         for name, *_ in cases:
             s, n = results[name]["sideline"], results[name]["nginx"]
             ratios = [a["rps"] / b["rps"] for a, b in zip(s, n) if b["rps"]]
@@ -282,7 +302,7 @@ def main():
               f"(one reload: {full_gz} and {delta_gz} bytes)")
         print(f"load average before {' '.join(uptime_before)}, after {' '.join(open('/proc/loadavg').read().split()[:3])}; "
               f"machine busy {100 * (busy1 - busy0) / elapsed:.0f}% of all cores over the run, "
-              f"Sideline and nginx {100 * ours / elapsed:.0f}% (the rest is wrk and other tenants)")
+              f"Sideline and {ANCHOR} {100 * ours / elapsed:.0f}% (the rest is wrk and other tenants)")
     finally:
         sideline.send_signal(signal.SIGTERM)
         try:
@@ -290,7 +310,7 @@ def main():
         except subprocess.TimeoutExpired:
             sideline.kill()
         if nginx:
-            nginx.send_signal(signal.SIGQUIT)
+            nginx.send_signal(signal.SIGTERM if ANCHOR_SIDELINE else signal.SIGQUIT)
             try:
                 nginx.wait(10)
             except subprocess.TimeoutExpired:
