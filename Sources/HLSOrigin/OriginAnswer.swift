@@ -77,11 +77,9 @@ enum OriginAnswer: Sendable {
                 self = .ready(Refusal.rangeNotSatisfiable(size: file.size).response)
             }
         case let .refuse(refusal):
-            self = .ready(Self.response(for: refusal))
+            self = .ready(refusal.response)
         case let .hold(hold):
             self = .hold(hold)
         }
     }
-
-    static func response(for refusal: Refusal) -> OriginResponse { refusal.response }
 }

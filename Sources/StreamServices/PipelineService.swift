@@ -134,7 +134,8 @@ public final class PipelineService: Service, Sendable {
         logger.notice("opening the pipeline", metadata: ["reason": "\(reason)"])
         let thread = Thread { [self] in
             let clock = publisher.registry.clock
-            while true {
+            // Once the stream stops nothing is opened again (`beginOpening` refuses from then on).
+            while state.withLock({ $0.supervisor.keepsOpening }) {
                 do {
                     let opened = try plan.openPipeline(logger: logger)
                     let (attempts, install) = state.withLock { s in (s.supervisor.failedAttempts, s.supervisor.opened()) }
