@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "StreamPublishing", dependencies: ["HLSPlaylist", "SidelineCore"]),
         // Pure: what a mirror lists, fetches and checks, and when it serves what it holds as VOD.
         .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
+        // Pure: what `push` sends next, at which bit rate, and what it does when an upload fails.
+        .target(name: "StreamPushing", dependencies: ["SidelineCore"]),
         .target(
             name: "SidelineConfig",
             dependencies: ["SidelineCore", .product(name: "Yams", package: "Yams")]
@@ -146,6 +148,7 @@ let package = Package(
         .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS"]),
         .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
+        .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),

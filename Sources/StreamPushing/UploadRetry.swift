@@ -1,0 +1,50 @@
+import SidelineCore
+
+/// What `push` does after an upload failed, as the practice of HLS ingest specs has it (DASH-IF
+/// live media ingest): a media segment is retried for about one segment duration, then left in
+/// the queue for the backlog so the live edge is not held up; a playlist is retried until it
+/// goes through (it is what makes segments visible); a refusal that retrying cannot fix is not
+/// retried. Waits come from the one `Backoff`. Pure: the caller passes the times.
+public enum UploadRetry {
+    public enum Upload: Sendable, Equatable {
+        case segment
+        case playlist
+    }
+
+    public enum Decision: Sendable, Equatable {
+        /// Try the same upload again after this many seconds.
+        case retry(after: Double)
+        /// Stop trying this segment now; it stays queued and goes with the backlog.
+        case deferToBacklog
+        /// The server refuses this segment for good (400: it does not pass the ingest's checks);
+        /// it leaves the queue, and the stream goes on without it (a stand-in fills its slot).
+        case drop(String)
+        /// No upload can succeed (401 or 403: the token; 400 for a playlist: the stream's
+        /// own settings): `push` ends with this message.
+        case stop(String)
+    }
+
+    /// `status`: the server's answer, nil when it could not be reached or did not answer in
+    /// time; `firstAttempt`: when this upload was first tried; `backoff`: this upload's.
+    public static func decide(_ upload: Upload, status: Int?, reason: String, firstAttempt: Double, now: Double,
+                              segmentDuration: Double, backoff: inout Backoff) -> Decision {
+        switch status {
+        case 401?:
+            return .stop("the server refused the ingest token (401: \(reason)); give the stream's ingest_token with --token")
+        case 403?:
+            return .stop("the server refused to take this stream (403: \(reason)); check the stream name in --to and its ingest_token")
+        case 400? where upload == .playlist:
+            return .stop("the server refused the playlist (400: \(reason)); the stream's settings do not match what the server expects")
+        case 400?:
+            return .drop("the server refused the segment (400: \(reason))")
+        default:
+            if upload == .segment, now - firstAttempt >= segmentDuration { return .deferToBacklog }
+            return .retry(after: backoff.failed(at: now))
+        }
+    }
+}
+
+extension Backoff {
+    /// An upload's retries: 0.2 s doubling to 2 s, a fraction of a segment between attempts.
+    public static var uploadRetry: Backoff { Backoff(first: 0.2, maximum: 2) }
+}
