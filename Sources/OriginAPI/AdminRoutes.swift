@@ -151,18 +151,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// Whether an Authorization header carries one of `tokens` (empty tokens never match).
     static func authorizes(_ header: String?, tokens: [String]) -> Bool {
-        let prefix = "Bearer "
-        guard let header, header.hasPrefix(prefix) else { return false }
-        let given = Array(header.utf8.dropFirst(prefix.utf8.count))
+        guard let given = BearerToken.value(of: header) else { return false }
         // Every token is compared, so the time taken does not say which one nearly matched.
-        return tokens.filter { !$0.isEmpty }.map { constantTimeEqual(given, Array($0.utf8)) }.contains(true)
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(a.count == b.count ? 0 : 1)
-        for i in 0..<max(a.count, b.count) {
-            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
-        }
-        return difference == 0
+        return tokens.filter { !$0.isEmpty }.map { BearerToken.constantTimeEqual(given, Array($0.utf8)) }.contains(true)
     }
 }
