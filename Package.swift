@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // multipart/form-data uploads to the ingest (a field app's way of pushing).
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // FFmpeg's C libraries through pkg-config, plus a header-only shim for the macros Swift cannot import.
@@ -40,8 +42,9 @@ let package = Package(
         .target(name: "StreamPublishing", dependencies: ["HLSPlaylist", "SidelineCore"]),
         // Pure: what a mirror lists, fetches and checks, and when it serves what it holds as VOD.
         .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
-        // Pure: what `push` sends next, at which bit rate, and what it does when an upload fails.
-        .target(name: "StreamPushing", dependencies: ["SidelineCore"]),
+        // Pure: what `push` sends next, at which bit rate, and what it does when an upload fails;
+        // what the ingest makes of the segments and playlists a remote encoder uploads.
+        .target(name: "StreamPushing", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
         .target(
             name: "SidelineConfig",
             dependencies: ["SidelineCore", .product(name: "Yams", package: "Yams")]
@@ -78,6 +81,10 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // Reads the file of a multipart/form-data upload to /ingest/.
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                // Ingest uploads are checked and written on NIO's blocking-I/O thread pool.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // The analysts' and operators' APIs over the registry: streams, markers, clips, admin.
@@ -103,7 +110,7 @@ let package = Package(
         .target(
             name: "StreamServices",
             dependencies: [
-                "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing",
+                "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -148,7 +155,7 @@ let package = Package(
         .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS"]),
         .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
-        .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "SidelineCore", "SidelineTesting"]),
+        .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),

@@ -67,3 +67,14 @@ extension MultivariantPlaylist {
         return .init(width: width, height: height)
     }
 }
+
+extension MultivariantPlaylist {
+    /// The variant a master URI in Sideline's layout names (`720p/index.m3u8`, or
+    /// `720p/iframes.m3u8` with `playlist: "iframes.m3u8"`): a mirror's upstream, a pushed
+    /// master. Nil for a URI of another shape.
+    public static func variantName(ofURI uri: String, playlist: String) -> String? {
+        let parts = uri.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1] == playlist, !parts[0].isEmpty, !parts[0].hasPrefix("."), !uri.contains("?") else { return nil }
+        return String(parts[0])
+    }
+}

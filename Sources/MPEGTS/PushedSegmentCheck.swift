@@ -12,6 +12,16 @@ public enum PushedSegmentCheck {
         public var duration: Double
         /// The first video PTS, in 90 kHz ticks.
         public var firstPTS: Int64
+        /// Where the first keyframe's packets end: bytes `0..<keyframeEnd` (the program tables
+        /// and the keyframe) decode on their own, which is what an I-frame playlist lists.
+        public var keyframeEnd: Int
+
+        public init(videoPID: Int, duration: Double, firstPTS: Int64, keyframeEnd: Int) {
+            self.videoPID = videoPID
+            self.duration = duration
+            self.firstPTS = firstPTS
+            self.keyframeEnd = keyframeEnd
+        }
     }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {
@@ -69,7 +79,9 @@ public enum PushedSegmentCheck {
         let sorted = Array(Set(stamps)).sorted()
         // One frame interval: the smallest step between presentation times (B-frames reorder them).
         let frame = zip(sorted, sorted.dropFirst()).map { $1 - $0 }.min() ?? 0
-        return .success(Inspection(videoPID: videoPID, duration: Double(end - start + frame) / 90_000, firstPTS: start))
+        // The keyframe's access unit runs until the next video PES starts.
+        let keyframeEnd = videoPackets.drop(while: { $0 != first }).dropFirst().first(where: \.unitStart)?.start ?? bytes.count
+        return .success(Inspection(videoPID: videoPID, duration: Double(end - start + frame) / 90_000, firstPTS: start, keyframeEnd: keyframeEnd))
     }
 
     /// The first H.264 or HEVC elementary stream a PMT section in one packet lists (§2.4.4.8).

@@ -35,6 +35,8 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         case streamRemoved = "stream-removed"
         /// Something that should have worked did not: logged, and the reason says what.
         case internalError = "internal-error"
+        /// An upload larger than the ingest takes (RFC 9110 §15.5.14).
+        case tooLarge = "too-large"
         /// A `Range` that starts at or past the end of the segment (RFC 9110 §15.5.17).
         case rangeNotSatisfiable = "range-not-satisfiable"
         /// A playlist of a stream with no segment yet: it will exist in seconds.
@@ -53,6 +55,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             case .noSuchResource, .noSuchStream, .noSuchVariant, .noSuchMarker, .segmentNotAvailable, .gapSegment, .stalePlaylist, .nothingRecorded, .onlyGaps: 404
             case .conflict: 409
             case .streamRemoved: 410
+            case .tooLarge: 413
             case .rangeNotSatisfiable: 416
             case .internalError: 500
             case .starting, .draining, .overloaded: 503

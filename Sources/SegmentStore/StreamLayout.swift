@@ -4,6 +4,7 @@
 ///     <data dir>/<stream>/<variant>/index.m3u8
 ///     <data dir>/<stream>/<variant>/iframes.m3u8
 ///     <data dir>/<stream>/<variant>/000042.ts
+///     <data dir>/<stream>/ingest/<variant>/<name>.ts   (a pushed stream's received segments)
 public struct StreamLayout: Sendable, Equatable {
     public let dataDirectory: String
     public let stream: String
@@ -25,6 +26,10 @@ public struct StreamLayout: Sendable, Equatable {
     public func mediaPlaylistPath(_ variant: String) -> String { "\(variantDirectory(variant))/\(Self.mediaPlaylistName)" }
     public func iFramePlaylistPath(_ variant: String) -> String { "\(variantDirectory(variant))/\(Self.iFramePlaylistName)" }
     public func segmentPath(_ variant: String, _ name: String) -> String { "\(variantDirectory(variant))/\(name)" }
+    /// A pushed stream's segments received and not yet listed, under the names they were pushed
+    /// with (plain names: `IngestPath` refuses any other). Apart from the recording, which names
+    /// its segments by media sequence number.
+    public func ingestDirectory(_ variant: String) -> String { "\(streamDirectory)/ingest/\(variant)" }
 
     /// The file (and URL) name of the segment with media sequence number `sequence`.
     public static func segmentName(sequence: Int) -> String {

@@ -13,6 +13,12 @@ extension SidelineConfiguration {
             && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }
     }
 
+    /// An ingest token: long enough not to be guessed, and only characters that travel in an
+    /// `Authorization` header as they are.
+    static func isIngestToken(_ text: String) -> Bool {
+        (16...256).contains(text.count) && text.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }
+    }
+
     /// A backup server's base URL: http(s), a host, no query, and no quote or space that could
     /// break the master playlist's URI line.
     static func isBackupURL(_ text: String) -> Bool {
@@ -92,9 +98,10 @@ extension SidelineConfiguration {
             }
             config.streams = try entries.enumerated().map { (offset, node) throws(ConfigError) in
                 var section = try ConfigSection(file: file, path: "streams[\(offset)]", node: node)
-                // In a list each camera must say which it is and what to read.
-                for key in ["name", "input"] where !section.has(key) {
-                    throw .invalidValue(file: file, key: "streams[\(offset)].\(key)", value: "(missing)", expected: key == "name" ? "the stream's name, the {stream} of its URLs" : "a file path, URL or device")
+                // In a list each camera must say which it is and what to read (or that it is pushed).
+                for key in ["name", "input"] where !section.has(key) && !(key == "input" && section.has("ingest_token")) {
+                    throw .invalidValue(file: file, key: "streams[\(offset)].\(key)", value: "(missing)",
+                                        expected: key == "name" ? "the stream's name, the {stream} of its URLs" : "a file path, URL or device (or an ingest_token, for a stream a remote encoder pushes)")
                 }
                 return try streamSettings(from: &section, video: config.video)
             }
@@ -118,6 +125,14 @@ extension SidelineConfiguration {
         settings.video = video
         settings.name = try stream.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-')") ?? settings.name
         settings.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? settings.input
+        if let token = try stream.string("ingest_token", matching: isIngestToken, expected: "a secret of 16 to 256 visible ASCII characters (no spaces), such as the output of 'openssl rand -hex 16'") {
+            guard !stream.has("input") else {
+                throw .invalidValue(file: stream.file, key: stream.keyPath("ingest_token"), value: "given together with input",
+                                    expected: "either input (a camera this server encodes) or ingest_token (a stream a remote encoder pushes), not both")
+            }
+            settings.ingestToken = token
+            settings.input = ""
+        }
         settings.loop = try stream.bool("loop") ?? settings.loop
         settings.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? settings.inputTimeout
         settings.lossTimeout = try stream.double("loss_timeout", in: 0.2...30) ?? settings.lossTimeout
@@ -193,6 +208,11 @@ extension SidelineConfiguration {
                 throw .invalidValue(file: file, key: "\(path).name", value: stream.name, expected: "a name no other stream has")
             }
             try stream.video.validate(file: file, path: stream.video == video ? "video" : "\(path).video")
+            // --input on the command line may name a camera for a stream the config says is pushed.
+            guard !stream.isPushed || stream.input.isEmpty else {
+                throw .invalidValue(file: file, key: "\(path).ingest_token", value: "given together with an input (\(stream.input))",
+                                    expected: "either an input (a camera this server encodes) or an ingest_token (a stream a remote encoder pushes), not both")
+            }
             // Segments finish every segment_duration seconds; a shorter watchdog would restart
             // a healthy pipeline.
             guard stream.watchdogTimeout == 0 || stream.watchdogTimeout >= segmentDuration + 1 else {

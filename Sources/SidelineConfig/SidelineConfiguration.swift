@@ -205,6 +205,12 @@ public struct StreamSettings: Sendable, Equatable {
     public var audioInputOptions: [String: String] = [:]
     /// The stream's frame rate and ladder: its own `video` section, or the top-level `video`.
     public var video: VideoSettings
+    /// `ingest_token`: the secret a remote encoder sends (`Authorization: Bearer`) to push this
+    /// stream to `/ingest/<name>/...`. A stream with one has no `input`: the server encodes
+    /// nothing for it, it lists what is pushed. Empty: not a pushed stream.
+    public var ingestToken: String = ""
+    /// Whether a remote encoder pushes this stream (it has an `ingest_token`, no `input`).
+    public var isPushed: Bool { !ingestToken.isEmpty }
     public init(name: String, input: String, loop: Bool, inputTimeout: Double, title: String = "", description: String = "", keywords: String = "", startOffset: Double? = nil,
                 inputOptions: [String: String] = [:], video: VideoSettings) {
         self.inputOptions = inputOptions

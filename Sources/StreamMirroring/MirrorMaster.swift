@@ -21,9 +21,7 @@ public enum MirrorMaster {
     /// The variant a Sideline master URI names (`720p/index.m3u8` or `720p/iframes.m3u8`);
     /// nil for a URI of another shape.
     public static func variantName(of uri: String, playlist: String) -> String? {
-        let parts = uri.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[1] == playlist, !parts[0].isEmpty, !parts[0].hasPrefix("."), !uri.contains("?") else { return nil }
-        return String(parts[0])
+        MultivariantPlaylist.variantName(ofURI: uri, playlist: playlist)
     }
 
     /// `chosen`: the variants to follow (nil: all of them).

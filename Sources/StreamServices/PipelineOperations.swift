@@ -8,12 +8,12 @@ import SegmentStore
 
 /// The admin API's operations, carried out on the running pipelines and the recordings.
 public struct PipelineOperations: StreamOperations {
-    let services: [String: PipelineService]
+    let services: [String: any RunningStream]
     let registry: StreamRegistry
     let dataDirectory: String
     let logger: Logger
 
-    public init(services: [String: PipelineService], registry: StreamRegistry, dataDirectory: String, logger: Logger) {
+    public init(services: [String: any RunningStream], registry: StreamRegistry, dataDirectory: String, logger: Logger) {
         self.services = services
         self.registry = registry
         self.dataDirectory = dataDirectory
@@ -22,13 +22,15 @@ public struct PipelineOperations: StreamOperations {
 
     /// The stream's running pipeline, for a drill.
     private func pipeline(_ stream: String) throws(Refusal) -> LivePipeline {
-        guard let pipeline = try service(stream).pipeline else {
+        let service = try service(stream)
+        guard let pipeline = service.pipeline else {
+            if service.isPushed { throw .adminConflict("stream '\(stream)' is pushed by a remote encoder; drills act on a pipeline this server runs") }
             throw .adminConflict("stream '\(stream)' has no running pipeline (its input is being opened); try the drill again when it is live")
         }
         return pipeline
     }
 
-    private func service(_ stream: String) throws(Refusal) -> PipelineService {
+    private func service(_ stream: String) throws(Refusal) -> any RunningStream {
         guard let service = services[stream] else {
             if registry.stream(named: stream)?.phase == .removed { throw .adminStreamRemoved(stream) }
             throw .adminUnknownStream(stream)

@@ -18,8 +18,11 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     let registry: StreamRegistry
     let streamName: String
     private let standIns: [String: StandIn]
-    /// Where each slot starts on the timeline, for restamping stand-ins.
-    private let clock: SegmentClock
+    /// Where each slot starts on the timeline, for restamping stand-ins (and pushed segments).
+    let clock: SegmentClock
+    /// The first video PTS of slot 0, in 90 kHz ticks: where the stand-ins, encoded at media
+    /// time 0, start. Pushed segments are moved onto the same timeline (`PushedStream`).
+    let timestampOrigin: Int64
     private let master: MasterAssembly
     private let rates: [(name: String, rates: RungRates)]
     private let variantMetrics: [String: SidelineMetrics.Variant]
@@ -45,6 +48,9 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         self.streamName = streamName
         self.standIns = standIns
         self.clock = clock
+        // Without a stand-in (`sideline encode`), the muxer's own: output time 0 is PTS 2.4 s
+        // (SegmentMuxer's offset and mux delay, measured with ffprobe).
+        timestampOrigin = standIns.values.lazy.compactMap { try? PushedSegmentCheck.inspect($0.bytes).get().firstPTS }.first ?? 216_000
         self.master = master
         self.rates = rates
         self.variantMetrics = variantMetrics

@@ -77,6 +77,13 @@ public final class StreamPublisher: Sendable {
         return core.withLock { $0.beginRun(now: registry.clock()) }
     }
 
+    /// A remote encoder begins a session (`PushedStream`): like a pipeline run, it continues the
+    /// stream's timeline after an EXT-X-DISCONTINUITY. Returns the slot its first segment takes.
+    func beginPushSession() -> Int {
+        timings.withLock { $0 = nil }
+        return core.withLock { $0.beginRun(now: registry.clock()) }
+    }
+
     /// When the current run started and its last real segment was accepted (registry clock),
     /// for the watchdog.
     public var progress: (runStartedAt: Double?, lastAccepted: Double?) { core.withLock { $0.progress } }
@@ -152,15 +159,16 @@ public final class StreamPublisher: Sendable {
     }
 
     /// Lists a finished segment as the core decides; the segment's bytes are staged for the
-    /// writer just before the core lists it.
-    private func publish(_ segment: EncodedSegment, of variant: String) {
+    /// writer just before the core lists it. Returns what the core made of it.
+    @discardableResult
+    func publish(_ segment: EncodedSegment, of variant: String) -> LiveStreamCore.Arrival {
         let arrival = core.withLock { c in
             c.segmentArrived(variant: variant, slot: segment.index, duration: segment.duration, programDateTime: segment.programDateTime,
                              now: registry.clock()) { writer.stage(segment, for: variant) }
         }
         switch arrival {
         case .afterEnd, .withheld:
-            return
+            break
         case let .refused(refusal):
             variantMetrics[variant]?.lateSegmentsDropped.increment()
             logger.warning("segment came after its slot was filled; dropped", metadata: ["variant": "\(variant)", "slot": "\(segment.index)", "refusal": "\(refusal)"])
@@ -177,6 +185,7 @@ public final class StreamPublisher: Sendable {
             }
             if !asGap { checkBitRate(segment, of: variant) }
         }
+        return arrival
     }
 
     /// BANDWIDTH must bound every segment's bit rate (RFC 8216 §4.3.4.2); say so when one does not.

@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
         // no trace and the server exits. A recorded stream is served first: its input is
         // opened (and retried while it fails) once the server answers.
         var opened: [String: OpenedPipeline] = [:]
-        for plan in plans where !plan.hasRecording {
+        for plan in plans where !plan.hasRecording && !plan.stream.isPushed {
             opened[plan.stream.name] = try plan.openPipeline(logger: logger.forStream(plan.stream.name, of: settings))
         }
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))
@@ -58,7 +58,7 @@ struct ServeCommand: AsyncParsableCommand {
             registry.register(stream: plan.stream.name, title: plan.stream.title, variants: [], targetDuration: plan.targetDuration)
             registry.setPhase(stream: plan.stream.name, .removed)
         }
-        let pipelineServices = try plans.map { plan in
+        let pipelineServices = try plans.filter { !$0.stream.isPushed }.map { plan in
             let streamLogger = logger.forStream(plan.stream.name, of: settings)
             if let pipeline = opened[plan.stream.name] {
                 let (publisher, first) = try plan.makePublisher(for: pipeline, registry: registry, logger: streamLogger)
@@ -67,13 +67,19 @@ struct ServeCommand: AsyncParsableCommand {
             let publisher = try plan.makePublisher(registry: registry, logger: streamLogger)
             return PipelineService(plan: plan, publisher: publisher, opened: nil, logger: streamLogger)
         }
+        // Streams a remote encoder pushes: no pipeline, the ingest route feeds their core.
+        let pushedServices = try plans.filter(\.stream.isPushed).map { plan in
+            let streamLogger = logger.forStream(plan.stream.name, of: settings)
+            return PushedStreamService(stream: PushedStream(plan: plan, publisher: try plan.makePublisher(registry: registry, logger: streamLogger), logger: streamLogger))
+        }
+        let running: [(name: String, stream: any RunningStream)] = pipelineServices.map { ($0.plan.stream.name, $0) } + pushedServices.map { ($0.stream.name, $0) }
 
-        let console = ConsoleStatus(streams: pipelineServices.map { service in (service.plan.stream.name, { service.statistics }) }, registry: registry)
+        let console = ConsoleStatus(streams: running.map { entry in (entry.name, { entry.stream.statistics }) }, registry: registry)
         let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
                                                        maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
                                                        idleTimeout: settings.server.idleTimeout.map { .milliseconds(Int64($0 * 1000)) }))
         let adminToken = ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
-        let operations = PipelineOperations(services: Dictionary(uniqueKeysWithValues: pipelineServices.map { ($0.plan.stream.name, $0) }),
+        let operations = PipelineOperations(services: Dictionary(uniqueKeysWithValues: running.map { ($0.name, $0.stream) }),
                                             registry: registry, dataDirectory: settings.dataDirectory, logger: logger)
         let admin = adminToken.isEmpty ? nil : AdminRoutes(token: adminToken, drillsEnabled: settings.admin.drills, operations: operations)
         let analystToken = ProcessInfo.processInfo.environment["SIDELINE_ANALYST_TOKEN"] ?? settings.analyst.token
@@ -88,6 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
                 { ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory).add(to: $0) },
                 { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory).add(to: $0) },
                 { WatchPage.add(to: $0) },
+                { pushedServices.isEmpty ? () : IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream))).add(to: $0) },
             ],
             requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
             fastPath: settings.server.fastPath
@@ -100,6 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(configuration: .init(
             services: [ServiceGroupConfiguration.ServiceConfiguration(service: application), .init(service: consoleService)]
                 + pipelineServices.map { .init(service: $0) }
+                + pushedServices.map { .init(service: $0) }
                 // A service that returns ends the group, so retention runs only when it has a limit.
                 + (settings.retention.isEnabled
                     ? [.init(service: RetentionService(settings: settings.retention, dataDirectory: settings.dataDirectory, operations: operations, logger: logger))]
@@ -114,6 +122,7 @@ struct ServeCommand: AsyncParsableCommand {
                 // The pipelines stop first (their last segments are written), then the server.
                 admission.beginDraining()
                 for service in pipelineServices { service.endStreamOnStop = signal == .sigint }
+                for service in pushedServices { service.endStreamOnStop = signal == .sigint }
                 logger.notice("\(signal == .sigint ? "SIGINT: ending the stream" : "SIGTERM: stopping; the stream stays open for a restart")")
                 await group.triggerGracefulShutdown()
                 return

@@ -32,6 +32,16 @@ import Testing
         #expect(inspection.firstPTS > 0)
     }
 
+    /// The I-frame playlist lists bytes 0..<keyframeEnd of a pushed segment: the tables and the
+    /// whole first access unit, ending where the next video PES begins.
+    @Test func theKeyframesBytesEndWhereTheNextVideoFrameBegins() throws {
+        let segment = try Self.encode("libx264")
+        let inspection = try PushedSegmentCheck.inspect(segment).get()
+        let videoStarts = stride(from: 0, to: segment.count, by: 188).filter { Self.pid(segment, packet: $0 / 188) == inspection.videoPID && segment[$0 + 1] & 0x40 != 0 }
+        #expect(videoStarts.count == 50, "one PES per frame")
+        #expect(inspection.keyframeEnd == videoStarts[1])
+    }
+
     /// Not every muxer sets random_access_indicator: without it, the IDR (H.264 NAL type 5, HEVC
     /// IRAP 16-23) in the first PES is what makes it a keyframe.
     @Test(arguments: ["libx264", "libx265"])

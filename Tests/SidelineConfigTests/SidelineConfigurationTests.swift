@@ -99,6 +99,25 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(!config.streams[1].loop)
     }
 
+    /// Issue 19's interface: `{name, ingest_token}` and no `input` is a stream a remote encoder pushes.
+    @Test func aStreamWithAnIngestTokenAndNoInputIsPushed() throws {
+        let config = try SidelineConfiguration.parse(yaml: """
+        streams:
+          - name: roof
+            ingest_token: 0123456789abcdef0123
+          - name: north
+            input: rtsp://north.local/stream1
+        """)
+        #expect(config.streams[0].isPushed && config.streams[0].input.isEmpty && config.streams[0].ingestToken == "0123456789abcdef0123")
+        #expect(!config.streams[1].isPushed && config.streams[1].ingestToken.isEmpty)
+        let single = try SidelineConfiguration.parse(yaml: "stream: {name: roof, ingest_token: 0123456789abcdef}\n")
+        #expect(single.streams[0].isPushed && single.streams[0].input.isEmpty, "the sample is not the input of a pushed stream")
+        // `--input` given for a pushed stream: refused when validated after the overrides.
+        var overridden = single
+        overridden.streams[0].input = "testpattern"
+        #expect(throws: ConfigError.self) { try overridden.validate() }
+    }
+
     @Test func unknownKeysInsideAStreamEntryAreNamed() {
         #expect {
             try SidelineConfiguration.parse(yaml: "streams:\n  - {name: a, input: x.mp4, inptu_timeout: 5}\n", file: "test.yaml")
@@ -179,6 +198,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("streams: []\n", "streams"),
         ("stream: {name: a}\nstreams:\n  - {name: b, input: y.mp4}\n", "streams"),
         ("streams:\n  - {name: a, input: x.mp4, video: {ladder: []}}\n", "streams[0].video.ladder"),
+        ("streams:\n  - {name: a, ingest_token: short}\n", "streams[0].ingest_token"),
+        ("streams:\n  - {name: a, ingest_token: 'has a space in it 0123'}\n", "streams[0].ingest_token"),
+        ("streams:\n  - {name: a, input: x.mp4, ingest_token: 0123456789abcdef}\n", "streams[0].ingest_token"),
+        ("stream: {input: x.mp4, ingest_token: 0123456789abcdef}\n", "stream.ingest_token"),
         ("streams:\n  - {name: a, input: x.mp4, video: {ladder: [{name: v, width: 33, height: 20, bitrate: 1M}]}}\n", "streams[0].video.ladder[0].width/height"),
     ])
     func badValuesNameTheKeyAndWhatIsExpected(yaml: String, key: String) {

@@ -76,10 +76,11 @@ public struct HTTPResult: Sendable {
 /// process in libdispatch when a server dies under an open connection (swift-corelibs-foundation
 /// #4791), and the crash-recovery tests kill servers on purpose. It sends no Accept-Encoding unless
 /// asked, so bodies arrive as the server stores them.
-public func http(_ url: URL, method: String = "GET", body: String? = nil, headers: [String: String] = [:], timeout: Double = 60) async throws -> HTTPResult {
+public func http(_ url: URL, method: String = "GET", body: String? = nil, bytes: [UInt8]? = nil, headers: [String: String] = [:], timeout: Double = 60) async throws -> HTTPResult {
     var request = HTTPClientRequest(url: url.absoluteString)
     request.method = HTTPMethod(rawValue: method)
     if let body { request.body = .bytes(ByteBuffer(string: body)) }
+    if let bytes { request.body = .bytes(ByteBuffer(bytes: bytes)) }
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await HTTPClient.shared.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
     let body = try await response.body.collect(upTo: 512 << 20)

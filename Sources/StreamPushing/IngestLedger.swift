@@ -1,0 +1,238 @@
+import Foundation
+import HLSPlaylist
+import MPEGTS
+
+/// What the server makes of a pushed stream's uploads (`/ingest/{stream}/...`), over plain
+/// values: which received segments each uploaded media playlist makes ready to list, in which
+/// timeline slot, with which timestamps and program date-time. Pure; the caller writes the
+/// files and hands the listings to the stream's publishing core, which decides, as for a camera,
+/// whether the slot is still open.
+///
+/// An encoder pushes the way ffmpeg's HLS muxer does (`-f hls -method PUT`): each segment, then
+/// the media playlist that lists it. A segment is only *received* (checked, kept, not listed)
+/// until a playlist lists it, so players never see a segment the encoder has not announced, and
+/// a playlist that names a segment the server does not hold is refused whole (the last good
+/// one stays in force).
+///
+/// **Sessions.** A run of the remote encoder is a session: its first listed segment takes the
+/// slot the publishing core gives it (`startSession`, the same call a camera's pipeline run
+/// makes), and every later segment of the session the slot its media sequence number says,
+/// so a segment that arrives late, or is retried, lands where it belongs on the timeline. Its
+/// timestamps are moved by one shift for the whole session, so they continue the stream's
+/// timeline (never going back) while keeping the encoder's own spacing. An encoder that starts
+/// again (a playlist whose last sequence number is below one already listed, a segment listed
+/// under another name, or a listed segment sent again with other timestamps) begins a new
+/// session; the stream's other variants join it as they start again too.
+///
+/// **EXT-X-GAP** in a pushed playlist means "not sent yet" (`sideline push` going live first
+/// with a backlog behind): such an entry is skipped, and listed when a later playlist names it
+/// without the tag.
+public struct IngestLedger: Sendable {
+    public struct Settings: Sendable {
+        /// The stream's variants (the ladder of its config entry): what may be pushed.
+        public var variants: [String]
+        /// The stream's segment duration: a pushed segment may be at most half as long again.
+        public var segmentDuration: Double
+        /// Where slot k starts on the stream's timeline, in seconds (`SegmentClock.startTime`).
+        public var slotStart: @Sendable (Int) -> Double
+        /// The first PTS of slot 0 on the stream's timeline, in 90 kHz ticks (the muxer's delay).
+        public var timestampOrigin: Int64
+
+        public init(variants: [String], segmentDuration: Double, slotStart: @escaping @Sendable (Int) -> Double, timestampOrigin: Int64) {
+            self.variants = variants
+            self.segmentDuration = segmentDuration
+            self.slotStart = slotStart
+            self.timestampOrigin = timestampOrigin
+        }
+
+        /// The longest segment accepted: longer ones would overlap the next slot's timestamps.
+        public var longestSegment: Double { segmentDuration * 1.5 }
+    }
+
+    /// A segment received and not yet listed.
+    public struct Received: Sendable, Equatable {
+        public var duration: Double
+        /// Its first video PTS as pushed, in 90 kHz ticks.
+        public var firstPTS: Int64
+
+        public init(duration: Double, firstPTS: Int64) {
+            self.duration = duration
+            self.firstPTS = firstPTS
+        }
+    }
+
+    /// One run of the remote encoder.
+    public struct Session: Sendable, Equatable {
+        public var number: Int
+        public var firstSlot: Int
+        public var firstSequence: Int
+        /// The encoder's PTS of the session's first segment, and when its first frame was captured.
+        public var firstPTS: Int64
+        public var startDate: Date
+        /// Ticks added to every timestamp of the session's segments.
+        public var shift: Int64
+    }
+
+    /// A received segment the publishing core should now list.
+    public struct Listing: Sendable, Equatable {
+        /// The name it was pushed under (its file among the received ones).
+        public var name: String
+        public var sequence: Int
+        public var slot: Int
+        public var duration: Double
+        /// 90 kHz ticks to add to every PTS, DTS and PCR of the segment.
+        public var shift: Int64
+        public var programDateTime: Date
+        /// Where its first frame lies on the stream's timeline, in seconds.
+        public var startTime: Double
+    }
+
+    public enum Rejection: Error, Sendable, Equatable, CustomStringConvertible {
+        case unknownVariant(String, known: [String])
+        case segmentTooLong(name: String, seconds: Double, limit: Double)
+        case playlistUnreadable(String)
+        case segmentNotReceived(name: String, sequence: Int)
+        case durationMismatch(name: String, listed: Double, measured: Double)
+
+        public var description: String {
+            switch self {
+            case let .unknownVariant(variant, known):
+                "variant '\(variant)' is not in this stream's ladder (\(known.joined(separator: ", "))): push the variants the server's config names"
+            case let .segmentTooLong(name, seconds, limit):
+                "segment '\(name)' lasts \(DecimalFormat.compact(seconds)) s, more than \(DecimalFormat.compact(limit)) s: cut segments every segment_duration (ffmpeg: -hls_time and -force_key_frames)"
+            case let .playlistUnreadable(reason):
+                "the playlist cannot be read: \(reason)"
+            case let .segmentNotReceived(name, sequence):
+                "the playlist lists '\(name)' (media sequence \(sequence)), which this server has not received: upload each segment before the playlist that lists it"
+            case let .durationMismatch(name, listed, measured):
+                "the playlist gives '\(name)' EXTINF \(DecimalFormat.compact(listed)) s, but its video lasts \(DecimalFormat.compact(measured)) s"
+            }
+        }
+    }
+
+    struct VariantLedger {
+        var received: [String: Received] = [:]
+        /// The session whose numbering `listed` is in; nil before the first listing.
+        var session: Int?
+        /// Sequence numbers listed in that session, with the names and first PTS they had.
+        var listed: [Int: (name: String, firstPTS: Int64)] = [:]
+        var highestListed: Int?
+        /// The encoder sent a listed segment again with other timestamps: it started again.
+        var restartSeen = false
+    }
+
+    public let settings: Settings
+    public private(set) var session: Session?
+    var variants: [String: VariantLedger]
+    /// How far an EXTINF may differ from the segment's measured video duration: a frame of
+    /// rounding at the low frame rates cameras use, and a little more.
+    static let durationTolerance = 0.25
+
+    public init(settings: Settings) {
+        self.settings = settings
+        variants = Dictionary(uniqueKeysWithValues: settings.variants.map { ($0, VariantLedger()) })
+    }
+
+    /// Whether `variant` is in the ladder; nil when it is, the refusal otherwise.
+    public func check(variant: String) -> Rejection? {
+        variants[variant] == nil ? .unknownVariant(variant, known: settings.variants) : nil
+    }
+
+    /// Whether a segment that passed `PushedSegmentCheck` may be received: its variant is in
+    /// the ladder and it fits a slot. Nil when it may.
+    public func check(segment name: String, of variant: String, inspection: PushedSegmentCheck.Inspection) -> Rejection? {
+        if let rejection = check(variant: variant) { return rejection }
+        guard inspection.duration <= settings.longestSegment else {
+            return .segmentTooLong(name: name, seconds: inspection.duration, limit: settings.longestSegment)
+        }
+        return nil
+    }
+
+    /// The segments received and not yet listed, by variant (for tests and the status line).
+    public func pending(_ variant: String) -> Set<String> { Set(variants[variant].map { Array($0.received.keys) } ?? []) }
+
+    /// A segment passed the ingest's checks (`PushedSegmentCheck`) and its file is kept: it waits
+    /// for a playlist to list it. Refused when it is too long for a slot. Returns whether it
+    /// replaced a received segment of the same name (a retried upload).
+    public mutating func segmentReceived(variant: String, name: String, inspection: PushedSegmentCheck.Inspection) -> Result<Bool, Rejection> {
+        if let rejection = check(segment: name, of: variant, inspection: inspection) { return .failure(rejection) }
+        var ledger = variants[variant]!
+        let replaced = ledger.received[name] != nil
+        ledger.received[name] = Received(duration: inspection.duration, firstPTS: inspection.firstPTS)
+        if ledger.session == session?.number, ledger.listed.values.contains(where: { $0.name == name && $0.firstPTS != inspection.firstPTS }) {
+            ledger.restartSeen = true
+        }
+        variants[variant] = ledger
+        return .success(replaced)
+    }
+
+    /// A media playlist of `variant` was uploaded. Returns the received segments it makes
+    /// ready, in playlist order; they leave the received set. `now`: the wall clock, for a
+    /// session whose playlist carries no EXT-X-PROGRAM-DATE-TIME. `startSession`: called once
+    /// when a new session begins, returns the slot its first segment takes.
+    public mutating func playlistReceived(variant: String, text: String, now: Date, startSession: () -> Int) -> Result<[Listing], Rejection> {
+        if let rejection = check(variant: variant) { return .failure(rejection) }
+        let playlist: MediaPlaylist
+        do {
+            playlist = try MediaPlaylist.parse(text)
+        } catch {
+            return .failure(.playlistUnreadable("\(error)"))
+        }
+        var ledger = variants[variant]!
+        let entries = playlist.segments.enumerated().map { (sequence: playlist.mediaSequence + $0.offset, segment: $0.element) }
+        let startsAgain = ledger.restartSeen
+            || (ledger.highestListed.map { highest in (entries.last?.sequence ?? highest) < highest } ?? false)
+            || entries.contains { entry in ledger.listed[entry.sequence].map { $0.name != entry.segment.uri } ?? false }
+        let inCurrentSession = ledger.session != nil && ledger.session == session?.number && !startsAgain
+        if !inCurrentSession {
+            ledger.listed = [:]
+            ledger.highestListed = nil
+            ledger.restartSeen = false
+        }
+        // What this playlist lists that is not listed yet. A variant new to the session skips
+        // what it lists before its first received segment: listed by an earlier server process
+        // (or lost with it), not something this one should wait for.
+        var fresh = entries.filter { !$0.segment.gap && ledger.listed[$0.sequence] == nil }
+        if !inCurrentSession, let first = fresh.firstIndex(where: { ledger.received[$0.segment.uri] != nil }) {
+            fresh.removeFirst(first)
+        } else if !inCurrentSession {
+            fresh = []
+        }
+        for entry in fresh {
+            guard let received = ledger.received[entry.segment.uri] else {
+                return .failure(.segmentNotReceived(name: entry.segment.uri, sequence: entry.sequence))
+            }
+            guard abs(received.duration - entry.segment.duration) <= Self.durationTolerance else {
+                return .failure(.durationMismatch(name: entry.segment.uri, listed: entry.segment.duration, measured: received.duration))
+            }
+        }
+        guard let firstFresh = fresh.first, let firstReceived = ledger.received[firstFresh.segment.uri] else {
+            variants[variant] = ledger
+            return .success([])
+        }
+        // Joins the session another variant began since this one last listed, or begins one.
+        let joinable = session.map { !inCurrentSession && $0.number != ledger.session } ?? false
+        if !joinable && !inCurrentSession {
+            let slot = startSession()
+            let startDate = firstFresh.segment.programDateTime ?? now.addingTimeInterval(-firstReceived.duration)
+            let origin = Int64((settings.slotStart(slot) * 90_000).rounded()) + settings.timestampOrigin
+            session = Session(number: (session?.number ?? 0) + 1, firstSlot: slot, firstSequence: firstFresh.sequence,
+                              firstPTS: firstReceived.firstPTS, startDate: startDate, shift: origin - firstReceived.firstPTS)
+        }
+        let current = session!
+        ledger.session = current.number
+        var listings: [Listing] = []
+        for entry in fresh {
+            let received = ledger.received.removeValue(forKey: entry.segment.uri)!
+            let sinceStart = Double(received.firstPTS - current.firstPTS) / 90_000
+            let slot = current.firstSlot + entry.sequence - current.firstSequence
+            listings.append(Listing(name: entry.segment.uri, sequence: entry.sequence, slot: slot, duration: received.duration, shift: current.shift,
+                                    programDateTime: entry.segment.programDateTime ?? current.startDate.addingTimeInterval(sinceStart),
+                                    startTime: Double(received.firstPTS + current.shift - settings.timestampOrigin) / 90_000))
+            ledger.listed[entry.sequence] = (entry.segment.uri, received.firstPTS)
+            ledger.highestListed = max(ledger.highestListed ?? entry.sequence, entry.sequence)
+        }
+        variants[variant] = ledger
+        return .success(listings)
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import HLSOrigin
+import HLSPlaylist
+import Logging
+import MediaPipeline
+import MPEGTS
+import OriginPolicy
+import SegmentStore
+import SidelineCore
+import StreamPushing
+import Synchronization
+
+/// One stream a remote encoder pushes (`ingest_token` in the config, no `input`): carries out
+/// what the ingest's ledger (`IngestLedger`, pure) decides. A segment upload is checked
+/// (`PushedSegmentCheck`), kept under its pushed name among the received ones (atomically), and
+/// noted; a media playlist upload makes the received segments it lists ready, and each goes,
+/// restamped onto the stream's timeline, to the stream's `StreamPublisher`, the same core a
+/// camera's pipeline feeds: stand-ins when the pusher goes quiet, EVENT playlists, markers,
+/// VOD, clips and mirrors all follow from there.
+public final class PushedStream: Sendable {
+    public let plan: ServePlan
+    public let publisher: StreamPublisher
+    private let layout: StreamLayout
+    private let ledger: Mutex<IngestLedger>
+    private let frameRate: Double
+    private let logger: Logger
+    /// Uploads of this stream, segments and playlists, are carried out one at a time, in the
+    /// order they arrive: a playlist must see every segment whose upload finished before it.
+    private let uploads = Mutex(())
+    private let totals = Mutex(PipelineStatistics())
+
+    public init(plan: ServePlan, publisher: StreamPublisher, logger: Logger) {
+        self.plan = plan
+        self.publisher = publisher
+        self.layout = plan.layout
+        self.frameRate = plan.stream.video.frameRate
+        self.logger = logger
+        let clock = publisher.writer.clock
+        let settings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
+                                             slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin)
+        var ledger = IngestLedger(settings: settings)
+        Self.restoreReceived(into: &ledger, layout: layout, logger: logger)
+        self.ledger = Mutex(ledger)
+    }
+
+    public var name: String { plan.stream.name }
+    /// What was listed so far (the ladder's first variant), for the status line.
+    public var statistics: PipelineStatistics { totals.withLock { $0 } }
+    public var token: String { plan.stream.ingestToken }
+
+    /// Segments received before a restart and not listed yet are received still: their encoder
+    /// was told so (201), and its next playlist will list them.
+    private static func restoreReceived(into ledger: inout IngestLedger, layout: StreamLayout, logger: Logger) {
+        for variant in ledger.settings.variants {
+            let directory = layout.ingestDirectory(variant)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".ts") && !name.hasPrefix(".") {
+                guard let data = FileManager.default.contents(atPath: "\(directory)/\(name)"),
+                      case let .success(inspection) = PushedSegmentCheck.inspect([UInt8](data)),
+                      case .success = ledger.segmentReceived(variant: variant, name: name, inspection: inspection) else {
+                    try? FileManager.default.removeItem(atPath: "\(directory)/\(name)")
+                    continue
+                }
+            }
+        }
+        let count = ledger.settings.variants.reduce(0) { $0 + ledger.pending($1).count }
+        if count > 0 { logger.notice("pushed segments received before the restart wait for their playlist", metadata: ["segments": "\(count)"]) }
+    }
+
+    func receive(_ path: IngestPath, body: [UInt8]) -> Result<IngestReceipt, Refusal> {
+        uploads.withLock { _ in
+            switch path {
+            case .master:
+                receiveMaster(body)
+            case let .mediaPlaylist(_, variant):
+                receivePlaylist(body, of: variant)
+            case let .segment(_, variant, name):
+                receiveSegment(body, named: name, of: variant)
+            }
+        }
+    }
+
+    // MARK: Segments
+
+    private func receiveSegment(_ bytes: [UInt8], named name: String, of variant: String) -> Result<IngestReceipt, Refusal> {
+        if let rejection = ledger.withLock({ $0.check(variant: variant) }) { return .failure(refusal(rejection, variant: variant)) }
+        let inspection: PushedSegmentCheck.Inspection
+        switch PushedSegmentCheck.inspect(bytes) {
+        case let .success(found): inspection = found
+        case let .failure(failure): return .failure(.malformed("segment '\(name)' of variant '\(variant)': \(failure)").forOperators())
+        }
+        // Refused before anything is written; `segmentReceived` below then cannot refuse it.
+        if let rejection = ledger.withLock({ $0.check(segment: name, of: variant, inspection: inspection) }) { return .failure(refusal(rejection, variant: variant)) }
+        let directory = layout.ingestDirectory(variant)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // The program tables first, in the order Sideline serves them.
+            try AtomicFile.write(TransportStreamHeaders.patFirst(bytes), to: "\(directory)/\(name)")
+        } catch {
+            logger.error("pushed segment not kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
+            return .failure(Refusal(.internalError, "segment '\(name)' could not be kept: \(error)").forOperators())
+        }
+        switch ledger.withLock({ $0.segmentReceived(variant: variant, name: name, inspection: inspection) }) {
+        case let .success(replaced):
+            return .success(IngestReceipt(created: !replaced, message: "received \(name) (\(DecimalFormat.compact(inspection.duration)) s); listed once a playlist lists it"))
+        case let .failure(rejection):
+            try? FileManager.default.removeItem(atPath: "\(directory)/\(name)")
+            return .failure(refusal(rejection, variant: variant))
+        }
+    }
+
+    // MARK: Playlists
+
+    private func receivePlaylist(_ body: [UInt8], of variant: String) -> Result<IngestReceipt, Refusal> {
+        guard let text = String(validating: body, as: UTF8.self) else {
+            return .failure(.malformed("the playlist of variant '\(variant)' is not UTF-8 text").forOperators())
+        }
+        let decided = ledger.withLock { ledger in
+            ledger.playlistReceived(variant: variant, text: text, now: Date()) { publisher.beginPushSession() }
+        }
+        let listings: [IngestLedger.Listing]
+        switch decided {
+        case let .success(ready): listings = ready
+        case let .failure(rejection): return .failure(refusal(rejection, variant: variant))
+        }
+        var listed = 0
+        var late: [String] = []
+        for listing in listings {
+            let path = "\(layout.ingestDirectory(variant))/\(listing.name)"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            guard let data = FileManager.default.contents(atPath: path), let segment = restamped([UInt8](data), listing) else {
+                logger.error("a received segment could not be read back; its slot is filled as if it never came", metadata: ["variant": "\(variant)", "segment": "\(listing.name)"])
+                continue
+            }
+            switch publisher.publish(segment, of: variant) {
+            case .listed:
+                listed += 1
+                if variant == plan.stream.video.ladder.first?.name {
+                    totals.withLock { totals in
+                        totals.segments += 1
+                        totals.mediaTime += segment.duration
+                        totals.bytesWritten += Int64(segment.bytes.count)
+                    }
+                }
+            case .refused: late.append(listing.name)
+            case .withheld, .afterEnd: break
+            }
+        }
+        if !late.isEmpty {
+            logger.warning("pushed segments came after their slots were filled with stand-ins; the recording keeps the stand-ins",
+                           metadata: ["variant": "\(variant)", "segments": "\(late.joined(separator: ","))"])
+        }
+        let lateNote = late.isEmpty ? "" : "; \(late.count) came after their slots were filled (\(late.joined(separator: ", ")))"
+        return .success(IngestReceipt(created: false, message: "listed \(listed) new segment\(listed == 1 ? "" : "s")\(lateNote)"))
+    }
+
+    /// The received bytes moved onto the stream's timeline, as the publisher takes them.
+    private func restamped(_ bytes: [UInt8], _ listing: IngestLedger.Listing) -> EncodedSegment? {
+        guard case let .success(inspection) = PushedSegmentCheck.inspect(bytes),
+              let moved = try? TransportStreamRestamp.restamp(bytes, by: listing.shift) else { return nil }
+        return EncodedSegment(index: listing.slot, duration: listing.duration, startTime: listing.startTime, programDateTime: listing.programDateTime,
+                              bytes: moved, keyframeRanges: [0..<inspection.keyframeEnd])
+    }
+
+    // MARK: Master
+
+    /// The pushed master says what each variant really is (RESOLUTION, CODECS); Sideline renders
+    /// the master players get from that and the config's ladder.
+    private func receiveMaster(_ body: [UInt8]) -> Result<IngestReceipt, Refusal> {
+        guard let text = String(validating: body, as: UTF8.self) else { return .failure(.malformed("the master playlist is not UTF-8 text").forOperators()) }
+        let master: MultivariantPlaylist
+        do {
+            master = try MultivariantPlaylist.parse(text)
+        } catch {
+            return .failure(.malformed("the master playlist cannot be read: \(error)").forOperators())
+        }
+        let ladder = Set(plan.stream.video.ladder.map(\.name))
+        var known: [String] = []
+        for variant in master.variants {
+            guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: StreamLayout.mediaPlaylistName), ladder.contains(name) else { continue }
+            known.append(name)
+            guard let resolution = variant.resolution, !variant.codecs.isEmpty else { continue }
+            publisher.writer.noteFormat(VariantFormat(codecs: variant.codecs, width: resolution.width, height: resolution.height, frameRate: variant.frameRate ?? frameRate), of: name)
+        }
+        let unknown = master.variants.map(\.uri).filter { MultivariantPlaylist.variantName(ofURI: $0, playlist: StreamLayout.mediaPlaylistName).map { !ladder.contains($0) } ?? true }
+        guard unknown.isEmpty else {
+            return .failure(.malformed("the master lists \(unknown.joined(separator: ", ")), not in this stream's ladder (\(plan.stream.video.ladder.map(\.name).joined(separator: ", "))): push the variants the server's config names").forOperators())
+        }
+        return .success(IngestReceipt(created: false, message: "master taken: \(known.joined(separator: ", "))"))
+    }
+
+    private func refusal(_ rejection: IngestLedger.Rejection, variant: String) -> Refusal {
+        switch rejection {
+        case .unknownVariant: Refusal(.noSuchVariant, "\(rejection)").forOperators()
+        default: Refusal.malformed("\(rejection)").forOperators()
+        }
+    }
+}
