@@ -67,6 +67,9 @@ public final class StreamRegistry: Sendable {
 
     public struct Stream: Sendable {
         public var title: String
+        /// What the stream says about itself beside its title (config, or what a pusher sends).
+        public var description = ""
+        public var keywords = ""
         public var phase: Phase
         public var targetDuration: Int
         var master: RenderedPlaylist?
@@ -255,6 +258,15 @@ public final class StreamRegistry: Sendable {
         let upTo = { (served: ServedMediaPlaylist) in served.complete ? Int.max : served.lastSequence }
         waiters.wake(.init(stream: stream, variant: variant), listed: upTo(playlist))
         if let iFrames { waiters.wake(.init(stream: stream, variant: variant, iFrames: true), listed: upTo(iFrames)) }
+    }
+
+    /// The stream's title, description and keywords, as `/api/streams` shows them.
+    public func setMetadata(stream: String, title: String, description: String, keywords: String) {
+        streams.withLock { streams in
+            streams[stream]?.title = title
+            streams[stream]?.description = description
+            streams[stream]?.keywords = keywords
+        }
     }
 
     public func setPhase(stream: String, _ phase: Phase) {

@@ -31,6 +31,8 @@ public struct StreamsAPI: Sendable {
     public struct StreamInfo: Codable, Equatable, Sendable {
         public var id: String
         public var title: String
+        public var description: String
+        public var keywords: String
         /// starting, live, input-lost, stalled (nothing new published within the stale
         /// threshold), ended or removed.
         public var state: String
@@ -90,7 +92,7 @@ public struct StreamsAPI: Sendable {
             let variants = stream.variantOrder.compactMap { stream.variants[$0] }
             let stalled = !variants.isEmpty && variants.allSatisfy(stale)
             return StreamInfo(
-                id: name, title: stream.title, state: stalled ? "stalled" : stream.phase.rawValue,
+                id: name, title: stream.title, description: stream.description, keywords: stream.keywords, state: stalled ? "stalled" : stream.phase.rawValue,
                 master: "/live/\(name)/master.m3u8", vodMaster: "/vod/\(name)/master.m3u8",
                 // Sideline dates every recording's first entry: no need to walk the others.
                 recordingStart: stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording?.segments.first?.programDateTime }.first.map(ProgramDateTime.format),

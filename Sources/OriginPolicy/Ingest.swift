@@ -6,10 +6,12 @@ public enum IngestPath: Equatable, Sendable {
     case master(stream: String)
     case mediaPlaylist(stream: String, variant: String)
     case segment(stream: String, variant: String, name: String)
+    /// Title, description and keywords (`StreamMetadata`): `/ingest/{stream}/metadata`.
+    case metadata(stream: String)
 
     public var stream: String {
         switch self {
-        case let .master(s), let .mediaPlaylist(s, _), let .segment(s, _, _): s
+        case let .master(s), let .mediaPlaylist(s, _), let .segment(s, _, _), let .metadata(s): s
         }
     }
 
@@ -27,6 +29,7 @@ public enum IngestPath: Equatable, Sendable {
         }
         switch names.count {
         case 2 where names[1] == "master.m3u8": return .success(.master(stream: names[0]))
+        case 2 where names[1] == "metadata": return .success(.metadata(stream: names[0]))
         case 3 where names[2] == "index.m3u8": return .success(.mediaPlaylist(stream: names[0], variant: names[1]))
         case 3 where names[2].hasSuffix(".ts"): return .success(.segment(stream: names[0], variant: names[1], name: names[2]))
         default: return .failure(.notFound)

@@ -25,6 +25,14 @@ public struct MasterAssembly: Sendable {
     /// master lists the rung once more for each, after all of its own rungs.
     public var backupURIs: @Sendable (String) -> [String]
 
+    /// EXT-X-SESSION-DATA for what a stream says about itself (`com.sideline.title`,
+    /// `.description`, `.keywords`); empty values are left out.
+    public static func sessionData(title: String, description: String, keywords: String) -> [SessionData] {
+        [("title", title), ("description", description), ("keywords", keywords)]
+            .filter { !$0.1.isEmpty }
+            .map { SessionData(dataID: "com.sideline.\($0.0)", value: $0.1) }
+    }
+
     public init(segmentDuration: Double, sessionData: [SessionData] = [], startOffset: Double? = nil,
                 mediaPlaylistURI: @escaping @Sendable (String) -> String, iFramePlaylistURI: @escaping @Sendable (String) -> String,
                 backupURIs: @escaping @Sendable (String) -> [String] = { _ in [] }) {

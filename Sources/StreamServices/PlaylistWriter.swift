@@ -24,6 +24,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     /// time 0, start. Pushed segments are moved onto the same timeline (`PushedStream`).
     let timestampOrigin: Int64
     private let master: MasterAssembly
+
     private let rates: [(name: String, rates: RungRates)]
     private let variantMetrics: [String: SidelineMetrics.Variant]
     private let logger: Logger
@@ -38,6 +39,8 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         /// Variants' real formats: the stand-in's until the pipeline reports its own.
         var formats: [String: VariantFormat] = [:]
         var masterListing: [String]?
+        /// What a pusher said about its stream, in place of the config's (nil: the config's).
+        var sessionData: [SessionData]?
         var writes = WriteHealth()
     }
 
@@ -134,6 +137,12 @@ public final class PlaylistWriter: PublishingSink, Sendable {
 
     // MARK: Master
 
+    /// The master's EXT-X-SESSION-DATA from now on (a pushed stream's metadata).
+    func setSessionData(_ sessionData: [SessionData]) {
+        state.withLock { $0.sessionData = sessionData }
+        writeMaster()
+    }
+
     /// The pipeline reported a variant's real format (from its first SPS).
     func noteFormat(_ format: VariantFormat, of variant: String) {
         let changed = state.withLock { s in
@@ -150,9 +159,11 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     }
 
     private func writeMasterNow() {
-        let (listing, formats) = state.withLock { ($0.masterListing, $0.formats) }
+        let (listing, formats, sessionData) = state.withLock { ($0.masterListing, $0.formats, $0.sessionData) }
         guard let listing else { return }
         let rungs = rates.map { MasterAssembly.Rung(name: $0.name, rates: $0.rates, format: formats[$0.name]) }
+        var master = self.master
+        if let sessionData { master.sessionData = sessionData }
         guard let (served, recorded) = master.masters(rungs: rungs, listing: listing) else {
             logger.error("master playlist not rendered: a variant's format is unknown", metadata: ["listing": "\(listing)"])
             return

@@ -8,6 +8,7 @@ import OriginPolicy
 import SegmentStore
 import SidelineCore
 import StreamPushing
+import StreamPublishing
 import Synchronization
 
 /// One stream a remote encoder pushes (`ingest_token` in the config, no `input`): carries out
@@ -41,7 +42,14 @@ public final class PushedStream: Sendable {
         var ledger = IngestLedger(settings: settings)
         Self.restoreReceived(into: &ledger, layout: layout, logger: logger)
         self.ledger = Mutex(ledger)
+        // What the pusher last said about the stream wins over the config, across restarts.
+        if let data = FileManager.default.contents(atPath: metadataPath), let metadata = try? JSONDecoder().decode(StreamMetadata.self, from: data) {
+            apply(metadata)
+        }
     }
+
+    /// `<data dir>/<stream>/metadata.json`: the pusher's title, description and keywords.
+    private var metadataPath: String { "\(layout.streamDirectory)/metadata.json" }
 
     public var name: String { plan.stream.name }
     /// What was listed so far (the ladder's first variant), for the status line.
@@ -75,6 +83,8 @@ public final class PushedStream: Sendable {
                 receivePlaylist(body, of: variant)
             case let .segment(_, variant, name):
                 receiveSegment(body, named: name, of: variant)
+            case .metadata:
+                receiveMetadata(body)
             }
         }
     }
@@ -186,6 +196,31 @@ public final class PushedStream: Sendable {
             return .failure(.malformed("the master lists \(unknown.joined(separator: ", ")), not in this stream's ladder (\(plan.stream.video.ladder.map(\.name).joined(separator: ", "))): push the variants the server's config names").forOperators())
         }
         return .success(IngestReceipt(created: false, message: "master taken: \(known.joined(separator: ", "))"))
+    }
+
+    // MARK: Metadata
+
+    /// Title, description and keywords: kept (atomically) before the master and `/api/streams`
+    /// show them, so a restart shows them too.
+    private func receiveMetadata(_ body: [UInt8]) -> Result<IngestReceipt, Refusal> {
+        let metadata: StreamMetadata
+        switch StreamMetadata.parse(body) {
+        case let .success(parsed): metadata = parsed
+        case let .failure(rejection): return .failure(.malformed("\(rejection)").forOperators())
+        }
+        do {
+            try AtomicFile.write(Array(try JSONEncoder().encode(metadata)), to: metadataPath)
+        } catch {
+            logger.error("pushed metadata not kept", metadata: ["error": "\(error)"])
+            return .failure(Refusal(.internalError, "the metadata could not be kept: \(error)").forOperators())
+        }
+        apply(metadata)
+        return .success(IngestReceipt(created: false, message: "metadata taken: title '\(metadata.title)'"))
+    }
+
+    private func apply(_ metadata: StreamMetadata) {
+        publisher.registry.setMetadata(stream: name, title: metadata.title, description: metadata.description, keywords: metadata.keywords)
+        publisher.writer.setSessionData(MasterAssembly.sessionData(title: metadata.title, description: metadata.description, keywords: metadata.keywords))
     }
 
     private func refusal(_ rejection: IngestLedger.Rejection, variant: String) -> Refusal {

@@ -91,6 +91,7 @@ public struct ServePlan: Sendable {
             throw SidelineStartupError(message: streamLabel + error.description)
         }
         registry.register(stream: layout.stream, title: stream.title, variants: stream.video.ladder.map(\.name), targetDuration: targetDuration)
+        registry.setMetadata(stream: layout.stream, title: stream.title, description: stream.description, keywords: stream.keywords)
         // The analysts' markers, before any playlist is served, so none is ever served without them.
         switch MarkerFile.load(layout) {
         case let .success(markers): registry.setMarkers(stream: layout.stream, markers)

@@ -42,9 +42,7 @@ public final class StreamPublisher: Sendable {
         self.logger = logger
         let audio = hasAudio ? RungRates.AudioRate(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate) : nil
         let rates = stream.video.ladder.map { rung in (name: rung.name, rates: RungRates(rung: rung, audio: audio, frameRate: stream.video.frameRate)) }
-        let sessionData = [("title", stream.title), ("description", stream.description), ("keywords", stream.keywords)]
-            .filter { !$0.1.isEmpty }
-            .map { SessionData(dataID: "com.sideline.\($0.0)", value: $0.1) }
+        let sessionData = MasterAssembly.sessionData(title: stream.title, description: stream.description, keywords: stream.keywords)
         let master = MasterAssembly(segmentDuration: configuration.segmentDuration, sessionData: sessionData, startOffset: stream.startOffset,
                                     mediaPlaylistURI: { "\($0)/\(StreamLayout.mediaPlaylistName)" }, iFramePlaylistURI: { "\($0)/\(StreamLayout.iFramePlaylistName)" },
                                     backupURIs: { [backups = stream.backups, name = stream.name] rung in

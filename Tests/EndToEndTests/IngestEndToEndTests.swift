@@ -127,7 +127,7 @@ import TestSupport
         let server = try await Self.start("ingest-refusals")
         // Segments made beforehand, as an encoder in the field would have them.
         let made = try makeTemporaryDirectory("ingest-made")
-        let encode = try await Command.run("ffmpeg", Self.ladderArguments(seconds: 4, realtime: false) + [
+        let encode = try await Command.run("ffmpeg", Self.ladderArguments(seconds: 6, realtime: false) + [
             "-hls_segment_filename", "\(made)/%v/seg%d.ts", "\(made)/%v/index.m3u8",
         ], timeout: 120)
         #expect(encode.status == 0, "\(encode.stderr)")
@@ -166,13 +166,37 @@ import TestSupport
         #expect(try await http(server.url("/live/field/360p/index.m3u8")).status != 200, "nothing listed yet")
         #expect(try await http(server.url("/ingest/field/360p/index.m3u8"), method: "PUT", body: "not a playlist", headers: authorized).status == 400)
 
-        let taken = try await http(server.url("/ingest/field/360p/index.m3u8"), method: "PUT", body: playlist, headers: authorized)
+        // The first two of the encoder's three segments.
+        let firstTwo = try #require(playlist.range(of: "seg1.ts\n")).upperBound
+        let taken = try await http(server.url("/ingest/field/360p/index.m3u8"), method: "PUT", body: String(playlist[..<firstTwo]), headers: authorized)
         #expect(taken.status == 200 && String(decoding: taken.body, as: UTF8.self).contains("listed 2"), "\(String(decoding: taken.body, as: UTF8.self))")
         let listed = try MediaPlaylist.parse(String(decoding: try await waitForOK(server.url("/live/field/360p/index.m3u8")).body, as: UTF8.self))
         #expect(listed.segments.count >= 2 && !listed.endList, "listed in Sideline's own EVENT playlist, not ended by the pushed ENDLIST")
         for segment in listed.segments.prefix(2) {
             #expect(try await http(server.url("/live/field/360p/\(segment.uri)")).status == 200)
         }
+
+        // Title, description and keywords as a field app sends them: in the master and the API.
+        let about = "Roof camera\ntactical, wide\nThe whole pitch from the roof"
+        #expect(try await http(server.url("/ingest/field/metadata"), method: "PUT", body: about, headers: authorized).status == 200)
+        #expect(try await http(server.url("/ingest/field/metadata"), method: "PUT", body: "{\"title\": \"a \\\"quote\\\"\"}", headers: authorized).status == 400)
+        let master = String(decoding: try await waitForOK(server.url("/live/field/master.m3u8")).body, as: UTF8.self)
+        #expect(master.contains(#"DATA-ID="com.sideline.keywords",VALUE="tactical, wide""#) && master.contains(#"VALUE="The whole pitch from the roof""#), "\(master)")
+
+        // A segment received but not listed when the server stops waits, on disk, for its playlist.
+        let seg2 = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(made)/360p/seg2.ts")))
+        #expect(try await http(server.url("/ingest/field/360p/seg2.ts"), method: "PUT", bytes: seg2, headers: authorized).status == 201)
         #expect(try await server.process.stop(signal: SIGTERM) == 0, "\(server.process.log)")
+        let again = try SidelineProcess(arguments: ["--config", server.directory + "/ingest.yaml", "--host", "127.0.0.1", "--port", "0", "--data-dir", server.directory + "/data"])
+        let base = URL(string: "/", relativeTo: try await again.waitForURL())!.absoluteURL
+        let before = try MediaPlaylist.parse(String(decoding: try await waitForOK(URL(string: "/live/field/360p/index.m3u8", relativeTo: base)!.absoluteURL).body, as: UTF8.self))
+        let afterRestart = try await http(URL(string: "/ingest/field/360p/index.m3u8", relativeTo: base)!.absoluteURL, method: "PUT", body: playlist, headers: authorized)
+        #expect(afterRestart.status == 200 && String(decoding: afterRestart.body, as: UTF8.self).contains("listed 1"), "\(String(decoding: afterRestart.body, as: UTF8.self))")
+        let listedAgain = try MediaPlaylist.parse(String(decoding: try await http(URL(string: "/live/field/360p/index.m3u8", relativeTo: base)!.absoluteURL).body, as: UTF8.self))
+        #expect(listedAgain.segments.count > before.segments.count, "seg2 listed after the restart")
+        let api = try #require(try JSONSerialization.jsonObject(with: try await http(URL(string: "/api/streams", relativeTo: base)!.absoluteURL).body) as? [String: Any])
+        let stream = try #require((api["streams"] as? [[String: Any]])?.first)
+        #expect(stream["title"] as? String == "Roof camera" && stream["keywords"] as? String == "tactical, wide", "the pusher's metadata survives a restart: \(stream)")
+        #expect(try await again.stop(signal: SIGTERM) == 0, "\(again.log)")
     }
 }

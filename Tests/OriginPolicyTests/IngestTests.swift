@@ -7,6 +7,7 @@ import Testing
     /// http://server/ingest/{stream}/%v/index.m3u8` writes.
     @Test func theLayoutFfmpegsHLSMuxerWrites() {
         #expect(IngestPath.parse("/ingest/pitch2/master.m3u8") == .success(.master(stream: "pitch2")))
+        #expect(IngestPath.parse("/ingest/pitch2/metadata") == .success(.metadata(stream: "pitch2")))
         #expect(IngestPath.parse("/ingest/pitch2/720p/index.m3u8") == .success(.mediaPlaylist(stream: "pitch2", variant: "720p")))
         #expect(IngestPath.parse("/ingest/pitch2/720p/index3.ts") == .success(.segment(stream: "pitch2", variant: "720p", name: "index3.ts")))
         #expect(IngestPath.parse("/ingest/pitch2/720p/index.m3u8?t=1") == .success(.mediaPlaylist(stream: "pitch2", variant: "720p")))

@@ -187,3 +187,31 @@ import Testing
         #expect(try fresh.playlistReceived(variant: "360p", text: playlist(["s0.ts"]), now: now) { 1 }.get().isEmpty)
     }
 }
+
+/// Title, description and keywords as `sideline push` (JSON) and a field app (three-part text) send them.
+@Suite struct StreamMetadataTests {
+    @Test func jsonWithAnyOfTheThreeFields() throws {
+        let metadata = try StreamMetadata.parse(Array(#"{"title": "Roof camera", "keywords": "tactical, wide"}"#.utf8)).get()
+        #expect(metadata == StreamMetadata(title: "Roof camera", description: "", keywords: "tactical, wide"))
+    }
+
+    @Test func theFieldAppsTextFile() throws {
+        let metadata = try StreamMetadata.parse(Array("Stand camera\nfans, north\nThe north stand,\nseen from row 12\n".utf8)).get()
+        #expect(metadata == StreamMetadata(title: "Stand camera", description: "The north stand, seen from row 12", keywords: "fans, north"))
+        #expect(try StreamMetadata.parse(Array("Only a title".utf8)).get() == StreamMetadata(title: "Only a title"))
+    }
+
+    @Test func whatCannotStandInAPlaylistAttributeIsRefused() {
+        #expect(StreamMetadata.parse(Array(#"{"title": "The \"final\""}"#.utf8)) == .failure(.unquotable(field: "title")))
+        #expect(StreamMetadata.parse(Array("{\"keywords\": \"a\\u0007b\"}".utf8)) == .failure(.unquotable(field: "keywords")))
+        #expect(StreamMetadata.parse(Array(("{\"description\": \"" + String(repeating: "x", count: 1_001) + "\"}").utf8)) == .failure(.tooLong(field: "description", limit: 1_000)))
+        guard case .failure(.unreadable) = StreamMetadata.parse(Array(#"{"title": 5}"#.utf8)) else {
+            Issue.record("a title that is not a string was taken")
+            return
+        }
+        guard case .failure(.unreadable) = StreamMetadata.parse([0xFF, 0xFE]) else {
+            Issue.record("bytes that are not UTF-8 were taken")
+            return
+        }
+    }
+}

@@ -31,11 +31,14 @@ async function refreshStreams() {
   state.streams = listing.streams;
   const select = $("stream");
   const names = listing.streams.map((s) => s.id);
-  if (select.options.length !== names.length || names.some((n, i) => select.options[i].value !== n)) {
+  const labels = listing.streams.map((s) => (s.title ? s.title + " (" + s.id + ")" : s.id));
+  if (select.options.length !== names.length || names.some((n, i) => select.options[i].value !== n || select.options[i].text !== labels[i])) {
+    const chosen = select.value;
     select.innerHTML = "";
-    for (const name of names) select.add(new Option(name, name));
+    names.forEach((name, i) => select.add(new Option(labels[i], name)));
+    if (names.includes(chosen)) select.value = chosen;
     const wanted = new URLSearchParams(location.search).get("stream");
-    if (wanted && names.includes(wanted)) select.value = wanted;
+    if (!chosen && wanted && names.includes(wanted)) select.value = wanted;
   }
   state.info = listing.streams.find((s) => s.id === select.value) || null;
   if (listing.disk) {
@@ -47,6 +50,8 @@ async function refreshStreams() {
 function showStream() {
   const info = state.info;
   if (!info) return;
+  // A pushed stream's title, description and keywords may change while the page is open.
+  $("stream-about").textContent = [info.description, info.keywords ? "Keywords: " + info.keywords : ""].filter((t) => t).join(" · ");
   $("stream-state").textContent = info.state;
   $("stream-state").className = "state " + info.state;
   if (state.loaded !== info.id) {
