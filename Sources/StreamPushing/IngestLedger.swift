@@ -54,10 +54,13 @@ public struct IngestLedger: Sendable {
         public var duration: Double
         /// Its first video PTS as pushed, in 90 kHz ticks.
         public var firstPTS: Int64
+        /// Where its keyframe's bytes end (`PushedSegmentCheck.Inspection.keyframeEnd`).
+        public var keyframeEnd: Int
 
-        public init(duration: Double, firstPTS: Int64) {
+        public init(duration: Double, firstPTS: Int64, keyframeEnd: Int) {
             self.duration = duration
             self.firstPTS = firstPTS
+            self.keyframeEnd = keyframeEnd
         }
     }
 
@@ -85,6 +88,8 @@ public struct IngestLedger: Sendable {
         public var programDateTime: Date
         /// Where its first frame lies on the stream's timeline, in seconds.
         public var startTime: Double
+        /// Bytes `0..<keyframeEnd` hold the program tables and the keyframe (the I-frame playlist's range).
+        public var keyframeEnd: Int
     }
 
     public enum Rejection: Error, Sendable, Equatable, CustomStringConvertible {
@@ -158,7 +163,7 @@ public struct IngestLedger: Sendable {
         if let rejection = check(segment: name, of: variant, inspection: inspection) { return .failure(rejection) }
         var ledger = variants[variant]!
         let replaced = ledger.received[name] != nil
-        ledger.received[name] = Received(duration: inspection.duration, firstPTS: inspection.firstPTS)
+        ledger.received[name] = Received(duration: inspection.duration, firstPTS: inspection.firstPTS, keyframeEnd: inspection.keyframeEnd)
         if ledger.session == session?.number, ledger.listed.values.contains(where: { $0.name == name && $0.firstPTS != inspection.firstPTS }) {
             ledger.restartSeen = true
         }
@@ -228,7 +233,8 @@ public struct IngestLedger: Sendable {
             let slot = current.firstSlot + entry.sequence - current.firstSequence
             listings.append(Listing(name: entry.segment.uri, sequence: entry.sequence, slot: slot, duration: received.duration, shift: current.shift,
                                     programDateTime: entry.segment.programDateTime ?? current.startDate.addingTimeInterval(sinceStart),
-                                    startTime: Double(received.firstPTS + current.shift - settings.timestampOrigin) / 90_000))
+                                    startTime: Double(received.firstPTS + current.shift - settings.timestampOrigin) / 90_000,
+                                    keyframeEnd: received.keyframeEnd))
             ledger.listed[entry.sequence] = (entry.segment.uri, received.firstPTS)
             ledger.highestListed = max(ledger.highestListed ?? entry.sequence, entry.sequence)
         }

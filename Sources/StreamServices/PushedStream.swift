@@ -165,10 +165,9 @@ public final class PushedStream: Sendable {
 
     /// The received bytes moved onto the stream's timeline, as the publisher takes them.
     private func restamped(_ bytes: [UInt8], _ listing: IngestLedger.Listing) -> EncodedSegment? {
-        guard case let .success(inspection) = PushedSegmentCheck.inspect(bytes),
-              let moved = try? TransportStreamRestamp.restamp(bytes, by: listing.shift) else { return nil }
+        guard listing.keyframeEnd <= bytes.count, let moved = try? TransportStreamRestamp.restamp(bytes, by: listing.shift) else { return nil }
         return EncodedSegment(index: listing.slot, duration: listing.duration, startTime: listing.startTime, programDateTime: listing.programDateTime,
-                              bytes: moved, keyframeRanges: [0..<inspection.keyframeEnd])
+                              bytes: moved, keyframeRanges: [0..<listing.keyframeEnd])
     }
 
     // MARK: Master

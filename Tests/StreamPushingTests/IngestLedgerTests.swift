@@ -55,6 +55,7 @@ import Testing
         // Slot 40 starts at 80 s: the first PTS moves from the encoder's 10 s to 80 s + 1.4 s.
         #expect(listed.map(\.shift) == [80 * 90_000 + Self.origin - 900_000, 80 * 90_000 + Self.origin - 900_000])
         #expect(listed.map(\.startTime) == [80, 82])
+        #expect(listed.map(\.keyframeEnd) == [188 * 40, 188 * 40], "the I-frame range the check found")
         // No dates in the playlist: the first frame was captured one segment before now.
         #expect(listed.map(\.programDateTime) == [now.addingTimeInterval(-2), now])
         #expect(ledger.pending("720p").isEmpty)
