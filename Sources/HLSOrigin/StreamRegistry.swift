@@ -196,6 +196,17 @@ public final class StreamRegistry: Sendable {
         wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
     }
 
+    /// Call after a late segment's file, and the playlist that names it as a replacement
+    /// (`SegmentReplacement`), are on disk: the segment is served (for `/vod/`, clips and
+    /// mirrors) and the new version of the live playlist, which only grew, is published.
+    public func publishReplacement(stream: String, variant: String, segmentName: String, file: SegmentFile, playlist: LiveMediaPlaylist) {
+        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
+            entry.variants[variant]?.segments[segmentName] = file
+            entry.variants[variant]?.playlist = bytes
+        }
+        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: nil)
+    }
+
     /// A mirror's new version of a variant: the segment files it has stored since the last
     /// version (on disk before this call) and the playlists that now list them. One render for
     /// a whole batch, so catching up after an outage costs one version, not one per segment.

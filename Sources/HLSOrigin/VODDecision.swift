@@ -43,14 +43,20 @@ public enum VODDecision {
             return .refuse(.noSuchVariant(variantName, of: resource.stream))
         }
         let iFrames = resource == .iFramePlaylist(stream: resource.stream, variant: variantName)
-        let served = iFrames ? variant.iFramePlaylist : variant.playlist
-        guard let served else { return .refuse(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet")) }
-        // Markers go where the moments they mark lie, so a window keeps the markers of its
-        // entries. The live version's tag changes with the markers, and so does the rendition's.
-        let recording = iFrames || stream.markers.isEmpty ? served.playlist : served.playlist.placingByTime(stream.markers)
+        guard let media = variant.playlist, let served = iFrames ? variant.iFramePlaylist : media else {
+            return .refuse(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet"))
+        }
+        // The recording's view: late segments of a pushed backlog in place of their stand-ins
+        // (the live playlist keeps the stand-ins players saw). Markers go where the moments they
+        // mark lie, so a window keeps the markers of its entries. The live version's tag
+        // changes with the markers and the replacements, and so does the rendition's; the
+        // I-frame rendition's depends on the media playlist's replacements too.
+        let recording = iFrames ? served.playlist.applyingReplacements(of: media.playlist)
+            : stream.markers.isEmpty ? media.playlist.applyingReplacements() : media.playlist.applyingReplacements().placingByTime(stream.markers)
+        let renditionTag = tag(served.full) + (iFrames ? "-" + String(media.full.etag.dropFirst().dropLast()) : "")
         switch recording.vodRendition(covering: window) {
         case let .success(vod):
-            return .playlist(renditions.rendered(tag: tag(served.full)) { vod.render() }, cache)
+            return .playlist(renditions.rendered(tag: renditionTag) { vod.render() }, cache)
         case let .failure(rejection):
             return .refuse(policy.refuse(.malformed(rejection.message)))
         }

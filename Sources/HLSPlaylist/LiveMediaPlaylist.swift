@@ -12,13 +12,27 @@ public struct LiveMediaPlaylist: Sendable {
         self.playlist = playlist
         self.version = 0
         self.header = playlist.renderHeader()
-        self.body = playlist.segments.map(MediaPlaylist.renderLines(for:)).joined()
+        self.body = playlist.segments.map(MediaPlaylist.renderLines(for:)).joined() + playlist.trailingDateRanges.map { $0.render() }.joined()
     }
 
+    /// Appends an entry. Date ranges appended since the last entry (`appendTrailing`) become
+    /// the first of its own, as a parser reading the text would attach them.
     public mutating func append(_ segment: MediaSegment) {
         precondition(!playlist.endList, "cannot append to a playlist that has EXT-X-ENDLIST")
-        playlist.segments.append(segment)
         body += MediaPlaylist.renderLines(for: segment)
+        var segment = segment
+        segment.dateRanges = playlist.trailingDateRanges + segment.dateRanges
+        playlist.trailingDateRanges = []
+        playlist.segments.append(segment)
+        version += 1
+    }
+
+    /// Appends a date range after the last entry (a replacement in the recording, which must
+    /// not wait for the next entry to be on disk).
+    public mutating func appendTrailing(_ dateRange: DateRange) {
+        precondition(!playlist.endList, "cannot append to a playlist that has EXT-X-ENDLIST")
+        playlist.trailingDateRanges.append(dateRange)
+        body += dateRange.render()
         version += 1
     }
 

@@ -45,7 +45,8 @@ extension ClipPlan {
         }
         switch TimeWindow.parse(start: QueryParameter.value("start", in: query), end: QueryParameter.value("end", in: query)) {
         case let .success(window):
-            return plan(stream: name, variant: variantName, playlist: playlist, window: window) { variant.segments[$0.uri]?.path }
+            // The recording's view: late segments of a pushed backlog in place of their stand-ins.
+            return plan(stream: name, variant: variantName, playlist: playlist.applyingReplacements(), window: window) { variant.segments[$0.uri]?.path }
         case let .failure(rejection):
             return .failure(.malformed(rejection.message))
         }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A failure of the recording on disk, naming the path and the system's reason.
-public enum StoreError: Error, CustomStringConvertible, Sendable {
+public enum StoreError: Error, CustomStringConvertible, Sendable, Equatable {
     case notWritable(directory: String, reason: String)
     case writeFailed(path: String, reason: String)
 

@@ -153,6 +153,72 @@ public final class VariantRecorder: Sendable {
         }
     }
 
+    /// What a replacement left on disk: the real segment's file and the playlist that now
+    /// names it (`SegmentReplacement`, appended after the last entry).
+    public struct Replaced: Sendable {
+        public let replacement: SegmentReplacement
+        public let size: Int
+        public let playlist: LiveMediaPlaylist
+        /// The first write that failed after the segment's (the playlist's); the segment's own
+        /// failure is thrown instead, with nothing changed.
+        public let diskError: StoreError?
+    }
+
+    /// Why a late segment cannot replace an entry.
+    public enum ReplacementRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+        case noSuchEntry(Int)
+        case alreadyReplaced(String)
+        case ended
+        case undated(String)
+        case notWritten(StoreError)
+
+        public var description: String {
+            switch self {
+            case let .noSuchEntry(entry): "entry \(entry) is not listed"
+            case let .alreadyReplaced(uri): "\(uri) was replaced already"
+            case .ended: "the playlist has ended"
+            case let .undated(uri): "\(uri) has no program date-time to place its replacement by"
+            case let .notWritten(error): "the segment could not be written: \(error)"
+            }
+        }
+    }
+
+    /// The recording takes `bytes`, a real segment that came late, in place of entry `entry`
+    /// (a stand-in, a sibling's copy or a GAP): the segment is written atomically beside it
+    /// (`SegmentReplacement.fileName`), then a replacement date range is appended to the
+    /// playlist, which is written again. The live playlist keeps the entry players saw; the
+    /// recording's view (`applyingReplacements`) names the real segment.
+    public func replace(entry: Int, with bytes: [UInt8], keyframeRanges: [Range<Int>], duration: Double) -> Result<Replaced, ReplacementRefusal> {
+        state.withLock { (state: inout State) -> Result<Replaced, ReplacementRefusal> in
+            let playlist = state.playlist.playlist
+            let index = entry - playlist.mediaSequence
+            guard playlist.segments.indices.contains(index) else { return .failure(.noSuchEntry(entry)) }
+            guard !playlist.endList else { return .failure(.ended) }
+            let replaced = playlist.segments[index]
+            guard playlist.replacements[replaced.uri] == nil else { return .failure(.alreadyReplaced(replaced.uri)) }
+            // START-DATE: the entry's own date, or carried on from the last dated one before it.
+            guard let date = replaced.programDateTime ?? playlist.segments[..<index].lastIndex(where: { $0.programDateTime != nil }).map({ dated in
+                playlist.segments[dated].programDateTime!.addingTimeInterval(playlist.segments[dated..<index].reduce(0) { $0 + $1.duration })
+            }) else { return .failure(.undated(replaced.uri)) }
+            let name = SegmentReplacement.fileName(replacing: replaced.uri)
+            do throws(StoreError) {
+                try AtomicFile.write(bytes, to: layout.segmentPath(variant, name))
+            } catch {
+                return .failure(.notWritten(error))
+            }
+            let replacement = SegmentReplacement(replaces: replaced.uri, uri: name, duration: duration, startDate: date,
+                                                 keyframe: keyframeRanges.first.map { .init(length: $0.count, offset: $0.lowerBound) })
+            state.playlist.appendTrailing(replacement.dateRange)
+            var diskError: StoreError?
+            do throws(StoreError) {
+                try AtomicFile.write(state.playlist.text, to: layout.mediaPlaylistPath(variant))
+            } catch {
+                diskError = error
+            }
+            return .success(Replaced(replacement: replacement, size: bytes.count, playlist: state.playlist, diskError: diskError))
+        }
+    }
+
     /// Where segment `name`'s IDR is (its I-frame entry), if it has one.
     public func keyframeRange(ofSegment name: String) -> MediaSegment.ByteRange? {
         state.withLock { $0.iFrames.playlist.segments.last { $0.uri == name }?.byteRange }

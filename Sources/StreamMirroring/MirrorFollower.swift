@@ -69,7 +69,7 @@ public final class MirrorFollower: Sendable {
         for (name, size) in stored.files where size > 0 { held[name] = HeldSegment(size: size, duration: durations[name] ?? 0) }
         state = Mutex(State(targetDuration: stored.listed?.targetDuration ?? targetDuration, held: held, listed: stored.listed, iFramesListed: stored.iFrames))
         if let listed = stored.listed {
-            let names = Set(listed.segments.map(\.uri))
+            let names = Set(listed.segments.map(\.uri) + listed.replacements.values.map(\.uri))
             destination.show(MirrorView(kind: .restored, playlist: listed, iFrames: stored.iFrames, newSegments: held.filter { names.contains($0.key) },
                                         gaps: Set(listed.segments.filter(\.gap).map(\.uri))), variant: variant)
             report(.restored(variant: variant, listed: listed.segments.count, files: held.count))

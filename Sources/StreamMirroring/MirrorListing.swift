@@ -15,12 +15,37 @@ public struct MirrorListing: Sendable, Equatable {
     /// Whether the mirror lists everything the upstream lists.
     public var caughtUp: Bool { downloads.isEmpty }
 
+    ///
+    /// A late segment that replaces an entry in the upstream's recording (`SegmentReplacement`,
+    /// a date range before a later entry or after the last) is a file to download too: the
+    /// entry that carries its date range is listed once the file is held, so the mirror's
+    /// recording (VOD, clips) takes the real segment as the upstream's does. A replacement the
+    /// upstream no longer has (`lost`) is left out: the mirror keeps the stand-in.
     public init(upstream: MediaPlaylist, held: Set<String>, lost: Set<String> = []) {
         var listed = upstream
         listed.segments = []
+        listed.trailingDateRanges = []
         listed.endList = false
         var downloads: [MediaSegment] = []
+        /// The date ranges as listed (lost replacements left out), and the replacement files still to fetch.
+        func ranges(_ ranges: [DateRange]) -> (kept: [DateRange], missing: [MediaSegment]) {
+            var kept: [DateRange] = []
+            var missing: [MediaSegment] = []
+            for range in ranges {
+                guard let replacement = SegmentReplacement(range) else {
+                    kept.append(range)
+                    continue
+                }
+                if lost.contains(replacement.uri) { continue }
+                kept.append(range)
+                if !held.contains(replacement.uri) { missing.append(MediaSegment(uri: replacement.uri, duration: replacement.duration)) }
+            }
+            return (kept, missing)
+        }
         for var entry in upstream.segments {
+            let (kept, missing) = ranges(entry.dateRanges)
+            entry.dateRanges = kept
+            downloads += missing
             if entry.gap || held.contains(entry.uri) {
                 if downloads.isEmpty { listed.segments.append(entry) }
             } else if lost.contains(entry.uri) {
@@ -30,6 +55,9 @@ public struct MirrorListing: Sendable, Equatable {
                 downloads.append(entry)
             }
         }
+        let (trailing, missing) = ranges(upstream.trailingDateRanges)
+        downloads += missing
+        if downloads.isEmpty { listed.trailingDateRanges = trailing }
         playlist = listed
         self.downloads = downloads
     }

@@ -25,6 +25,9 @@ public struct LiveStreamCore: Sendable {
         case withheld
         /// Not listed: its slot was already filled, or the variant is unknown.
         case refused(SlotPublisher.Refusal)
+        /// Not listed (its slot was filled), but the recording takes it in place of entry
+        /// `entry`'s fill (`SlotPublisher.takeLate`).
+        case replaces(entry: Int)
         /// The stream has ended: nothing is listed any more.
         case afterEnd
     }
@@ -87,6 +90,7 @@ public struct LiveStreamCore: Sendable {
         let wasFailed = slots.isFailed(variant)
         if !marks.asGap && slots.accepts(variant: variant, slot: slot) { beforeListing() }
         if let refusal = slots.segmentArrived(variant: variant, slot: slot, duration: duration, programDateTime: programDateTime, now: now, marks: marks) {
+            if case .slotFilled = refusal, !marks.asGap, let entry = slots.takeLate(variant: variant, slot: slot) { return .replaces(entry: entry) }
             return .refused(refusal)
         }
         // The camera is back: late slots are filled again.

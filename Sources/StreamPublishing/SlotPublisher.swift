@@ -28,14 +28,20 @@ public struct SlotPublisher: Sendable {
         public var grace: Double
         public var onVariantFailure: FailedVariantFill
         public var onLateSegment: LateSegmentFill
+        /// Whether a real segment that comes after its slot was filled takes the fill's place
+        /// in the recording (`takeLate`): a pushed stream's backlog, sent when the uplink
+        /// returns. A camera's late segment is dropped, as it always was: its pipeline was
+        /// stalled or replaced, and what it finishes late is not worth a second copy.
+        public var lateSegmentsReplaceFills: Bool
 
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
-                    onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin) {
+                    onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false) {
             self.variants = variants
             self.segmentDuration = segmentDuration
             self.grace = grace
             self.onVariantFailure = onVariantFailure
             self.onLateSegment = onLateSegment
+            self.lateSegmentsReplaceFills = lateSegmentsReplaceFills
         }
     }
 
@@ -94,6 +100,9 @@ public struct SlotPublisher: Sendable {
         var openSpan: FillSpan?
         /// Slots were skipped after the last entry: the next one follows a timestamp jump.
         var skipped = false
+        /// Slots this process filled (stand-in, sibling's copy, GAP) that a late real segment
+        /// may still replace in the recording; only kept with `lateSegmentsReplaceFills`.
+        var replaceable: Set<Int> = []
     }
 
     public let settings: Settings
@@ -241,6 +250,17 @@ public struct SlotPublisher: Sendable {
     /// Whether `segmentArrived` would list `variant`'s segment for `slot` (its slot is not filled).
     public func accepts(variant: String, slot: Int) -> Bool { variants[variant].map { slot >= $0.next } ?? false }
 
+    /// `variant`'s real segment for `slot` came after the slot was filled (`segmentArrived`
+    /// refused it). With `lateSegmentsReplaceFills`, the recording takes it in the fill's place,
+    /// once: returns the entry (its index among the variant's entries) it replaces. Nil when
+    /// replacing is off, or the slot holds a real segment, was replaced already, or was never
+    /// filled by this process. The live playlist is not touched: it only grows.
+    public mutating func takeLate(variant: String, slot: Int) -> Int? {
+        guard settings.lateSegmentsReplaceFills, variants[variant]?.replaceable.remove(slot) != nil,
+              let entry = timeline.entry(ofSlot: slot), timeline.slot(ofEntry: entry) == slot else { return nil }
+        return entry
+    }
+
     /// The first slot `variant` has not listed.
     public func nextSlot(of variant: String) -> Int? { variants[variant]?.next }
 
@@ -318,6 +338,7 @@ public struct SlotPublisher: Sendable {
         state.entries += 1
         state.lastSource = source
         if case .standIn = entry.content { state.standInsInRow += 1 } else { state.standInsInRow = 0 }
+        if settings.lateSegmentsReplaceFills && entry.content != .real { state.replaceable.insert(entry.slot) }
         state.openSpan = span
         variants[name] = state
     }

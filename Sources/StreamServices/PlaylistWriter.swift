@@ -122,6 +122,28 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         reportDisk(recorded.diskError, variant: variant)
     }
 
+    /// The recording takes `segment`, which came after its slot was filled, in place of entry
+    /// `entry`'s fill; the live playlist keeps the fill (it only grows). False when it cannot
+    /// (logged): the recording keeps the fill.
+    func replace(entry: Int, with segment: EncodedSegment, in variant: String) -> Bool {
+        guard let target = recorder.variants[variant] else { return false }
+        switch target.replace(entry: entry, with: segment.bytes, keyframeRanges: segment.keyframeRanges, duration: segment.duration) {
+        case let .success(replaced):
+            let name = replaced.replacement.uri
+            registry.publishReplacement(stream: streamName, variant: variant, segmentName: name,
+                                        file: .init(path: recorder.layout.segmentPath(variant, name), size: replaced.size, duration: segment.duration),
+                                        playlist: replaced.playlist)
+            variantMetrics[variant]?.lateSegmentsRecorded.increment()
+            reportDisk(replaced.diskError, variant: variant)
+            return true
+        case let .failure(refusal):
+            if case let .notWritten(error) = refusal { reportDisk(error, variant: variant) }
+            logger.warning("a late segment could not take its fill's place in the recording; the recording keeps the fill",
+                           metadata: ["variant": "\(variant)", "entry": "\(entry)", "reason": "\(refusal)"])
+            return false
+        }
+    }
+
     public func masterChanged(listing variants: [String]) {
         state.withLock { $0.masterListing = variants }
         writeMaster()

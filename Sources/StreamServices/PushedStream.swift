@@ -133,6 +133,7 @@ public final class PushedStream: Sendable {
         case let .failure(rejection): return .failure(refusal(rejection, variant: variant))
         }
         var listed = 0
+        var recorded: [String] = []
         var late: [String] = []
         for listing in listings {
             let path = "\(layout.ingestDirectory(variant))/\(listing.name)"
@@ -151,16 +152,23 @@ public final class PushedStream: Sendable {
                         totals.bytesWritten += Int64(segment.bytes.count)
                     }
                 }
+            case .replaces: recorded.append(listing.name)
             case .refused: late.append(listing.name)
             case .withheld, .afterEnd: break
             }
         }
+        if !recorded.isEmpty {
+            logger.notice("pushed segments came after their slots were filled: the live playlist keeps the stand-ins, the recording takes them",
+                          metadata: ["variant": "\(variant)", "segments": "\(recorded.joined(separator: ","))"])
+        }
         if !late.isEmpty {
-            logger.warning("pushed segments came after their slots were filled with stand-ins; the recording keeps the stand-ins",
+            logger.warning("pushed segments came after their slots were filled and were not recorded (their slots hold real segments, or were filled before a restart)",
                            metadata: ["variant": "\(variant)", "segments": "\(late.joined(separator: ","))"])
         }
-        let lateNote = late.isEmpty ? "" : "; \(late.count) came after their slots were filled (\(late.joined(separator: ", ")))"
-        return .success(IngestReceipt(created: false, message: "listed \(listed) new segment\(listed == 1 ? "" : "s")\(lateNote)"))
+        var message = "listed \(listed) new segment\(listed == 1 ? "" : "s")"
+        if !recorded.isEmpty { message += "; \(recorded.count) late, recorded in place of their stand-ins (\(recorded.joined(separator: ", ")))" }
+        if !late.isEmpty { message += "; \(late.count) late and dropped (\(late.joined(separator: ", ")))" }
+        return .success(IngestReceipt(created: false, message: message))
     }
 
     /// The received bytes moved onto the stream's timeline, as the publisher takes them.

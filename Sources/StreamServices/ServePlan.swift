@@ -102,7 +102,9 @@ public struct ServePlan: Sendable {
             let recorded = variant.livePlaylists
             let entries = recorded.playlist.playlist.segments
             guard !entries.isEmpty else { continue }
-            let segments = Dictionary(uniqueKeysWithValues: entries.compactMap { segment -> (String, StreamRegistry.SegmentFile)? in
+            // The entries' files, and the late segments that replace some of them in the recording.
+            let late = recorded.playlist.playlist.replacements.values.map { MediaSegment(uri: $0.uri, duration: $0.duration) }
+            let segments = Dictionary(uniqueKeysWithValues: (entries + late).compactMap { segment -> (String, StreamRegistry.SegmentFile)? in
                 guard !segment.gap else { return nil }
                 let path = layout.segmentPath(name, segment.uri)
                 guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) else { return nil }

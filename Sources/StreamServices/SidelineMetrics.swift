@@ -21,6 +21,9 @@ public enum SidelineMetrics {
         let siblingSegments: Counter
         /// Real segments that came after their slot was filled, and were dropped.
         let lateSegmentsDropped: Counter
+        /// Real segments that came after their slot was filled and took the fill's place in
+        /// the recording (a pushed backlog).
+        let lateSegmentsRecorded: Counter
 
         init(stream: String, variant: String) {
             let labels = [("stream", stream), ("variant", variant)]
@@ -33,6 +36,7 @@ public enum SidelineMetrics {
             standInSegments = Counter(label: "sideline_stand_in_segments_total", dimensions: labels)
             siblingSegments = Counter(label: "sideline_sibling_segments_total", dimensions: labels)
             lateSegmentsDropped = Counter(label: "sideline_late_segments_dropped_total", dimensions: labels)
+            lateSegmentsRecorded = Counter(label: "sideline_late_segments_recorded_total", dimensions: labels)
         }
     }
 

@@ -34,6 +34,8 @@ public final class StreamPublisher: Sendable {
     /// `standIns`: every variant's stand-in (empty for `sideline encode`, which never fills).
     init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry,
          standIns: [String: StandIn], hasAudio: Bool, logger: Logger) {
+        // A pushed stream's backlog comes late by design: the recording takes it (SlotPublisher.takeLate).
+        let lateSegmentsReplaceFills = stream.isPushed
         self.stream = stream
         self.streamMetrics = SidelineMetrics.Stream(stream: stream.name)
         let variantMetrics = Dictionary(uniqueKeysWithValues: stream.video.ladder.map { ($0.name, SidelineMetrics.Variant(stream: stream.name, variant: $0.name)) })
@@ -52,7 +54,8 @@ public final class StreamPublisher: Sendable {
                                     clock: SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration), master: master, rates: rates, variantMetrics: variantMetrics, logger: logger)
         self.writer = writer
         let settings = SlotPublisher.Settings(variants: stream.video.ladder.map(\.name), segmentDuration: configuration.segmentDuration, grace: stream.lateGrace,
-                                              onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment)
+                                              onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment,
+                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills)
         let slots = SlotPublisher(settings: settings, restored: Self.restored(recorder), now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })
@@ -170,6 +173,9 @@ public final class StreamPublisher: Sendable {
         case let .refused(refusal):
             variantMetrics[variant]?.lateSegmentsDropped.increment()
             logger.warning("segment came after its slot was filled; dropped", metadata: ["variant": "\(variant)", "slot": "\(segment.index)", "refusal": "\(refusal)"])
+        case let .replaces(entry):
+            // The live playlist keeps what players saw; the recording takes the real segment.
+            if !writer.replace(entry: entry, with: segment, in: variant) { variantMetrics[variant]?.lateSegmentsDropped.increment() }
         case let .listed(asGap, recovered, liveAgain):
             if liveAgain, registry.stream(named: streamName)?.phase == .inputLost { registry.setPhase(stream: streamName, .live) }
             if recovered {

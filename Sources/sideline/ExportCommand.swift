@@ -81,7 +81,8 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let path = layout.mediaPlaylistPath(name)
         do {
-            return (name, try MediaPlaylist.parse(try String(contentsOfFile: path, encoding: .utf8)))
+            // The recording's view: late segments of a pushed backlog in place of their stand-ins.
+            return (name, try MediaPlaylist.parse(try String(contentsOfFile: path, encoding: .utf8)).applyingReplacements())
         } catch {
             throw SidelineStartupError(message: "\(path) cannot be read: \(error)")
         }

@@ -73,6 +73,38 @@ import Testing
         #expect(etag(grown) != first && text(grown)?.contains("000003.ts") == true)
     }
 
+    /// A late segment that replaces entry 1 in the recording: `/live/` keeps the entry players
+    /// saw, `/vod/` (media and I-frames) names the real segment, which is served; both
+    /// renditions get a new tag.
+    @Test func aReplacedEntryIsTheRealSegmentInVODAndUnchangedLive() throws {
+        let registry = registry()
+        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/data/main/720p/0.ts", size: 188, duration: 2),
+                         playlist: TestPlaylists.live(count: 3), iFrames: LiveMediaPlaylist(MediaPlaylist(version: 4, targetDuration: 2, iFramesOnly: true, segments: (0..<3).map {
+                             MediaSegment(uri: String(format: "%06d.ts", $0), duration: 2, byteRange: .init(length: 376, offset: 0))
+                         })))
+        let media = "/vod/main/720p/index.m3u8", iFrames = "/vod/main/720p/iframes.m3u8"
+        let before = (etag(VODDecision.decide(path: media, query: nil, registry: registry)), etag(VODDecision.decide(path: iFrames, query: nil, registry: registry)))
+        var live = TestPlaylists.live(count: 3)
+        let liveBefore = live.text
+        let start = try #require(live.playlist.segments[1].programDateTime)
+        live.appendTrailing(SegmentReplacement(replaces: "000001.ts", uri: "000001-late.ts", duration: 2.01, startDate: start, keyframe: .init(length: 564, offset: 0)).dateRange)
+        registry.publishReplacement(stream: "main", variant: "720p", segmentName: "000001-late.ts",
+                                    file: .init(path: "/data/main/720p/000001-late.ts", size: 1880, duration: 2.01), playlist: live)
+        let vod = try MediaPlaylist.parse(try #require(text(VODDecision.decide(path: media, query: nil, registry: registry))))
+        #expect(vod.segments.map(\.uri) == ["000000.ts", "000001-late.ts", "000002.ts"])
+        #expect(vod.segments[1].duration == 2.01)
+        let vodIFrames = try MediaPlaylist.parse(try #require(text(VODDecision.decide(path: iFrames, query: nil, registry: registry))))
+        #expect(vodIFrames.segments.map(\.uri) == ["000000.ts", "000001-late.ts", "000002.ts"])
+        #expect(vodIFrames.segments[1].byteRange == .init(length: 564, offset: 0))
+        #expect(etag(VODDecision.decide(path: media, query: nil, registry: registry)) != before.0)
+        #expect(etag(VODDecision.decide(path: iFrames, query: nil, registry: registry)) != before.1, "the I-frame rendition follows the media playlist's replacements")
+        #expect(VODDecision.decide(path: "/vod/main/720p/000001-late.ts", query: nil, registry: registry)
+            == .segment(.init(path: "/data/main/720p/000001-late.ts", size: 1880, duration: 2.01)))
+        let served = try #require(registry.stream(named: "main")?.variants["720p"]?.playlistText)
+        #expect(try MediaPlaylist.parse(served).segments.map(\.uri) == ["000000.ts", "000001.ts", "000002.ts"], "the live playlist keeps what players saw")
+        #expect(served.contains(String(liveBefore.split(separator: "\n").last!)))
+    }
+
     @Test func theVODMasterLeavesOutBackupsOnOtherServers() {
         let registry = registry()
         registry.setMaster(stream: "main", text: Self.master + "#EXT-X-STREAM-INF:BANDWIDTH=1\nhttp://10.0.0.3:8081/live/main/720p/index.m3u8\n")

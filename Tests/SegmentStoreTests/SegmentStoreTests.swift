@@ -128,6 +128,33 @@ func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> En
         #expect(second.archivedPreviousRecording == nil)
     }
 
+    /// A late segment replaces a stand-in in the recording: its file beside the entry's, the
+    /// playlist on disk only grown by the replacement's date range, and a restart reads it back.
+    @Test func aLateSegmentReplacesAnEntryOnDiskAndSurvivesARestart() throws {
+        let data = try temporaryDirectory()
+        let layout = StreamLayout(dataDirectory: data, stream: "main")
+        do {
+            let recorder = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+            let variant = recorder.variants["720p"]!
+            for index in 0..<3 { _ = variant.record(segment(index)) }
+            let before = try String(contentsOfFile: layout.mediaPlaylistPath("720p"), encoding: .utf8)
+            let real = [UInt8](repeating: 0x47, count: 188 * 4)
+            let replaced = try variant.replace(entry: 1, with: real, keyframeRanges: [0..<376], duration: 2.002).get()
+            #expect(replaced.replacement.uri == "000001-late.ts")
+            #expect(replaced.replacement.startDate == segment(1).programDateTime)
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: layout.segmentPath("720p", "000001-late.ts")))) == real)
+            let after = try String(contentsOfFile: layout.mediaPlaylistPath("720p"), encoding: .utf8)
+            #expect(after.hasPrefix(before), "the live playlist only grows")
+            #expect(after == replaced.playlist.text)
+            #expect(variant.replace(entry: 1, with: real, keyframeRanges: [], duration: 2).failure == .alreadyReplaced("000001.ts"))
+            #expect(variant.replace(entry: 7, with: real, keyframeRanges: [], duration: 2).failure == .noSuchEntry(7))
+            #expect(try String(contentsOfFile: layout.segmentPath("720p", "000001.ts"), encoding: .isoLatin1).count == 1880, "the stand-in stays")
+        }
+        let again = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+        let recording = again.variants["720p"]!.playlist.applyingReplacements()
+        #expect(recording.segments.map(\.uri) == ["000000.ts", "000001-late.ts", "000002.ts"])
+    }
+
     @Test func aRecordingWithAnotherTargetDurationIsMovedAsideNotLost() throws {
         let data = try temporaryDirectory()
         let layout = StreamLayout(dataDirectory: data, stream: "main")
@@ -172,5 +199,12 @@ func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> En
         _ = FileManager.default.createFile(atPath: layout.segmentPath("720p", "000002.ts"), contents: Data())
         #expect(try layout.wholeSegmentFiles("720p") == ["000000.ts": 376], "not the playlist, the empty file or the temporary")
         #expect(!FileManager.default.fileExists(atPath: cutShort))
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case let .failure(error) = self { return error }
+        return nil
     }
 }

@@ -36,6 +36,34 @@ struct MirrorListingTests {
         #expect(listing.playlist.render() == text)
     }
 
+    /// A pushed backlog's late segment replaces a stand-in in the upstream's recording: the
+    /// mirror fetches its file before it lists the entry that carries the replacement, so its
+    /// own recording takes the real segment too; one the upstream lost is left out.
+    @Test func lateSegmentsThatReplaceStandInsAreFetchedBeforeTheirRangeIsListed() throws {
+        let late = SegmentReplacement(replaces: "000001.ts", uri: "000001-late.ts", duration: 2, startDate: start.addingTimeInterval(2), keyframe: nil)
+        let later = SegmentReplacement(replaces: "000002.ts", uri: "000002-late.ts", duration: 2, startDate: start.addingTimeInterval(4), keyframe: nil)
+        var live = LiveMediaPlaylist(upstream(3))
+        live.appendTrailing(late.dateRange)
+        live.append(upstream(4).segments[3])
+        live.appendTrailing(later.dateRange)
+        let text = live.text
+        let playlist = try MediaPlaylist.parse(text)
+
+        let waiting = MirrorListing(upstream: playlist, held: names(0..<4))
+        #expect(waiting.downloads.map(\.uri) == ["000001-late.ts", "000002-late.ts"])
+        #expect(waiting.playlist.segments.count == 3, "the entry carrying a replacement waits for its file")
+        #expect(waiting.playlist.replacements.isEmpty)
+
+        let caughtUp = MirrorListing(upstream: playlist, held: names(0..<4).union(["000001-late.ts", "000002-late.ts"]))
+        #expect(caughtUp.caughtUp)
+        #expect(caughtUp.playlist.render() == text, "the mirror's playlist is the upstream's, line for line")
+        #expect(caughtUp.playlist.applyingReplacements().segments.map(\.uri) == ["000000.ts", "000001-late.ts", "000002-late.ts", "000003.ts"])
+
+        let lost = MirrorListing(upstream: playlist, held: names(0..<4).union(["000002-late.ts"]), lost: ["000001-late.ts"])
+        #expect(lost.caughtUp)
+        #expect(lost.playlist.applyingReplacements().segments.map(\.uri) == ["000000.ts", "000001.ts", "000002-late.ts", "000003.ts"])
+    }
+
     @Test func gapsNeedNoFileAndLostSegmentsBecomeGaps() {
         let listing = MirrorListing(upstream: upstream(5, gapAt: [1]), held: names(0..<1).union(names(3..<5)), lost: names(2..<3))
         #expect(listing.caughtUp)

@@ -22,8 +22,8 @@ import Testing
         /// Segments staged for the writer before the core listed them, per variant.
         var staged: [String: [Int]] = [:]
 
-        init(onInputLoss: InputLossPolicy, late: LateSegmentFill = .standin) {
-            let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: 1, onLateSegment: late)
+        init(onInputLoss: InputLossPolicy, late: LateSegmentFill = .standin, replaceFills: Bool = false) {
+            let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: 1, onLateSegment: late, lateSegmentsReplaceFills: replaceFills)
             let start = clock.now
             core = LiveStreamCore(slots: SlotPublisher(settings: settings, now: start, wallNow: epoch.addingTimeInterval(start), sink: sink), onInputLoss: onInputLoss)
         }
@@ -169,6 +169,20 @@ import Testing
         #expect(arrivals == [.afterEnd, .afterEnd])
         drive.advance(20)
         #expect(drive.sink.shape("720p") == "R", "no stand-in after EXT-X-ENDLIST")
+    }
+
+    /// A pushed backlog: a segment that comes after its stand-in is not listed, nothing is
+    /// staged for the live playlist, and the core answers which entry the recording replaces.
+    @Test func aLateSegmentOfAPushedStreamReplacesItsStandInInTheRecording() {
+        var drive = Drive(onInputLoss: .slate, replaceFills: true)
+        _ = drive.core.beginRun(now: drive.now)
+        drive.deliver(0...0)
+        drive.advance(5.5)
+        #expect(drive.entries("720p").map(\.content) == [.real, .standIn(copy: 0), .standIn(copy: 1)])
+        #expect(drive.arrive("720p", 1) == .replaces(entry: 1))
+        #expect(drive.arrive("720p", 1) == .refused(.slotFilled(slot: 1)), "once")
+        #expect(drive.staged["720p"] == [0], "a replacement is not staged for the live playlist")
+        #expect(drive.entries("720p").count == 3)
     }
 }
 

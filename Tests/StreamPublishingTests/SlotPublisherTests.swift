@@ -89,6 +89,49 @@ import Testing
         #expect(drive.sink.shape("360p") == "R|S|R")
     }
 
+    /// A pushed stream's backlog: segments that come after their slots were filled leave the
+    /// live playlist as it was (stand-ins stay listed) and are taken by the recording in place
+    /// of the fills, each slot once, never over a real segment, never a slot never filled.
+    @Test func lateSegmentsReplaceTheirFillsOnceWhenAsked() {
+        var drive = Drive(lateSegmentsReplaceFills: true)
+        drive.startWithFirstSegment(of: all)
+        // The uplink is cut for three slots: stand-ins at their deadlines.
+        drive.advance(7.2)
+        #expect(drive.sink.shape("720p") == "R|SSS")
+        // The backlog arrives: slots 1 to 3 are refused for the live playlist...
+        #expect(drive.deliver(2, ["720p"]) == [.slotFilled(slot: 2)])
+        #expect(drive.sink.shape("720p") == "R|SSS", "the live playlist only grows")
+        // ...and each is the recording's once.
+        #expect(drive.core.takeLate(variant: "720p", slot: 2) == 2)
+        #expect(drive.core.takeLate(variant: "720p", slot: 2) == nil, "nothing twice")
+        #expect(drive.core.takeLate(variant: "720p", slot: 0) == nil, "a real segment is never replaced")
+        #expect(drive.core.takeLate(variant: "720p", slot: 9) == nil, "a slot not listed yet is not late")
+        #expect(drive.core.takeLate(variant: "360p", slot: 3) == 3, "each variant keeps its own")
+        // Without the setting (a camera), a late segment is only dropped.
+        var camera = Drive()
+        camera.startWithFirstSegment(of: all)
+        camera.advance(3.2)
+        #expect(camera.core.takeLate(variant: "720p", slot: 1) == nil)
+    }
+
+    /// After a skip (a run of the timeline begins later), a fill's entry is found by its slot.
+    @Test func lateSegmentsFindTheirEntryAcrossASkip() {
+        var drive = Drive(late: .stale, lateSegmentsReplaceFills: true)
+        drive.startWithFirstSegment(of: all)
+        // Nothing fills late slots (stale): the next run starts further on, after a skip.
+        drive.advance(10)
+        let first = drive.core.beginRun(now: drive.now)
+        drive.advance(2)
+        drive.deliver(first, all)
+        #expect(drive.core.timeline.runs.count == 2)
+        // A variant that fails now carries its sibling's copy: a fill too.
+        drive.advance(1.5)
+        drive.deliver(first + 1, ["720p", "360p"])
+        drive.core.variantFailed("180p")
+        #expect(drive.sink.shape("180p") == "R|R|C")
+        #expect(drive.core.takeLate(variant: "180p", slot: first + 1) == 2, "entry 2: slot \(first + 1) of the second run")
+    }
+
     /// One variant's encoder fails: by default its slots carry its nearest healthy sibling's
     /// segments (the lower one of two equally near) as soon as the sibling lists them; the
     /// master keeps listing it; its own first segment back follows a discontinuity.
