@@ -20,6 +20,8 @@ public final class LivePipeline: Sendable {
     private let logger: Logger
     /// Failures on demand (admin API drills).
     public let drills: PipelineDrills
+    /// Video bit rates changed while running (`sideline push`), taken from the next frame.
+    public let bitRates = BitRateControl()
 
     /// Opens the input and sets up every encoder, so that a bad input or setting fails here,
     /// before anything is served. Call `start()` to begin.
@@ -60,6 +62,7 @@ public final class LivePipeline: Sendable {
             }
             worker.simulatedEncodeDelay = configuration.simulatedEncodeDelay[spec.name] ?? 0
             worker.drills = drills
+            worker.bitRates = bitRates
             workers.append(worker)
         }
         let capture = audioInput.map { audioInput in

@@ -45,6 +45,9 @@ final class VariantWorker {
     var simulatedEncodeDelay: Double = 0
     /// Failures the operator asked for (`PipelineDrills`).
     var drills: PipelineDrills?
+    /// Rates asked for while running (`LivePipeline.bitRates`), and the last change applied.
+    var bitRates: BitRateControl?
+    private var bitRateGeneration = 0
 
     init(spec: Rung, clock: SegmentClock, audio: AudioEncoder?, logger: Logger,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
@@ -161,6 +164,8 @@ final class VariantWorker {
         (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, audio: audio, onEvent: onEvent, onEncoded: onEncoded)
         captureTimes = [:]
         reportedFormat = false
+        // The new encoder starts at the configured rate: apply the asked one again.
+        bitRateGeneration = -1
     }
 
     /// Reports the variant failed, once per failure, without stopping its thread (it recovers).
@@ -189,6 +194,11 @@ final class VariantWorker {
         // Force an IDR exactly on segment boundaries, and clear the source's own picture types
         // so its keyframes cause no extra cuts.
         let boundary = clock.startsSegment(frame: index)
+        if let bitRates, bitRates.generation != bitRateGeneration {
+            bitRateGeneration = bitRates.generation
+            let wanted = bitRates.rate(for: spec.name) ?? spec.bitrate.bitsPerSecond
+            if wanted != encoder.bitRate { encoder.setBitRate(wanted) }
+        }
         output.pointee.pict_type = boundary ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if boundary { captureTimes[index] = captured }
         try encoder.encode(output) { packet in try handle(packet) }

@@ -53,6 +53,20 @@ final class VideoEncoder {
 
     var timeBase: AVRational { context!.pointee.time_base }
 
+    /// The average bit rate the encoder runs at now.
+    var bitRate: Int { Int(context!.pointee.bit_rate) }
+
+    /// Encodes the frames sent from now on at `bitsPerSecond` on average, with maxrate and
+    /// bufsize in the rung's configured proportion to it. libx264 (through libavcodec) compares
+    /// the context's rates with its own before every frame and reconfigures itself when they
+    /// differ (`x264_encoder_reconfig`), so no frame is lost and the stream stays one stream.
+    func setBitRate(_ bitsPerSecond: Int) {
+        let configured = Double(spec.bitrate.bitsPerSecond)
+        context!.pointee.bit_rate = Int64(bitsPerSecond)
+        context!.pointee.rc_max_rate = Int64((Double(spec.maxrate.bitsPerSecond) / configured * Double(bitsPerSecond)).rounded())
+        context!.pointee.rc_buffer_size = Int32(clamping: Int((Double(spec.bufsize.bitsPerSecond) / configured * Double(bitsPerSecond)).rounded()))
+    }
+
     /// Encodes `frame` (nil drains) and hands every packet that comes out to `body`; the packet
     /// is only valid inside `body`.
     func encode(_ frame: UnsafeMutablePointer<AVFrame>?, _ body: (UnsafeMutablePointer<AVPacket>) throws -> Void) throws {

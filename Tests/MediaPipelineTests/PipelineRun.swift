@@ -35,7 +35,7 @@ final class PipelineRun: Sendable {
     /// `startAtSegment`: the timeline slot the pipeline starts at (`LivePipeline.start(atSegment:)`).
     static func run(_ configuration: PipelineConfiguration, startAtSegment: Int = 0, stopAfterSegments: Int? = nil, stopOnInputLoss: Bool = false,
                     timeout: Double = 240, observe: (@Sendable (PipelineEvent, PipelineDrills) -> Void)? = nil,
-                    stopWhen: (@Sendable (Outcome) -> Bool)? = nil) async throws -> Outcome {
+                    stopWhen: (@Sendable (Outcome) -> Bool)? = nil, opened: ((LivePipeline) -> Void)? = nil) async throws -> Outcome {
         let outcome = Mutex(Outcome())
         let holder = Mutex<LivePipeline?>(nil)
         var logger = Logger(label: "test")
@@ -64,6 +64,7 @@ final class PipelineRun: Sendable {
             if stop { holder.withLock { $0?.stop() } }
         }
         holder.withLock { $0 = pipeline }
+        opened?(pipeline)
         pipeline.start(atSegment: startAtSegment)
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))
