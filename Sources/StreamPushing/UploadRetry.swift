@@ -19,20 +19,33 @@ public enum UploadRetry {
         /// The server refuses this segment for good (400: it does not pass the ingest's checks);
         /// it leaves the queue, and the stream goes on without it (a stand-in fills its slot).
         case drop(String)
+        /// The server refused the playlist (400) for the first time: it may have lost segments
+        /// it had received (its data directory was emptied); send the playlist's segments
+        /// again, then the playlist.
+        case resendSegments
         /// No upload can succeed (401 or 403: the token; 400 for a playlist: the stream's
         /// own settings): `push` ends with this message.
         case stop(String)
     }
 
     /// `status`: the server's answer, nil when it could not be reached or did not answer in
-    /// time; `firstAttempt`: when this upload was first tried; `backoff`: this upload's.
+    /// time; `firstAttempt`: when this upload was first tried; `backoff`: this upload's;
+    /// `resent`: a playlist's segments were sent again after its last 400.
     public static func decide(_ upload: Upload, status: Int?, reason: String, firstAttempt: Double, now: Double,
-                              segmentDuration: Double, backoff: inout Backoff) -> Decision {
+                              segmentDuration: Double, resent: Bool = false, backoff: inout Backoff) -> Decision {
         switch status {
         case 401?:
             return .stop("the server refused the ingest token (401: \(reason)); give the stream's ingest_token with --token")
         case 403?:
             return .stop("the server refused to take this stream (403: \(reason)); check the stream name in --to and its ingest_token")
+        case 404?:
+            return .stop("the server has no such stream or variant (404: \(reason)); check the stream name in --to and the ladder against the server's config")
+        case 410?:
+            return .stop("the server removed this stream (410: \(reason)); push to another stream name")
+        case 413?:
+            return .drop("the server refused the segment as too large (413: \(reason))")
+        case 400? where upload == .playlist && !resent:
+            return .resendSegments
         case 400? where upload == .playlist:
             return .stop("the server refused the playlist (400: \(reason)); the stream's settings do not match what the server expects")
         case 400?:

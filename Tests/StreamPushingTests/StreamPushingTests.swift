@@ -1,10 +1,11 @@
+import Foundation
 import SidelineCore
 import SidelineTesting
 import StreamPushing
 import Testing
 
 @Suite struct UploadBitRateTests {
-    let rule = UploadBitRate(ratio: 0.7, minimum: 100_000, maximum: 3_000_000)
+    let rule = UploadBitRate(ratio: 0.7)
 
     /// The field app's rule: a 2 s segment at 1 Mbit/s (250,000 bytes) that took 1 s to send
     /// measured 2 Mbit/s of link: the next get 0.7 of it.
@@ -12,13 +13,65 @@ import Testing
         #expect(rule.next(afterUploading: 250_000, in: 1) == 1_400_000)
         // The app's own formula gives the same when the segment is exactly its bit rate.
         let last = 1_000_000.0, duration = 2.0, upload = 1.0
-        #expect(Double(rule.next(afterUploading: Int(last * duration / 8), in: upload)) == last * duration / upload * 0.7)
+        #expect(rule.next(afterUploading: Int(last * duration / 8), in: upload).map(Double.init) == last * duration / upload * 0.7)
+        #expect(rule.next(afterUploading: 250_000, in: 0) == nil, "too fast to time: the link is not what limits")
+    }
+}
+
+/// Which rungs `push` sends at which rate for what the link carries: scaled together while
+/// each keeps half its rate, then the lowest dropped first; the best never dropped.
+@Suite struct PushLadderTests {
+    let ladder = PushLadder(rungs: [.init(name: "720p", bitRate: 3_000_000), .init(name: "360p", bitRate: 800_000), .init(name: "180p", bitRate: 200_000)],
+                            audioBitRate: 128_000, minimum: 100_000, maximum: 10_000_000)
+
+    func rates(_ plan: PushLadder.Plan) -> [String: Int] { Dictionary(uniqueKeysWithValues: plan.sent.map { ($0.name, $0.bitRate) }) }
+
+    @Test func aLinkThatCarriesTheLadderGetsItAsConfigured() {
+        #expect(rates(ladder.plan(link: 20_000_000)) == ["720p": 3_000_000, "360p": 800_000, "180p": 200_000], "never above the configured rates")
+        #expect(ladder.plan(link: nil) == ladder.full)
+        #expect(ladder.full.videoBitRate == 4_000_000)
     }
 
-    @Test func itStaysWithinTheConfiguredBounds() {
-        #expect(rule.next(afterUploading: 250_000, in: 30) == 100_000, "a link that nearly stopped: the minimum, not zero")
-        #expect(rule.next(afterUploading: 25_000_000, in: 1) == 3_000_000, "a fast link: the maximum")
-        #expect(rule.next(afterUploading: 250_000, in: 0) == 3_000_000, "too fast to time")
+    @Test func aSlowerLinkScalesTheRungsTogether() {
+        // 3 Mbit/s: 3 x 128k of audio leaves 2.616 Mbit/s of video, 0.654 of the ladder.
+        let plan = ladder.plan(link: 3_000_000)
+        #expect(plan.dropped.isEmpty)
+        #expect(rates(plan) == ["720p": 1_962_000, "360p": 523_200, "180p": 130_800])
+        #expect(plan.videoBitRate + 3 * 128_000 <= 3_000_000)
+    }
+
+    @Test func belowHalfTheLowestRungIsDroppedThenTheNext() {
+        // 2.3 Mbit/s: three rungs would get 0.479 of their rates; two get 0.538 of theirs.
+        let two = ladder.plan(link: 2_300_000)
+        #expect(two.dropped == ["180p"])
+        #expect(two.sent.map(\.name) == ["720p", "360p"])
+        #expect(two.videoBitRate + 2 * 128_000 <= 2_300_000)
+        // 2 Mbit/s: two would get 0.459: the best rung alone, with all the link less its audio.
+        #expect(rates(ladder.plan(link: 2_000_000)) == ["720p": 1_872_000])
+        // 1 Mbit/s: only the best rung, with what the audio leaves.
+        let one = ladder.plan(link: 1_000_000)
+        #expect(one.dropped == ["360p", "180p"])
+        #expect(rates(one) == ["720p": 872_000])
+        // A link that nearly stopped: the best rung at the minimum, never dropped.
+        #expect(rates(ladder.plan(link: 50_000)) == ["720p": 100_000])
+    }
+
+    @Test func theMaximumBoundsTheVideoOfAllRungs() {
+        let capped = PushLadder(rungs: ladder.rungs, audioBitRate: 128_000, minimum: 100_000, maximum: 2_000_000)
+        #expect(capped.full.videoBitRate <= 2_000_000)
+        #expect(capped.full.dropped == [], "2 Mbit/s is half of the 4 Mbit/s ladder: all three stay")
+    }
+}
+
+/// push's numbering: slot k starts k x D after the first run's start.
+@Suite struct PushTimelineTests {
+    @Test func aRestartNumbersOnFromTheWallClock() {
+        let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+        let timeline = PushTimeline(epoch: epoch, segmentDuration: 2)
+        #expect(timeline.firstSlot(startingAt: epoch) == 0)
+        #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(61)) == 31, "the first slot that starts no earlier than now")
+        #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(60)) == 30)
+        #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(-5)) == 0, "a clock set back starts at 0, not below")
     }
 }
 
@@ -55,11 +108,23 @@ import Testing
     @Test func refusalsRetryingCannotFixAreNotRetried() {
         var backoff = Backoff.uploadRetry
         guard case .stop = decide(.segment, 401, now: 100, backoff: &backoff), case .stop = decide(.playlist, 403, now: 100, backoff: &backoff),
-              case .stop = decide(.playlist, 400, now: 100, backoff: &backoff), case .drop = decide(.segment, 400, now: 100, backoff: &backoff) else {
-            Issue.record("401 and 403 stop push; 400 drops a segment and stops on a playlist")
+              case .stop = decide(.segment, 404, now: 100, backoff: &backoff), case .stop = decide(.playlist, 410, now: 100, backoff: &backoff),
+              case .drop = decide(.segment, 400, now: 100, backoff: &backoff), case .drop = decide(.segment, 413, now: 100, backoff: &backoff) else {
+            Issue.record("401, 403, 404 and 410 stop push; 400 and 413 drop a segment")
             return
         }
         #expect(backoff.failures == 0, "nothing was waited for")
+    }
+
+    /// A playlist refused with 400 may name segments the server lost (its data directory was
+    /// emptied): they are sent again once; a second 400 stops push.
+    @Test func aRefusedPlaylistHasItsSegmentsSentAgainOnceThenStops() {
+        var backoff = Backoff.uploadRetry
+        #expect(decide(.playlist, 400, now: 100, backoff: &backoff) == .resendSegments)
+        guard case .stop = UploadRetry.decide(.playlist, status: 400, reason: "why", firstAttempt: 100, now: 100, segmentDuration: 2, resent: true, backoff: &backoff) else {
+            Issue.record("a second 400 stops push")
+            return
+        }
     }
 }
 
