@@ -79,6 +79,23 @@ extension SidelineConfiguration {
             config.retention.checkInterval = try retention.double("check_interval", in: 1...86_400) ?? config.retention.checkInterval
             try retention.rejectUnknownKeys()
         }
+        if var push = try top.section("push") {
+            config.push.ratio = try push.double("ratio", in: 0.05...1) ?? config.push.ratio
+            config.push.minBitrate = try push.bitRate("min_bitrate") ?? config.push.minBitrate
+            // 0 means the ladder's own total, as the default.
+            if let text = try push.string("max_bitrate", matching: { $0 == "0" || BitRate(parsing: $0) != nil }, expected: "a bit rate such as 4M, or 0 for the ladder's total") {
+                config.push.maxBitrate = text == "0" ? nil : BitRate(parsing: text)
+            }
+            let modes = PushBacklog.allCases.map(\.rawValue)
+            if let mode = try push.string("backlog", matching: { modes.contains($0) }, expected: modes.joined(separator: " or ")) {
+                config.push.backlog = PushBacklog(rawValue: mode)!
+            }
+            config.push.queueDirectory = try push.string("queue_dir") ?? config.push.queueDirectory
+            try push.rejectUnknownKeys()
+            if let maximum = config.push.maxBitrate, maximum < config.push.minBitrate {
+                throw .invalidValue(file: file, key: "push.max_bitrate", value: "\(maximum)", expected: "at least push.min_bitrate (\(config.push.minBitrate))")
+            }
+        }
         config.dataDirectory = try top.string("data_dir", matching: { !$0.isEmpty }, expected: "a directory path") ?? config.dataDirectory
         config.segmentDuration = try top.double("segment_duration", in: 0.5...30) ?? config.segmentDuration
         if var video = try top.section("video") {

@@ -16,6 +16,8 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var admin: AdminSettings
     public var analyst = AnalystSettings()
     public var retention: RetentionSettings
+    /// `push`: how `sideline push` follows its uplink and keeps what it has not sent.
+    public var push = PushSettings()
 
     public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
                 admin: AdminSettings = AdminSettings(), retention: RetentionSettings = RetentionSettings()) {
@@ -131,6 +133,26 @@ public struct RetentionSettings: Sendable, Equatable {
     }
     /// Whether any limit is set.
     public var isEnabled: Bool { maxAgeHours > 0 || maxSizeGB > 0 }
+}
+
+/// `push`: `sideline push`, the field encoder that uploads to a server's ingest. Its ladder,
+/// segment duration and audio are the config's own (the server's config must name the same
+/// variants and segment_duration).
+public struct PushSettings: Sendable, Equatable {
+    /// `push.ratio`: the share of the measured upload throughput the next segments may use,
+    /// video and audio of every rung together (a broadcaster's field app used 0.7).
+    public var ratio = 0.7
+    /// `push.min_bitrate`: the best rung's lowest video bit rate, however slow the link.
+    public var minBitrate: BitRate = .kbps(100)
+    /// `push.max_bitrate`: the most video bit rate all rungs may use together; nil (0 in the
+    /// file): the ladder's own total (rungs never go above their configured rates).
+    public var maxBitrate: BitRate?
+    /// `push.backlog`: after a cut, `catch-up` (oldest first) or `live-first`.
+    public var backlog: PushBacklog = .liveFirst
+    /// `push.queue_dir`: where segments wait until the server has them; empty:
+    /// `<data_dir>/push-queue/<stream>`.
+    public var queueDirectory = ""
+    public init() {}
 }
 
 /// `analyst`: what analysts may change (markers) with a token of their own, so the admin token

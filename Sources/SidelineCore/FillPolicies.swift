@@ -34,3 +34,12 @@ public enum InputLossPolicy: String, Sendable, Equatable, CaseIterable {
     case stale
 }
 
+
+/// What `sideline push` sends first when its uplink returns after a cut (`push.backlog`).
+public enum PushBacklog: String, Sendable, Equatable, CaseIterable {
+    /// Everything in order, oldest first: the live edge waits until the backlog is through.
+    case catchUp = "catch-up"
+    /// The live edge first, whenever there is a new segment; the backlog, oldest first, in
+    /// between. Players see live again at once; the recording fills in behind.
+    case liveFirst = "live-first"
+}

@@ -1,14 +1,11 @@
+import SidelineCore
+
 /// Which queued segment `push` sends next when the link returns after a cut
 /// (`push.backlog`). Pure: over the timeline slots still unacknowledged and the newest slot
 /// the encoder has finished.
 public enum PushQueueOrder {
-    public enum Backlog: String, Sendable, Equatable, CaseIterable {
-        /// Everything in order, oldest first: the live edge waits until the backlog is through.
-        case catchUp = "catch-up"
-        /// The live edge first, whenever there is a new segment; the backlog, oldest first,
-        /// in between. Players see live again at once; the recording fills in behind.
-        case liveFirst = "live-first"
-    }
+    /// `push.backlog` (SidelineCore, where the config reads it).
+    public typealias Backlog = PushBacklog
 
     /// The slot to send next; nil when nothing is queued. `queued`: unacknowledged slots (any
     /// order); `newest`: the newest slot finished, which is the live edge.

@@ -118,6 +118,23 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(throws: ConfigError.self) { try overridden.validate() }
     }
 
+    /// `push`: sideline push's uplink rule and queue; bad values name the key.
+    @Test func pushKeysAndTheirRefusals() throws {
+        let config = try SidelineConfiguration.parse(yaml: "push: {ratio: 0.5, min_bitrate: 200k, max_bitrate: 2M, backlog: catch-up, queue_dir: /var/q}\n")
+        #expect(config.push.ratio == 0.5 && config.push.minBitrate == .kbps(200) && config.push.maxBitrate == .kbps(2000))
+        #expect(config.push.backlog == .catchUp && config.push.queueDirectory == "/var/q")
+        #expect(try SidelineConfiguration.parse(yaml: "push: {max_bitrate: 0}\n").push.maxBitrate == nil, "0: the ladder's total")
+        for (yaml, key) in [("push: {backlog: newest}\n", "push.backlog"), ("push: {ratio: 2}\n", "push.ratio"),
+                            ("push: {min_bitrate: 500k, max_bitrate: 300k}\n", "push.max_bitrate"), ("push: {max_bitrate: fast}\n", "push.max_bitrate")] {
+            #expect {
+                try SidelineConfiguration.parse(yaml: yaml, file: "test.yaml")
+            } throws: { error in
+                guard case let .invalidValue(_, found, _, _) = error as? ConfigError else { return false }
+                return found == key
+            }
+        }
+    }
+
     @Test func unknownKeysInsideAStreamEntryAreNamed() {
         #expect {
             try SidelineConfiguration.parse(yaml: "streams:\n  - {name: a, input: x.mp4, inptu_timeout: 5}\n", file: "test.yaml")
