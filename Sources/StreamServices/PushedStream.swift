@@ -202,7 +202,14 @@ public final class PushedStream: Sendable {
         guard unknown.isEmpty else {
             return .failure(.malformed("the master lists \(unknown.joined(separator: ", ")), not in this stream's ladder (\(plan.stream.video.ladder.map(\.name).joined(separator: ", "))): push the variants the server's config names").forOperators())
         }
-        return .success(IngestReceipt(created: false, message: "master taken: \(known.joined(separator: ", "))"))
+        guard !known.isEmpty else {
+            return .failure(.malformed("the master lists none of this stream's variants (\(plan.stream.video.ladder.map(\.name).joined(separator: ", ")))").forOperators())
+        }
+        // Rungs the encoder leaves out (sideline push drops the lowest on a weak uplink) are
+        // filled like a failed variant's until their segments come again.
+        let left = plan.stream.video.ladder.map(\.name).filter { !known.contains($0) }
+        for variant in left { publisher.variantNotPushed(variant) }
+        return .success(IngestReceipt(created: false, message: "master taken: \(known.joined(separator: ", "))" + (left.isEmpty ? "" : "; not pushed: \(left.joined(separator: ", "))")))
     }
 
     // MARK: Metadata

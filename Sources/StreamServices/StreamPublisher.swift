@@ -159,6 +159,17 @@ public final class StreamPublisher: Sendable {
         }
     }
 
+    /// A remote encoder stopped pushing `variant` (its master leaves it out: `sideline push`
+    /// dropped the rung for a weak uplink): its slots are filled as a failed variant's
+    /// (`on_variant_failure`), until its segments come again.
+    func variantNotPushed(_ variant: String) {
+        guard !core.withLock({ $0.slots.isFailed(variant) }) else { return }
+        logger.notice("the encoder stopped pushing a variant; its slots are filled until it comes back",
+                      metadata: ["variant": "\(variant)", "on_variant_failure": "\(stream.onVariantFailure.rawValue)"])
+        registry.setFailure(stream: streamName, variant: variant, "not pushed: the encoder's master leaves it out (its uplink is too slow for it)")
+        core.withLock { $0.variantFailed(variant) }
+    }
+
     /// Lists a finished segment as the core decides; the segment's bytes are staged for the
     /// writer just before the core lists it. Returns what the core made of it.
     @discardableResult

@@ -63,6 +63,35 @@ import Testing
     }
 }
 
+/// From one measurement of the uplink to the next: rates follow at once, a dropped rung
+/// comes back only after two measurements in a row would keep it.
+@Suite struct PushRateFollowerTests {
+    let ladder = PushLadder(rungs: [.init(name: "720p", bitRate: 3_000_000), .init(name: "360p", bitRate: 800_000), .init(name: "180p", bitRate: 200_000)],
+                            audioBitRate: 128_000, minimum: 100_000, maximum: 10_000_000)
+
+    /// One 2 s slot of every rung sent, `linkBitsPerSecond` measured (ratio 1 to keep the sums plain).
+    mutating func measure(_ follower: inout PushRateFollower, link: Int) -> PushLadder.Plan? {
+        follower.measured(bytes: link / 8, seconds: 1)
+    }
+
+    @Test mutating func aStepDownShowsAtOnceAndAStepUpBringsRungsBackAfterTwoMeasurements() throws {
+        var follower = PushRateFollower(ladder: ladder, rule: UploadBitRate(ratio: 1))
+        #expect(follower.plan == ladder.full)
+        #expect(measure(&follower, link: 50_000_000) == nil, "a fast link keeps the ladder as it is")
+        let down = try #require(measure(&follower, link: 1_000_000))
+        #expect(down.sent.map(\.name) == ["720p"] && down.bitRate(of: "720p") == 872_000, "the step down is taken at once")
+        let up = try #require(measure(&follower, link: 5_000_000))
+        #expect(up.sent.map(\.name) == ["720p"] && up.bitRate(of: "720p") == 3_000_000, "the rate goes up at once, the rungs not yet")
+        let back = try #require(measure(&follower, link: 5_000_000))
+        #expect(back.sent.map(\.name) == ["720p", "360p", "180p"], "the second measurement in a row brings them back")
+        // A link on the edge: one good measurement between bad ones brings nothing back.
+        _ = measure(&follower, link: 1_000_000)
+        _ = measure(&follower, link: 5_000_000)
+        _ = measure(&follower, link: 1_000_000)
+        #expect(follower.plan.sent.map(\.name) == ["720p"])
+    }
+}
+
 /// push's numbering: slot k starts k x D after the first run's start.
 @Suite struct PushTimelineTests {
     @Test func aRestartNumbersOnFromTheWallClock() {
