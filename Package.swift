@@ -133,12 +133,26 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // `sideline push`: a pipeline's segments into the queue on disk and up to a server's
+        // ingest, carrying out StreamPushing's decisions (order, retries, bit rates, rungs).
+        .target(
+            name: "PushServices",
+            dependencies: [
+                "HLSPlaylist", "MediaPipeline", "SegmentStore", "SidelineCore", "StreamPushing",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The queue's file work runs on NIO's blocking-I/O thread pool.
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The command line: parses arguments, builds the objects, owns signals, prints. No decisions.
         .executableTarget(
             name: "sideline",
             dependencies: [
                 "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAPI", "OriginPolicy", "SidelineCore", "StreamMirroring",
-                "StreamServices", "MirrorServices", "WatchPage",
+                "StreamServices", "MirrorServices", "PushServices", "StreamPushing", "WatchPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -151,4 +151,7 @@ public struct PushTimeline: Sendable, Equatable, Codable {
     public func firstSlot(startingAt now: Date) -> Int {
         max(0, Int((now.timeIntervalSince(epoch) / segmentDuration).rounded(.up)))
     }
+
+    /// When slot `slot` starts on the wall clock: a pipeline started then captures it in time.
+    public func start(of slot: Int) -> Date { epoch.addingTimeInterval(Double(slot) * segmentDuration) }
 }

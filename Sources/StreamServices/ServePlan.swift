@@ -139,14 +139,18 @@ public struct OpenedPipeline {
 /// abandoned, and notes whether the pipeline has finished (the watchdog leaves it alone then).
 public final class EventForwarder: Sendable {
     private let target = Mutex<StreamPublisher?>(nil)
+    private let other = Mutex<(@Sendable (PipelineEvent) -> Void)?>(nil)
     private let finished = Atomic<Bool>(false)
 
     func connect(_ publisher: StreamPublisher) { target.withLock { $0 = publisher } }
+    /// Sends the pipeline's events to `handle` instead (`sideline push`'s session).
+    public func forwardTo(_ handle: @escaping @Sendable (PipelineEvent) -> Void) { other.withLock { $0 = handle } }
     func disconnect() { target.withLock { $0 = nil } }
 
     func forward(_ event: PipelineEvent) {
         if case .finished = event { finished.store(true, ordering: .relaxed) }
         target.withLock { $0 }?.handle(event)
+        other.withLock { $0 }?(event)
     }
 
     /// Whether the pipeline has reported `.finished` (it has nothing more to do).

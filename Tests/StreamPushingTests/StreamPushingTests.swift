@@ -101,6 +101,7 @@ import Testing
         #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(61)) == 31, "the first slot that starts no earlier than now")
         #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(60)) == 30)
         #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(-5)) == 0, "a clock set back starts at 0, not below")
+        #expect(timeline.start(of: 31) == epoch.addingTimeInterval(62), "a restarted run waits for its first slot's start")
     }
 }
 
@@ -168,5 +169,24 @@ import Testing
         #expect(PushQueueOrder.next(queued: [10, 11], newest: 12, backlog: .liveFirst) == 10, "the edge is through: the backlog, oldest first")
         #expect(PushQueueOrder.next(queued: [10, 11, 13], newest: 13, backlog: .liveFirst) == 13, "a newer edge goes before the backlog again")
         #expect(PushQueueOrder.Backlog(rawValue: "live-first") == .liveFirst && PushQueueOrder.Backlog(rawValue: "catch-up") == .catchUp)
+    }
+}
+
+/// `push --to`: a server's ingest URL for one stream.
+@Suite struct IngestTargetTests {
+    @Test func theStreamComesFromTheURL() throws {
+        let target = try IngestTarget.parse("http://10.0.0.2:8080/ingest/roof/").get()
+        #expect(target.stream == "roof" && target.base.absoluteString == "http://10.0.0.2:8080/ingest/roof")
+        #expect(try IngestTarget.parse("https://venue.example/ingest/north-1").get().stream == "north-1")
+    }
+
+    @Test func otherURLsAreRefusedWithAnExample() {
+        for bad in ["10.0.0.2:8080/ingest/roof", "ftp://h/ingest/roof", "http://h/live/roof/master.m3u8", "http://h/ingest/roof/720p", "http://h/ingest/..", "http://h/ingest/roof?x=1"] {
+            guard case let .failure(rejection) = IngestTarget.parse(bad) else {
+                Issue.record("\(bad) was taken")
+                continue
+            }
+            #expect(rejection.description.contains("http://10.0.0.2:8080/ingest/roof"), "\(rejection)")
+        }
     }
 }

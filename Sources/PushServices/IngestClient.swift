@@ -1,0 +1,60 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import SidelineCore
+
+/// `sideline push`'s HTTP client for a server's ingest (`/ingest/<stream>/...`): PUTs with the
+/// stream's bearer token over kept-alive connections (one TCP handshake for the whole run
+/// while the link holds), and answers as plain values: the status (nil when the server could
+/// not be reached or did not answer in time), its reason, and how long the upload took.
+public final class IngestClient: Sendable {
+    public struct Answer: Sendable, Equatable {
+        /// nil: no answer (refused, cut, timed out).
+        public let status: Int?
+        /// The server's text, or why there was no answer.
+        public let reason: String
+        /// From sending the request to reading the whole answer.
+        public let seconds: Double
+        public var succeeded: Bool { status.map { (200...299).contains($0) } ?? false }
+    }
+
+    public let base: URL
+    private let authorization: String
+    private let client: HTTPClient
+
+    /// `base`: `http://<server>/ingest/<stream>`; `token`: the stream's ingest_token.
+    public init(base: URL, token: String) {
+        self.base = base
+        authorization = "Bearer \(token)"
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(3)))
+        // One upload at a time, in order: one connection, kept open between uploads.
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 2)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// PUTs `body` to `path` under the base, within `timeout` seconds.
+    public func put(_ path: String, body: [UInt8], contentType: String, timeout: Double) async -> Answer {
+        let url = base.absoluteString + "/" + path
+        var request = HTTPClientRequest(url: url)
+        request.method = .PUT
+        request.headers.add(name: "Authorization", value: authorization)
+        request.headers.add(name: "Content-Type", value: contentType)
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let started = ContinuousClock.now
+        func elapsed() -> Double { started.duration(to: .now).inSeconds }
+        do {
+            let response = try await client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
+            let text = try await response.body.collect(upTo: 64 << 10)
+            return Answer(status: Int(response.status.code), reason: String(buffer: text).trimmingCharacters(in: .whitespacesAndNewlines), seconds: elapsed())
+        } catch is CancellationError {
+            return Answer(status: nil, reason: "cancelled", seconds: elapsed())
+        } catch {
+            return Answer(status: nil, reason: "\(error)", seconds: elapsed())
+        }
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+}
