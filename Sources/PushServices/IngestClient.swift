@@ -28,8 +28,9 @@ public final class IngestClient: Sendable {
         self.base = base
         authorization = "Bearer \(token)"
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(3)))
-        // One upload at a time, in order: one connection, kept open between uploads.
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 2)
+        // One upload at a time, in order: one connection, kept open between uploads, and let
+        // go before a Sideline server's idle timeout (20 s) closes it under a new request.
+        configuration.connectionPool = .init(idleTimeout: .seconds(15), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

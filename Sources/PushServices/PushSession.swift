@@ -242,7 +242,9 @@ public final class PushSession: Sendable {
         var backoff = Backoff.uploadRetry
         let first = clock()
         while true {
-            let answer = await client.put("\(variant)/\(PushQueue.segmentName(slot: slot))", body: bytes, contentType: "video/mp2t", timeout: uploadTimeout)
+            let answer = await watchingUpload(of: bytes) { [client, uploadTimeout] in
+                await client.put("\(variant)/\(PushQueue.segmentName(slot: slot))", body: bytes, contentType: "video/mp2t", timeout: uploadTimeout)
+            }
             if answer.succeeded {
                 state.withLock { $0.queue.uploaded(variant, slot: slot) }
                 noteRecovered()
@@ -264,6 +266,32 @@ public final class PushSession: Sendable {
             case let .stop(message):
                 throw Refused(description: message)
             }
+        }
+    }
+
+    /// Runs a segment's upload while watching how long it takes: one that is not through after
+    /// longer than the plan allows steps the plan down at once (`PushRateFollower.stillUploading`).
+    private func watchingUpload(of bytes: [UInt8], _ upload: @escaping @Sendable () async -> IngestClient.Answer) async -> IngestClient.Answer {
+        await withTaskGroup(of: IngestClient.Answer?.self) { group in
+            group.addTask { await upload() }
+            group.addTask { [self] in
+                let started = clock()
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    if Task.isCancelled { break }
+                    let changed = state.withLock { $0.follower.stillUploading(bytes: bytes.count, seconds: clock() - started) }
+                    if let plan = changed { apply(plan, measured: nil) }
+                }
+                return nil
+            }
+            var answer: IngestClient.Answer?
+            while let result = await group.next() {
+                if let result {
+                    answer = result
+                    group.cancelAll()
+                }
+            }
+            return answer!
         }
     }
 
@@ -335,17 +363,26 @@ public final class PushSession: Sendable {
 
     /// What the upload times say about the link: the encoders' rates and the rungs sent.
     private func adapt(bytes: Int, seconds: Double) {
-        let changed = state.withLock { s -> PushLadder.Plan? in
+        let (changed, before) = state.withLock { s -> (PushLadder.Plan?, PushLadder.Plan) in
             if seconds > 0 { s.uploadBitRate = Int(Double(bytes * 8) / seconds) }
-            return s.follower.measured(bytes: bytes, seconds: seconds)
+            let before = s.follower.plan
+            return (s.follower.measured(bytes: bytes, seconds: seconds), before)
         }
         guard let plan = changed else { return }
+        apply(plan, measured: seconds > 0 ? Int(Double(bytes * 8) / seconds) : nil, before: before)
+    }
+
+    /// The encoders take the plan's rates from their next frame; the log says when it matters
+    /// (every measurement moves the rates a little).
+    private func apply(_ plan: PushLadder.Plan, measured: Int?, before: PushLadder.Plan? = nil) {
         for rung in settings.ladder {
             let rate = plan.bitRate(of: rung.name)
             bitRates.set(rate == rung.bitrate.bitsPerSecond ? nil : rate, for: rung.name)
         }
-        logger.notice("uplink changed: video bit rates follow", metadata: [
-            "measured-bits-per-second": "\(bytes * 8 / max(1, Int(seconds * 1000)) * 1000)",
+        let step = before.map { Double(plan.videoBitRate) / Double(max(1, $0.videoBitRate)) } ?? 0
+        let level: Logger.Level = before == nil || plan.dropped != before!.dropped || step < 0.8 || step > 1.25 ? .notice : .debug
+        logger.log(level: level, measured == nil ? "uplink slower than the plan: an upload is taking too long; video bit rates step down" : "uplink changed: video bit rates follow", metadata: [
+            "measured-bits-per-second": "\(measured.map(String.init) ?? "-")",
             "rungs": "\(plan.sent.map { "\($0.name)=\($0.bitRate / 1000)k" }.joined(separator: ","))",
             "dropped": "\(plan.dropped.joined(separator: ","))",
         ])

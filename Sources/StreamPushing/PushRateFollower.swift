@@ -45,6 +45,22 @@ public struct PushRateFollower: Sendable, Equatable {
         return next
     }
 
+    /// An upload of `bytes` has been going for `seconds` and is not through: the link carries
+    /// less than `bytes` in `seconds`. When that bound already calls for less than the plan,
+    /// the plan steps down now, without waiting for the upload to end (on a link that just got
+    /// slower, the segment being uploaded takes longer than a segment duration, and the one
+    /// being encoded meanwhile would be made for the old link too). Never a step up. Returns
+    /// the new plan when it changed.
+    public mutating func stillUploading(bytes: Int, seconds: Double) -> PushLadder.Plan? {
+        guard let bound = rule.next(afterUploading: bytes, in: seconds) else { return nil }
+        let next = ladder.plan(link: bound)
+        guard next.videoBitRate < plan.videoBitRate || next.sent.count < plan.sent.count else { return nil }
+        link = bound
+        widerInARow = 0
+        plan = next
+        return next
+    }
+
     /// The plan of the first `count` rungs alone for the link measured (a prefix of a plan
     /// that keeps more rungs keeps them all, each at a rate at least as high).
     private func narrowed(_ wider: PushLadder.Plan, to count: Int) -> PushLadder.Plan {

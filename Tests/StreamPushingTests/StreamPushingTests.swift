@@ -90,6 +90,21 @@ import Testing
         _ = measure(&follower, link: 1_000_000)
         #expect(follower.plan.sent.map(\.name) == ["720p"])
     }
+
+    /// An upload still going after longer than the link at the plan's rate would take: the
+    /// link is slower than that, and the plan steps down before the upload ends, never up.
+    @Test func anUploadThatTakesTooLongStepsDownBeforeItEnds() throws {
+        var follower = PushRateFollower(ladder: ladder, rule: UploadBitRate(ratio: 1))
+        // 1 MB (a 2 s segment of the whole ladder) not through after 1 s: below 8 Mbit/s,
+        // which carries the ladder: nothing changes yet.
+        #expect(follower.stillUploading(bytes: 1_000_000, seconds: 1) == nil)
+        // After 4 s: below 2 Mbit/s: the best rung alone, at what the bound leaves.
+        let stepped = follower.stillUploading(bytes: 1_000_000, seconds: 4)
+        let down = try #require(stepped)
+        #expect(down.sent.map(\.name) == ["720p"] && down.bitRate(of: "720p") == 1_872_000)
+        #expect(follower.stillUploading(bytes: 1_000_000, seconds: 3) == nil, "a looser bound never steps up")
+        #expect(follower.stillUploading(bytes: 1_000_000, seconds: 0) == nil)
+    }
 }
 
 /// push's numbering: slot k starts k x D after the first run's start.
