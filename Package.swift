@@ -138,7 +138,7 @@ let package = Package(
         .target(
             name: "PushServices",
             dependencies: [
-                "HLSPlaylist", "MediaPipeline", "SegmentStore", "SidelineCore", "StreamPushing",
+                "HLSPlaylist", "MediaPipeline", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPushing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -170,6 +170,7 @@ let package = Package(
         .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
+        .testTarget(name: "PushServicesTests", dependencies: ["PushServices", "MediaPipeline", "StreamPushing"]),
         .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),

@@ -22,6 +22,11 @@ public final class PushQueueDirectory: Sendable {
         var acknowledgedUpTo: [String: Int]
     }
 
+    /// `push.queue_dir`, or `<data_dir>/push-queue/<stream>` when it is empty.
+    public static func path(configured: String, dataDirectory: String, stream: String) -> String {
+        configured.isEmpty ? "\(dataDirectory)/push-queue/\(stream)" : configured
+    }
+
     private init(path: String, timeline: PushTimeline) {
         self.path = path
         self.timeline = timeline

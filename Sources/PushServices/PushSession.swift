@@ -3,6 +3,7 @@ import HLSPlaylist
 import Logging
 import MediaPipeline
 import NIOPosix
+import SidelineConfig
 import SidelineCore
 import StreamPushing
 import Synchronization
@@ -29,6 +30,15 @@ public final class PushSession: Sendable {
         public var backlog: PushBacklog
         /// Title, description and keywords to send before anything else; nil: none given.
         public var metadata: StreamMetadata?
+
+        /// From the config (`push`, `video`, `audio`, `segment_duration`) for `stream`.
+        public init(configuration: SidelineConfiguration, stream: StreamSettings, targetDuration: Int, hasAudio: Bool, metadata: StreamMetadata?) {
+            let ladderTotal = stream.video.ladder.reduce(0) { $0 + $1.bitrate.bitsPerSecond }
+            self.init(ladder: stream.video.ladder, segmentDuration: configuration.segmentDuration, targetDuration: targetDuration,
+                      audioBitRate: hasAudio ? configuration.audio.bitrate.bitsPerSecond : 0, rule: UploadBitRate(ratio: configuration.push.ratio),
+                      minimum: configuration.push.minBitrate.bitsPerSecond, maximum: min(configuration.push.maxBitrate?.bitsPerSecond ?? ladderTotal, ladderTotal),
+                      backlog: configuration.push.backlog, metadata: metadata)
+        }
 
         public init(ladder: [Rung], segmentDuration: Double, targetDuration: Int, audioBitRate: Int, rule: UploadBitRate, minimum: Int, maximum: Int,
                     backlog: PushBacklog, metadata: StreamMetadata?) {
@@ -61,6 +71,16 @@ public final class PushSession: Sendable {
         public var latency: Double?
         public var acknowledged: Int
         public var lastFailure: String?
+
+        public init(uploadBitRate: Int?, plan: PushLadder.Plan, queued: Int, oldestUnsent: Double?, latency: Double?, acknowledged: Int, lastFailure: String?) {
+            self.uploadBitRate = uploadBitRate
+            self.plan = plan
+            self.queued = queued
+            self.oldestUnsent = oldestUnsent
+            self.latency = latency
+            self.acknowledged = acknowledged
+            self.lastFailure = lastFailure
+        }
     }
 
     private struct State {
@@ -89,8 +109,11 @@ public final class PushSession: Sendable {
     private let state: Mutex<State>
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
-    /// Capture-to-listed latencies of the best rung's segments.
+    /// Capture-to-listed latencies of every rung's segments (as `serve` measures publish
+    /// latency: from the input reading a segment's last frame to the server listing it).
     public let latency = LatencyRecorder()
+    /// How long each segment upload took that went through.
+    public let uploadTimes = LatencyRecorder()
     private let clock: @Sendable () -> Double
 
     /// `queue`: what the directory held at start (`PushQueueDirectory.open`).
@@ -162,6 +185,9 @@ public final class PushSession: Sendable {
     }
 
     // MARK: The uploader
+
+    /// How long a stopped push goes on sending what is queued: a couple of segments' uploads.
+    public var drainSeconds: Double { max(5, settings.segmentDuration * 2) }
 
     /// Asks the uploader to finish: it goes on until the queue is empty or `seconds` have
     /// passed; what is left stays in the queue for the next run.
@@ -247,6 +273,7 @@ public final class PushSession: Sendable {
             }
             if answer.succeeded {
                 state.withLock { $0.queue.uploaded(variant, slot: slot) }
+                uploadTimes.record(answer.seconds)
                 noteRecovered()
                 return .uploaded(bytes: bytes.count, seconds: answer.seconds)
             }
@@ -340,12 +367,12 @@ public final class PushSession: Sendable {
             s.acknowledged += slots.count
             return (slots, s.queue.acknowledgedUpTo)
         }
-        if variant == settings.ladder.first?.name, let timings {
+        if let timings {
             for slot in slots {
                 guard let completed = timings.inputCompletion(segment: slot) else { continue }
                 let seconds = completed.duration(to: now).inSeconds
                 latency.record(seconds)
-                state.withLock { $0.lastLatency = seconds }
+                if variant == settings.ladder.first?.name { state.withLock { $0.lastLatency = seconds } }
             }
         }
         let directory = self.directory

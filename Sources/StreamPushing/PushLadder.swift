@@ -51,6 +51,10 @@ public struct PushLadder: Sendable, Equatable {
     public struct Plan: Sendable, Equatable {
         public var sent: [Rung]
         public var dropped: [String]
+        public init(sent: [Rung], dropped: [String]) {
+            self.sent = sent
+            self.dropped = dropped
+        }
         public var videoBitRate: Int { sent.reduce(0) { $0 + $1.bitRate } }
         public func bitRate(of name: String) -> Int? { sent.first { $0.name == name }?.bitRate }
     }

@@ -152,6 +152,12 @@ public struct PushTimeline: Sendable, Equatable, Codable {
         max(0, Int((now.timeIntervalSince(epoch) / segmentDuration).rounded(.up)))
     }
 
+    /// The slot a run started at `now` begins with, after anything already queued (a wall
+    /// clock set back must not number a new segment like a queued one).
+    public func firstSlot(startingAt now: Date, after newestQueued: Int?) -> Int {
+        max(firstSlot(startingAt: now), (newestQueued ?? -1) + 1)
+    }
+
     /// When slot `slot` starts on the wall clock: a pipeline started then captures it in time.
     public func start(of slot: Int) -> Date { epoch.addingTimeInterval(Double(slot) * segmentDuration) }
 }

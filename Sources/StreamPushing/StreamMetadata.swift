@@ -54,10 +54,33 @@ public struct StreamMetadata: Sendable, Equatable, Codable {
             let description = lines.count > 2 ? lines[2].split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") : ""
             metadata = StreamMetadata(title: lines.first ?? "", description: description, keywords: lines.count > 1 ? lines[1] : "")
         }
-        for (field, value) in [("title", metadata.title), ("description", metadata.description), ("keywords", metadata.keywords)] {
-            if value.count > limit { return .failure(.tooLong(field: field, limit: limit)) }
+        return metadata.checked()
+    }
+
+    /// Itself when every field can stand in a playlist attribute, the refusal otherwise.
+    public func checked() -> Result<StreamMetadata, Rejection> {
+        for (field, value) in [("title", title), ("description", description), ("keywords", keywords)] {
+            if value.count > Self.limit { return .failure(.tooLong(field: field, limit: Self.limit)) }
             if value.unicodeScalars.contains(where: { $0 == "\"" || $0.properties.generalCategory == .control }) { return .failure(.unquotable(field: field)) }
         }
-        return .success(metadata)
+        return .success(self)
+    }
+
+    /// What `sideline push` sends: a metadata file's fields (`parse`), each replaced by the
+    /// flag given for it; nil when neither gives anything.
+    public static func combining(file: [UInt8]?, title: String?, description: String?, keywords: String?) -> Result<StreamMetadata?, Rejection> {
+        var combined: StreamMetadata?
+        if let file {
+            switch parse(file) {
+            case let .success(parsed): combined = parsed
+            case let .failure(rejection): return .failure(rejection)
+            }
+        }
+        guard combined != nil || title != nil || description != nil || keywords != nil else { return .success(nil) }
+        var metadata = combined ?? StreamMetadata()
+        if let title { metadata.title = title }
+        if let description { metadata.description = description }
+        if let keywords { metadata.keywords = keywords }
+        return metadata.checked().map { $0 }
     }
 }

@@ -3,6 +3,7 @@ import HLSOrigin
 import MediaPipeline
 import ServiceLifecycle
 import SidelineCore
+import StreamServices
 import Synchronization
 
 /// The status line on standard error, like ffmpeg's: media time encoded, segments, realtime
@@ -46,27 +47,11 @@ final class ConsoleStatus: Sendable {
     func line() -> String {
         let wall = started.duration(to: .now).inSeconds
         var text = streams.map { stream in
-            let part = Self.part(stream.statistics(), phase: registry.stream(named: stream.name)?.phase.rawValue ?? "?", wall: wall)
+            let part = ServeStatusLine.part(stream.statistics(), phase: registry.stream(named: stream.name)?.phase.rawValue ?? "?", wall: wall)
             return streams.count == 1 ? part : "\(stream.name): \(part)"
         }.joined(separator: " | ")
         if let url = url.withLock({ $0 }) { text += " \(url)" }
         return text
-    }
-
-    private static func part(_ stats: PipelineStatistics, phase: String, wall: Double) -> String {
-        let speed = wall > 0 ? stats.mediaTime / wall : 0
-        let kbps = stats.mediaTime > 0 ? Double(stats.bytesWritten) * 8 / stats.mediaTime / 1000 : 0
-        var text = "media=\(Self.clock(stats.mediaTime)) segments=\(stats.segments) speed=\(String(format: "%.2f", speed))x"
-            + " bitrate=\(String(format: "%.1f", kbps))kbit/s state=\(phase)"
-        if stats.corruptPackets > 0 { text += " corrupt=\(stats.corruptPackets)" }
-        if stats.framesDroppedBySlowVariants > 0 { text += " slow-variant-drops=\(stats.framesDroppedBySlowVariants)" }
-        return text
-    }
-
-    private static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds)
-        let hundredths = Int((seconds - Double(total)) * 100)
-        return String(format: "%02d:%02d:%02d.%02d", total / 3600, total / 60 % 60, total % 60, hundredths)
     }
 
     private func write(_ text: String) {

@@ -38,7 +38,7 @@ struct PushCommand: AsyncParsableCommand {
     @Option(name: .customLong("queue-dir"), help: "Where segments wait until the server has them (default: push.queue_dir, or <data_dir>/push-queue/<stream>).")
     var queueDirectory: String?
     @Option(help: "After a cut: live-first or catch-up (default: push.backlog).")
-    var backlog: String?
+    var backlog: PushBacklog?
     @Option(help: "The stream's title, for the server's master playlist, /api/streams and the page.")
     var title: String?
     @Option(help: "The stream's description.")
@@ -79,19 +79,14 @@ struct PushCommand: AsyncParsableCommand {
         }
         if let input { settings.streams[0].input = input }
         if let loop { settings.streams[0].loop = loop }
-        if let backlog {
-            guard let mode = PushBacklog(rawValue: backlog) else {
-                throw SidelineStartupError(message: "--backlog \(backlog) is not one of \(PushBacklog.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            settings.push.backlog = mode
-        }
+        if let backlog { settings.push.backlog = backlog }
         guard !settings.streams[0].input.isEmpty else {
             throw SidelineStartupError(message: "push needs a camera: give --input (the config's stream has none)")
         }
         let metadata = try self.metadata()
         let stream = settings.streams[0]
         let plan = ServePlan(configuration: settings, stream: stream, realtime: true)
-        let queuePath = queueDirectory ?? (settings.push.queueDirectory.isEmpty ? "\(settings.dataDirectory)/push-queue/\(target.stream)" : settings.push.queueDirectory)
+        let queuePath = queueDirectory ?? PushQueueDirectory.path(configured: settings.push.queueDirectory, dataDirectory: settings.dataDirectory, stream: target.stream)
 
         // The camera first: a bad input fails before the queue is touched, and a new queue's
         // timeline starts when capture does.
@@ -106,20 +101,15 @@ struct PushCommand: AsyncParsableCommand {
         }
         if !queue.isEmpty { logger.notice("segments left by an earlier run are sent first as the backlog", metadata: ["segments": "\(queue.count)", "queue": "\(queuePath)"]) }
 
-        let ladderTotal = stream.video.ladder.reduce(0) { $0 + $1.bitrate.bitsPerSecond }
-        let session = PushSession(
-            settings: .init(ladder: stream.video.ladder, segmentDuration: settings.segmentDuration, targetDuration: plan.targetDuration,
-                            audioBitRate: pipeline.hasAudio ? settings.audio.bitrate.bitsPerSecond : 0, rule: UploadBitRate(ratio: settings.push.ratio),
-                            minimum: settings.push.minBitrate.bitsPerSecond, maximum: min(settings.push.maxBitrate?.bitsPerSecond ?? ladderTotal, ladderTotal),
-                            backlog: settings.push.backlog, metadata: metadata),
-            client: IngestClient(base: target.base, token: secret), directory: directory, queue: queue, bitRates: pipeline.bitRates,
-            timings: pipeline.timings, logger: logger)
+        let session = PushSession(settings: .init(configuration: settings, stream: stream, targetDuration: plan.targetDuration, hasAudio: pipeline.hasAudio, metadata: metadata),
+                                  client: IngestClient(base: target.base, token: secret), directory: directory, queue: queue, bitRates: pipeline.bitRates,
+                                  timings: pipeline.timings, logger: logger)
         opened.events.forwardTo(session.handle)
         // Numbered on push's own timeline, after anything already queued, and started when that
         // slot starts on the wall clock: every run then delivers slot k at the same time after
         // the epoch, so the server, which expects each slot at the pace of the first run's, never
         // takes a restarted run's segments for late ones.
-        let first = max(directory.timeline.firstSlot(startingAt: Date()), (session.newestQueued ?? -1) + 1)
+        let first = directory.timeline.firstSlot(startingAt: Date(), after: session.newestQueued)
         let wait = directory.timeline.start(of: first).timeIntervalSinceNow
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int64(wait * 1000))) }
         pipeline.start(atSegment: first)
@@ -127,7 +117,7 @@ struct PushCommand: AsyncParsableCommand {
 
         let console = PushConsole(session: session, statistics: { pipeline.statistics })
         let consoleTask = Task { await console.run() }
-        let drainSeconds = max(5, settings.segmentDuration * 2)
+        let drainSeconds = session.drainSeconds
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let signalTask = Task {
             for await signal in signals {
@@ -151,33 +141,24 @@ struct PushCommand: AsyncParsableCommand {
         await session.client.shutdown()
         let left = session.status.queued
         if left > 0 { FileHandle.standardError.write(Data("sideline: \(left) segment\(left == 1 ? "" : "s") left in \(queuePath); the next push sends them\n".utf8)) }
-        if let p50 = session.latency.percentile(50), let p99 = session.latency.percentile(99), let max = session.latency.percentile(100) {
-            print(String(format: "capture_to_listed_ms p50=%.1f p99=%.1f max=%.1f samples=%d", p50 * 1000, p99 * 1000, max * 1000, session.latency.count))
-        }
+        for line in PushStatusLine.summary(latency: session.latency, uploads: session.uploadTimes) { print(line) }
         return refusal
     }
 
     /// Title, description and keywords from the flags, over a metadata file's; nil when none is given.
     private func metadata() throws -> StreamMetadata? {
-        var metadata: StreamMetadata?
+        var file: [UInt8]?
         if let metadataFile {
             guard let data = FileManager.default.contents(atPath: metadataFile) else {
                 throw SidelineStartupError(message: "--metadata-file \(metadataFile) cannot be read")
             }
-            switch StreamMetadata.parse([UInt8](data)) {
-            case let .success(parsed): metadata = parsed
-            case let .failure(rejection): throw SidelineStartupError(message: "--metadata-file \(metadataFile): \(rejection)")
-            }
+            file = [UInt8](data)
         }
-        guard metadata != nil || title != nil || description != nil || keywords != nil else { return nil }
-        var merged = metadata ?? StreamMetadata()
-        if let title { merged.title = title }
-        if let description { merged.description = description }
-        if let keywords { merged.keywords = keywords }
-        // The same checks as the server's, so a bad title stops push here, not at the server.
-        switch StreamMetadata.parse(Array(try JSONEncoder().encode(merged))) {
-        case .success: return merged
-        case let .failure(rejection): throw SidelineStartupError(message: "the stream's metadata: \(rejection)")
+        switch StreamMetadata.combining(file: file, title: title, description: description, keywords: keywords) {
+        case let .success(metadata): return metadata
+        case let .failure(rejection): throw SidelineStartupError(message: "the stream's metadata (--title, --description, --keywords, --metadata-file): \(rejection)")
         }
     }
 }
+
+extension PushBacklog: ExpressibleByArgument {}

@@ -14,7 +14,7 @@ control port (GET, answered with the current state as JSON):
     /state               bytes forwarded, connections, whether cut
 
 The rate is a token bucket shared by all connections (one uplink), at most 64 KiB of burst;
-`--delay` adds a one-way delay to each chunk sent upstream (a long link).
+`--delay` delays each direction by that many seconds without limiting throughput (a long link).
 """
 import argparse
 import asyncio
@@ -56,23 +56,42 @@ class Link:
 
 
 async def pump(reader, writer, link, upstream):
-    try:
+    """Forwards one direction. The uplink's bytes wait for the token bucket; both directions
+    are delayed by `link.delay` without losing throughput (chunks are stamped when read and
+    written once their time has come, so many are in flight at once, as on a long wire)."""
+    in_flight = asyncio.Queue()
+
+    async def deliver():
         while True:
+            due, chunk = await in_flight.get()
+            if chunk is None:
+                return
+            wait = due - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if link.cut:
+                return
+            writer.write(chunk)
+            await writer.drain()
+
+    delivering = asyncio.ensure_future(deliver())
+    try:
+        while not delivering.done():
             chunk = await reader.read(16384 if upstream else 65536)
             if not chunk:
                 break
             if upstream:
                 await link.take(len(chunk))
-                if link.delay > 0:
-                    await asyncio.sleep(link.delay)
                 link.forwarded += len(chunk)
             if link.cut:
                 break
-            writer.write(chunk)
-            await writer.drain()
+            await in_flight.put((time.monotonic() + link.delay, chunk))
+        await in_flight.put((0, None))
+        await delivering
     except (ConnectionError, asyncio.CancelledError, OSError):
         pass
     finally:
+        delivering.cancel()
         try:
             writer.close()
         except Exception:
@@ -138,7 +157,7 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--target", required=True)
     parser.add_argument("--rate", type=float, default=0, help="uplink bits per second, 0: unlimited")
-    parser.add_argument("--delay", type=float, default=0, help="one-way delay of the uplink, seconds")
+    parser.add_argument("--delay", type=float, default=0, help="one-way delay of each direction, seconds (0.02: a 40 ms round trip)")
     arguments = parser.parse_args()
     host, port = arguments.target.rsplit(":", 1)
     link = Link(arguments.rate / 8, arguments.delay)

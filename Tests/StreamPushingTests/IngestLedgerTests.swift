@@ -202,6 +202,17 @@ import Testing
         #expect(try StreamMetadata.parse(Array("Only a title".utf8)).get() == StreamMetadata(title: "Only a title"))
     }
 
+    /// `sideline push`: a metadata file's fields, each replaced by the flag given; nothing
+    /// given, nothing sent; the flags checked like an upload.
+    @Test func pushFlagsOverAMetadataFile() throws {
+        let file = Array("Stand camera\nfans, north\nThe north stand\n".utf8)
+        #expect(try StreamMetadata.combining(file: file, title: "North stand", description: nil, keywords: nil).get()
+            == StreamMetadata(title: "North stand", description: "The north stand", keywords: "fans, north"))
+        #expect(try StreamMetadata.combining(file: nil, title: nil, description: nil, keywords: "wide").get() == StreamMetadata(keywords: "wide"))
+        #expect(try StreamMetadata.combining(file: nil, title: nil, description: nil, keywords: nil).get() == nil)
+        #expect(StreamMetadata.combining(file: nil, title: "The \"final\"", description: nil, keywords: nil) == .failure(.unquotable(field: "title")))
+    }
+
     @Test func whatCannotStandInAPlaylistAttributeIsRefused() {
         #expect(StreamMetadata.parse(Array(#"{"title": "The \"final\""}"#.utf8)) == .failure(.unquotable(field: "title")))
         #expect(StreamMetadata.parse(Array("{\"keywords\": \"a\\u0007b\"}".utf8)) == .failure(.unquotable(field: "keywords")))

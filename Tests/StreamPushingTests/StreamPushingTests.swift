@@ -117,6 +117,8 @@ import Testing
         #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(60)) == 30)
         #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(-5)) == 0, "a clock set back starts at 0, not below")
         #expect(timeline.start(of: 31) == epoch.addingTimeInterval(62), "a restarted run waits for its first slot's start")
+        #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(61), after: 40) == 41, "never a slot already queued (a clock set back)")
+        #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(61), after: 12) == 31)
     }
 }
 

@@ -39,6 +39,16 @@ public final class SidelineProcess: @unchecked Sendable {
         throw Failure(message: "sideline printed no URL within \(timeout) s: \(log)")
     }
 
+    /// Waits for the process to exit by itself; returns its exit status.
+    public func waitForExit(timeout: Double = 60) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            guard Date() < deadline else { throw Failure(message: "sideline did not exit within \(timeout) s: \(log)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return process.terminationStatus
+    }
+
     /// Sends `signal` and waits for the process to exit; returns its exit status.
     @discardableResult
     public func stop(signal: Int32 = SIGINT, timeout: Double = 30) async throws -> Int32 {
