@@ -112,6 +112,8 @@ public final class PushSession: Sendable {
     /// Capture-to-listed latencies of every rung's segments (as `serve` measures publish
     /// latency: from the input reading a segment's last frame to the server listing it).
     public let latency = LatencyRecorder()
+    /// The same for the best rung alone, which goes up first in every slot.
+    public let bestRungLatency = LatencyRecorder()
     /// How long each segment upload took that went through.
     public let uploadTimes = LatencyRecorder()
     private let clock: @Sendable () -> Double
@@ -372,7 +374,10 @@ public final class PushSession: Sendable {
                 guard let completed = timings.inputCompletion(segment: slot) else { continue }
                 let seconds = completed.duration(to: now).inSeconds
                 latency.record(seconds)
-                if variant == settings.ladder.first?.name { state.withLock { $0.lastLatency = seconds } }
+                if variant == settings.ladder.first?.name {
+                    bestRungLatency.record(seconds)
+                    state.withLock { $0.lastLatency = seconds }
+                }
             }
         }
         let directory = self.directory

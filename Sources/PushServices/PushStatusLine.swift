@@ -20,10 +20,11 @@ public enum PushStatusLine {
 
     /// The lines printed at exit: capture-to-listed latency and segment upload times, in the
     /// form the benchmarks read (`scripts/bench/push_latency.py`).
-    public static func summary(latency: LatencyRecorder, uploads: LatencyRecorder) -> [String] {
+    public static func summary(latency: LatencyRecorder, bestRung: LatencyRecorder = LatencyRecorder(), uploads: LatencyRecorder) -> [String] {
         var lines: [String] = []
-        if let p50 = latency.percentile(50), let p99 = latency.percentile(99), let max = latency.percentile(100) {
-            lines.append(String(format: "capture_to_listed_ms p50=%.1f p99=%.1f max=%.1f samples=%d", p50 * 1000, p99 * 1000, max * 1000, latency.count))
+        for (name, recorder) in [("capture_to_listed_ms", latency), ("capture_to_listed_best_rung_ms", bestRung)] {
+            guard let p50 = recorder.percentile(50), let p99 = recorder.percentile(99), let max = recorder.percentile(100) else { continue }
+            lines.append(String(format: "\(name) p50=%.1f p99=%.1f max=%.1f samples=%d", p50 * 1000, p99 * 1000, max * 1000, recorder.count))
         }
         if let p50 = uploads.percentile(50), let p99 = uploads.percentile(99) {
             lines.append(String(format: "segment_upload_ms p50=%.1f p99=%.1f samples=%d", p50 * 1000, p99 * 1000, uploads.count))

@@ -141,7 +141,7 @@ struct PushCommand: AsyncParsableCommand {
         await session.client.shutdown()
         let left = session.status.queued
         if left > 0 { FileHandle.standardError.write(Data("sideline: \(left) segment\(left == 1 ? "" : "s") left in \(queuePath); the next push sends them\n".utf8)) }
-        for line in PushStatusLine.summary(latency: session.latency, uploads: session.uploadTimes) { print(line) }
+        for line in PushStatusLine.summary(latency: session.latency, bestRung: session.bestRungLatency, uploads: session.uploadTimes) { print(line) }
         return refusal
     }
 

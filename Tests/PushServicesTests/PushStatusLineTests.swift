@@ -20,5 +20,8 @@ import Testing
         for milliseconds in [400, 410, 420, 900] { latency.record(Double(milliseconds) / 1000) }
         let uploads = LatencyRecorder()
         #expect(PushStatusLine.summary(latency: latency, uploads: uploads) == ["capture_to_listed_ms p50=410.0 p99=900.0 max=900.0 samples=4"])
+        let best = LatencyRecorder()
+        best.record(0.4)
+        #expect(PushStatusLine.summary(latency: latency, bestRung: best, uploads: uploads).last == "capture_to_listed_best_rung_ms p50=400.0 p99=400.0 max=400.0 samples=1")
     }
 }
