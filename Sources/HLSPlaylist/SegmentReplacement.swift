@@ -93,6 +93,33 @@ extension MediaPlaylist {
         return applied
     }
 
+    /// The entries (indices) a late segment may still replace: GAP entries and the entries of
+    /// Sideline's fill spans (stand-ins and siblings' copies, from the date range that opens a
+    /// span to the entry carrying the same ID with its END-DATE), less those replaced already.
+    /// A span left open by a stopped process ends at the last entry the process wrote before
+    /// the next EXT-X-DISCONTINUITY that is not a fill's own.
+    public var replaceableEntries: [Int] {
+        let found = replacements
+        let fillClasses: Set<String> = [DateRange.standInClass, DateRange.siblingFillClass]
+        var open: Set<String> = []
+        var indices: [Int] = []
+        for (index, entry) in segments.enumerated() {
+            var openedHere: Set<String> = []
+            for range in entry.dateRanges where fillClasses.contains(range.classLabel ?? "") {
+                if range.endDate == nil {
+                    openedHere.insert(range.id)
+                } else {
+                    open.remove(range.id)
+                }
+            }
+            // Every change of source is a seam: spans still open across one were left open by
+            // a process that stopped; only those this entry opens go on.
+            if entry.discontinuity { open = openedHere } else { open.formUnion(openedHere) }
+            if (entry.gap || !open.isEmpty) && found[entry.uri] == nil { indices.append(index) }
+        }
+        return indices
+    }
+
     /// This I-frame playlist with `media`'s replacements applied: a replaced entry's I-frame is
     /// the real segment's IDR, placed where the entry lies (also for a replaced GAP, which had
     /// none). A replacement without a known keyframe leaves its entry out.

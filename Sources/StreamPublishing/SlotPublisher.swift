@@ -56,12 +56,16 @@ public struct SlotPublisher: Sendable {
         /// EXT-X-PROGRAM-DATE-TIME and EXTINF of the last entry, if it has a date.
         public var lastProgramDateTime: Date?
         public var lastDuration: Double
+        /// Entries (indices) of each variant a late segment may still replace
+        /// (`MediaPlaylist.replaceableEntries`); only used with `lateSegmentsReplaceFills`.
+        public var replaceable: [String: [Int]] = [:]
 
-        public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double) {
+        public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double, replaceable: [String: [Int]] = [:]) {
             self.entries = entries
             self.timeline = timeline
             self.lastProgramDateTime = lastProgramDateTime
             self.lastDuration = lastDuration
+            self.replaceable = replaceable
         }
 
         /// What a recorded playlist's entries say (nil when there are none): the last dated
@@ -146,6 +150,13 @@ public struct SlotPublisher: Sendable {
         }
         let source: EntrySource? = entries > 0 ? .restored : nil
         variants = Dictionary(uniqueKeysWithValues: settings.variants.map { ($0, VariantState(next: next, entries: entries, lastSource: source)) })
+        if settings.lateSegmentsReplaceFills, let restored {
+            // What an earlier process filled, a late segment may still replace after a restart.
+            let timeline = self.timeline
+            for (name, indices) in restored.replaceable where variants[name] != nil {
+                variants[name]!.replaceable = Set(indices.map { timeline.slot(ofEntry: $0) })
+            }
+        }
         if restored.map({ timeline != $0.timeline }) == true { sink.timelineChanged(timeline) }
         announceMaster()
     }

@@ -65,7 +65,7 @@ public struct IngestLedger: Sendable {
     }
 
     /// One run of the remote encoder.
-    public struct Session: Sendable, Equatable {
+    public struct Session: Sendable, Equatable, Codable {
         public var number: Int
         public var firstSlot: Int
         public var firstSequence: Int
@@ -124,6 +124,26 @@ public struct IngestLedger: Sendable {
         var highestListed: Int?
         /// The encoder sent a listed segment again with other timestamps: it started again.
         var restartSeen = false
+        /// Restored after a server restart: sequence numbers up to this one were listed by the
+        /// earlier process (unless received again: a backlog sent late).
+        var restoredUpTo: Int?
+    }
+
+    /// What a server restart must not forget (kept with the stream, `<stream>/ingest/session.json`):
+    /// the encoder's session, so its sequence numbers keep mapping onto the same slots (a backlog
+    /// sent after the restart lands in its own slots), and how far each variant was listed in it
+    /// (a playlist ending below that is still an encoder that started again).
+    public struct Persisted: Sendable, Equatable, Codable {
+        public var session: Session?
+        public var highestListed: [String: Int]
+        public init(session: Session?, highestListed: [String: Int]) {
+            self.session = session
+            self.highestListed = highestListed
+        }
+    }
+
+    public var persisted: Persisted {
+        Persisted(session: session, highestListed: variants.compactMapValues { $0.session == session?.number ? $0.highestListed : nil })
     }
 
     public let settings: Settings
@@ -133,9 +153,17 @@ public struct IngestLedger: Sendable {
     /// rounding at the low frame rates cameras use, and a little more.
     static let durationTolerance = 0.25
 
-    public init(settings: Settings) {
+    /// `restoring`: what an earlier process of the server kept (`persisted`).
+    public init(settings: Settings, restoring: Persisted? = nil) {
         self.settings = settings
         variants = Dictionary(uniqueKeysWithValues: settings.variants.map { ($0, VariantLedger()) })
+        guard let restoring, let session = restoring.session else { return }
+        self.session = session
+        for (variant, highest) in restoring.highestListed where variants[variant] != nil {
+            variants[variant]!.session = session.number
+            variants[variant]!.highestListed = highest
+            variants[variant]!.restoredUpTo = highest
+        }
     }
 
     /// Whether `variant` is in the ladder; nil when it is, the refusal otherwise.
@@ -193,11 +221,18 @@ public struct IngestLedger: Sendable {
             ledger.listed = [:]
             ledger.highestListed = nil
             ledger.restartSeen = false
+            ledger.restoredUpTo = nil
         }
         // What this playlist lists that is not listed yet. A variant new to the session skips
         // what it lists before its first received segment: listed by an earlier server process
-        // (or lost with it), not something this one should wait for.
-        var fresh = entries.filter { !$0.segment.gap && ledger.listed[$0.sequence] == nil }
+        // (or lost with it), not something this one should wait for. After a restart of the
+        // server, what the earlier process listed is skipped the same way, unless it comes again.
+        let restoredUpTo = ledger.restoredUpTo
+        var fresh = entries.filter { entry in
+            guard !entry.segment.gap, ledger.listed[entry.sequence] == nil else { return false }
+            if let restoredUpTo, entry.sequence <= restoredUpTo { return ledger.received[entry.segment.uri] != nil }
+            return true
+        }
         if !inCurrentSession, let first = fresh.firstIndex(where: { ledger.received[$0.segment.uri] != nil }) {
             fresh.removeFirst(first)
         } else if !inCurrentSession {

@@ -39,7 +39,10 @@ public final class PushedStream: Sendable {
         let clock = publisher.writer.clock
         let settings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
                                              slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin)
-        var ledger = IngestLedger(settings: settings)
+        // The encoder's session from before a restart, so its numbers keep their slots.
+        let sessionPath = "\(plan.layout.streamDirectory)/ingest/session.json"
+        let kept = FileManager.default.contents(atPath: sessionPath).flatMap { try? JSONDecoder().decode(IngestLedger.Persisted.self, from: $0) }
+        var ledger = IngestLedger(settings: settings, restoring: kept)
         Self.restoreReceived(into: &ledger, layout: layout, logger: logger)
         self.ledger = Mutex(ledger)
         // What the pusher last said about the stream wins over the config, across restarts.
@@ -50,6 +53,8 @@ public final class PushedStream: Sendable {
 
     /// `<data dir>/<stream>/metadata.json`: the pusher's title, description and keywords.
     private var metadataPath: String { "\(layout.streamDirectory)/metadata.json" }
+    /// `<data dir>/<stream>/ingest/session.json`: the ledger's `Persisted` state.
+    private var sessionPath: String { "\(layout.streamDirectory)/ingest/session.json" }
 
     public var name: String { plan.stream.name }
     /// What was listed so far (the ladder's first variant), for the status line.
@@ -124,8 +129,18 @@ public final class PushedStream: Sendable {
         guard let text = String(validating: body, as: UTF8.self) else {
             return .failure(.malformed("the playlist of variant '\(variant)' is not UTF-8 text").forOperators())
         }
-        let decided = ledger.withLock { ledger in
-            ledger.playlistReceived(variant: variant, text: text, now: Date()) { publisher.beginPushSession() }
+        let (decided, before, after) = ledger.withLock { ledger in
+            let before = ledger.persisted
+            return (ledger.playlistReceived(variant: variant, text: text, now: Date()) { publisher.beginPushSession() }, before, ledger.persisted)
+        }
+        if after != before {
+            // Kept before anything is listed, so a restart maps the encoder's numbers as this process did.
+            do {
+                try FileManager.default.createDirectory(atPath: "\(layout.streamDirectory)/ingest", withIntermediateDirectories: true)
+                try AtomicFile.write(Array(try JSONEncoder().encode(after)), to: sessionPath)
+            } catch {
+                logger.error("the ingest session could not be kept; after a restart the encoder's segments start a new session", metadata: ["error": "\(error)"])
+            }
         }
         let listings: [IngestLedger.Listing]
         switch decided {
@@ -153,7 +168,9 @@ public final class PushedStream: Sendable {
                     }
                 }
             case .replaces: recorded.append(listing.name)
-            case .refused: late.append(listing.name)
+            case .refused:
+                late.append(listing.name)
+                keepUnplaced(segment, named: listing.name, of: variant)
             case .withheld, .afterEnd: break
             }
         }
@@ -162,13 +179,26 @@ public final class PushedStream: Sendable {
                           metadata: ["variant": "\(variant)", "segments": "\(recorded.joined(separator: ","))"])
         }
         if !late.isEmpty {
-            logger.warning("pushed segments came after their slots were filled and were not recorded (their slots hold real segments, or were filled before a restart)",
+            logger.warning("pushed segments came for slots that cannot take them (a real segment is there, or the server was down then); kept under unplaced/",
                            metadata: ["variant": "\(variant)", "segments": "\(late.joined(separator: ","))"])
         }
         var message = "listed \(listed) new segment\(listed == 1 ? "" : "s")"
         if !recorded.isEmpty { message += "; \(recorded.count) late, recorded in place of their stand-ins (\(recorded.joined(separator: ", ")))" }
-        if !late.isEmpty { message += "; \(late.count) late and dropped (\(late.joined(separator: ", ")))" }
+        if !late.isEmpty { message += "; \(late.count) late and dropped, kept aside as unplaced (\(late.joined(separator: ", ")))" }
         return .success(IngestReceipt(created: false, message: message))
+    }
+
+    /// A pushed segment with no slot to take it (its slot holds a real segment, or has no entry:
+    /// the server was down then) is kept, never lost: `<stream>/unplaced/<variant>/<slot>-<name>`,
+    /// restamped for its slot, for an operator to recover.
+    private func keepUnplaced(_ segment: EncodedSegment, named name: String, of variant: String) {
+        let directory = "\(layout.streamDirectory)/unplaced/\(variant)"
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try AtomicFile.write(segment.bytes, to: "\(directory)/\(StreamLayout.segmentName(sequence: segment.index).dropLast(3))-\(name)")
+        } catch {
+            logger.error("a pushed segment with no slot could not be kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
+        }
     }
 
     /// The received bytes moved onto the stream's timeline, as the publisher takes them.

@@ -65,7 +65,9 @@ public final class StreamPublisher: Sendable {
     private static func restored(_ recorder: StreamRecorder) -> SlotPublisher.Restored? {
         guard let longest = recorder.variants.values.max(by: { $0.count < $1.count }) else { return nil }
         let timeline = FileManager.default.contents(atPath: recorder.layout.timelinePath).flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: $0) }
-        return SlotPublisher.Restored(recorded: longest.playlist.segments, timeline: timeline)
+        var restored = SlotPublisher.Restored(recorded: longest.playlist.segments, timeline: timeline)
+        restored?.replaceable = recorder.variants.mapValues(\.playlist.replaceableEntries)
+        return restored
     }
 
     public var streamName: String { stream.name }

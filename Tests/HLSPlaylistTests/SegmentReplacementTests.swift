@@ -88,3 +88,35 @@ import Testing
         #expect(iFrames.applyingReplacements(of: recording()) == iFrames)
     }
 }
+
+/// After a restart, which recorded entries a late segment may still replace: stand-ins and
+/// siblings' copies (by their spans) and GAP entries, not real segments, not replaced ones.
+@Suite struct ReplaceableEntriesTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func entry(_ index: Int, seam: Bool = false, gap: Bool = false, ranges: [DateRange] = []) -> MediaSegment {
+        MediaSegment(uri: String(format: "%06d.ts", index), duration: 2, programDateTime: Self.start.addingTimeInterval(Double(index) * 2),
+                     discontinuity: seam, gap: gap, dateRanges: ranges)
+    }
+
+    func span(_ id: String, _ classLabel: String = DateRange.standInClass, closed: Bool = false) -> DateRange {
+        DateRange(id: id, classLabel: classLabel, startDate: Self.start, endDate: closed ? Self.start.addingTimeInterval(10) : nil)
+    }
+
+    @Test func fillSpansAndGapsAreReplaceableRealSegmentsAreNot() {
+        let playlist = MediaPlaylist(targetDuration: 2, segments: [
+            entry(0),
+            entry(1, seam: true, ranges: [span("s1")]), entry(2),
+            entry(3, seam: true, ranges: [span("s1", closed: true)]),
+            entry(4, gap: true),
+            entry(5, seam: true, ranges: [span("c1", DateRange.siblingFillClass)]),
+            // A process stopped inside a span; the next one starts with a real segment.
+            entry(6, seam: true), entry(7),
+            entry(8, seam: true, ranges: [span("s2")]),
+        ])
+        #expect(playlist.replaceableEntries == [1, 2, 4, 5, 8])
+        var replaced = playlist
+        replaced.trailingDateRanges = [SegmentReplacement(replaces: "000002.ts", uri: "000002-late.ts", duration: 2, startDate: Self.start, keyframe: nil).dateRange]
+        #expect(replaced.replaceableEntries == [1, 4, 5, 8], "replaced once, never again")
+    }
+}

@@ -114,6 +114,18 @@ import Testing
         #expect(camera.core.takeLate(variant: "720p", slot: 1) == nil)
     }
 
+    /// A restarted server: what the earlier process filled (from the recording) may still be
+    /// replaced by a late segment; what it listed as real may not.
+    @Test func fillsOfAnEarlierProcessStayReplaceable() {
+        let restored = SlotPublisher.Restored(entries: 6, timeline: StreamTimeline(), lastProgramDateTime: Date(timeIntervalSince1970: 1_800_000_090),
+                                              lastDuration: 2, replaceable: ["720p": [2, 3], "360p": [3]])
+        var drive = Drive(restored: restored, now: 100, lateSegmentsReplaceFills: true)
+        #expect(drive.core.takeLate(variant: "720p", slot: 2) == 2)
+        #expect(drive.core.takeLate(variant: "720p", slot: 1) == nil)
+        #expect(drive.core.takeLate(variant: "360p", slot: 2) == nil)
+        #expect(drive.core.takeLate(variant: "360p", slot: 3) == 3)
+    }
+
     /// After a skip (a run of the timeline begins later), a fill's entry is found by its slot.
     @Test func lateSegmentsFindTheirEntryAcrossASkip() {
         var drive = Drive(late: .stale, lateSegmentsReplaceFills: true)

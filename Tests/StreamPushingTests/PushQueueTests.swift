@@ -122,6 +122,56 @@ import Testing
         #expect(queue.isEmpty)
     }
 
+    /// The server restarts in the middle of a cut: its ledger comes back from what it kept
+    /// (`persisted`), and the backlog still lands in its own slots, in one session.
+    @Test(arguments: [PushQueueOrder.Backlog.catchUp, .liveFirst])
+    func aServerRestartedDuringACutKeepsTheSlots(backlog: PushQueueOrder.Backlog) throws {
+        var queue = PushQueue(segmentDuration: 2)
+        var server = Server()
+        for slot in 0..<30 {
+            for variant in variants { queue.add(segment(slot), of: variant) }
+            if slot == 15 {
+                let kept = server.ledger.persisted
+                server.ledger = IngestLedger(settings: server.ledger.settings, restoring: kept)
+            }
+            guard !(10..<20).contains(slot) else { continue }
+            for _ in 0..<3 {
+                guard let next = queue.nextSlot(backlog: backlog) else { break }
+                try send(next, queue: &queue, server: &server)
+            }
+        }
+        while let next = queue.nextSlot(backlog: backlog) { try send(next, queue: &queue, server: &server) }
+        #expect(server.sessions == 1)
+        for variant in variants {
+            #expect(server.listed[variant] == Dictionary(uniqueKeysWithValues: (0..<30).map { (500 + $0, $0) }))
+        }
+    }
+
+    /// An encoder that started again while the server was down (ffmpeg numbers from 0 again)
+    /// is still a new session after the server's restart.
+    @Test func anEncoderRestartedWhileTheServerWasDownStartsANewSession() throws {
+        var server = Server()
+        for slot in 0..<4 {
+            server.receive("720p", slot: slot)
+            try server.playlist("720p", MediaPlaylist(targetDuration: 2, segments: (0...slot).map { MediaSegment(uri: PushQueue.segmentName(slot: $0), duration: 2) }))
+        }
+        server.ledger = IngestLedger(settings: server.ledger.settings, restoring: server.ledger.persisted)
+        server.listed = [:]
+        server.receive("720p", slot: 0)
+        try server.playlist("720p", MediaPlaylist(targetDuration: 2, segments: [MediaSegment(uri: PushQueue.segmentName(slot: 0), duration: 2)]))
+        #expect(server.sessions == 2, "numbers that went back are a new encoder")
+        // And a playlist that only names what the earlier process listed lists nothing twice.
+        var again = Server()
+        for slot in 0..<3 {
+            again.receive("720p", slot: slot)
+            try again.playlist("720p", MediaPlaylist(targetDuration: 2, segments: (0...slot).map { MediaSegment(uri: PushQueue.segmentName(slot: $0), duration: 2) }))
+        }
+        again.ledger = IngestLedger(settings: again.ledger.settings, restoring: again.ledger.persisted)
+        again.receive("720p", slot: 3)
+        try again.playlist("720p", MediaPlaylist(targetDuration: 2, segments: (0...3).map { MediaSegment(uri: PushQueue.segmentName(slot: $0), duration: 2) }))
+        #expect(again.sessions == 1 && again.listed["720p"]?[503] == 3, "slot 503 for segment 3, the rest already listed")
+    }
+
     /// push killed after its segment went up but before the playlist, then started again from
     /// what it kept on disk: what was acknowledged is not sent again, the rest lands in place.
     @Test func aRestartedPushSendsWhatWasQueuedAndNothingTwice() throws {
