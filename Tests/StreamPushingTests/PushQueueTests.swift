@@ -97,24 +97,30 @@ import Testing
         }
     }
 
-    /// A 10-slot cut in the middle of 30 slots: every slot of push is listed once, in the
-    /// server slot its number says, whichever way the backlog goes, in one session.
-    @Test(arguments: [PushQueueOrder.Backlog.catchUp, .liveFirst])
-    func aCutLosesNothingAndEverySegmentLandsInItsOwnSlot(backlog: PushQueueOrder.Backlog) throws {
+    /// push encodes `slots` one per step; during `cut` nothing goes up; after it, up to three
+    /// slots' uploads per step (a link faster than real time), in `backlog` order. At
+    /// `serverRestart` the server's ledger is made again from what it kept.
+    func run(slots: Range<Int>, cut: Range<Int>, serverRestart: Int? = nil, backlog: PushQueueOrder.Backlog) throws -> (Server, PushQueue) {
         var queue = PushQueue(segmentDuration: 2)
         var server = Server()
-        for slot in 100..<130 {
+        for slot in slots {
             for variant in variants { queue.add(segment(slot), of: variant) }
-            let cut = (110..<120).contains(slot)
-            // While cut nothing goes up; after it, one slot's uploads per new segment and the
-            // rest of the backlog two at a time (a link faster than real time).
-            guard !cut else { continue }
+            if slot == serverRestart { server.ledger = IngestLedger(settings: server.ledger.settings, restoring: server.ledger.persisted) }
+            guard !cut.contains(slot) else { continue }
             for _ in 0..<3 {
                 guard let next = queue.nextSlot(backlog: backlog) else { break }
                 try send(next, queue: &queue, server: &server)
             }
         }
         while let next = queue.nextSlot(backlog: backlog) { try send(next, queue: &queue, server: &server) }
+        return (server, queue)
+    }
+
+    /// A 10-slot cut in the middle of 30 slots: every slot of push is listed once, in the
+    /// server slot its number says, whichever way the backlog goes, in one session.
+    @Test(arguments: [PushQueueOrder.Backlog.catchUp, .liveFirst])
+    func aCutLosesNothingAndEverySegmentLandsInItsOwnSlot(backlog: PushQueueOrder.Backlog) throws {
+        let (server, queue) = try run(slots: 100..<130, cut: 110..<120, backlog: backlog)
         #expect(server.sessions == 1, "one encoder session: the backlog never looks like a restart")
         for variant in variants {
             #expect(server.listed[variant] == Dictionary(uniqueKeysWithValues: (100..<130).map { (500 + $0 - 100, $0) }))
@@ -126,21 +132,7 @@ import Testing
     /// (`persisted`), and the backlog still lands in its own slots, in one session.
     @Test(arguments: [PushQueueOrder.Backlog.catchUp, .liveFirst])
     func aServerRestartedDuringACutKeepsTheSlots(backlog: PushQueueOrder.Backlog) throws {
-        var queue = PushQueue(segmentDuration: 2)
-        var server = Server()
-        for slot in 0..<30 {
-            for variant in variants { queue.add(segment(slot), of: variant) }
-            if slot == 15 {
-                let kept = server.ledger.persisted
-                server.ledger = IngestLedger(settings: server.ledger.settings, restoring: kept)
-            }
-            guard !(10..<20).contains(slot) else { continue }
-            for _ in 0..<3 {
-                guard let next = queue.nextSlot(backlog: backlog) else { break }
-                try send(next, queue: &queue, server: &server)
-            }
-        }
-        while let next = queue.nextSlot(backlog: backlog) { try send(next, queue: &queue, server: &server) }
+        let (server, _) = try run(slots: 0..<30, cut: 10..<20, serverRestart: 15, backlog: backlog)
         #expect(server.sessions == 1)
         for variant in variants {
             #expect(server.listed[variant] == Dictionary(uniqueKeysWithValues: (0..<30).map { (500 + $0, $0) }))
