@@ -33,23 +33,16 @@ public final class PushSession: Sendable {
 
         /// From the config (`push`, `video`, `audio`, `segment_duration`) for `stream`.
         public init(configuration: SidelineConfiguration, stream: StreamSettings, targetDuration: Int, hasAudio: Bool, metadata: StreamMetadata?) {
-            let ladderTotal = stream.video.ladder.reduce(0) { $0 + $1.bitrate.bitsPerSecond }
-            self.init(ladder: stream.video.ladder, segmentDuration: configuration.segmentDuration, targetDuration: targetDuration,
-                      audioBitRate: hasAudio ? configuration.audio.bitrate.bitsPerSecond : 0, rule: UploadBitRate(ratio: configuration.push.ratio),
-                      minimum: configuration.push.minBitrate.bitsPerSecond, maximum: min(configuration.push.maxBitrate?.bitsPerSecond ?? ladderTotal, ladderTotal),
-                      backlog: configuration.push.backlog, metadata: metadata)
-        }
-
-        public init(ladder: [Rung], segmentDuration: Double, targetDuration: Int, audioBitRate: Int, rule: UploadBitRate, minimum: Int, maximum: Int,
-                    backlog: PushBacklog, metadata: StreamMetadata?) {
-            self.ladder = ladder
-            self.segmentDuration = segmentDuration
+            ladder = stream.video.ladder
+            segmentDuration = configuration.segmentDuration
             self.targetDuration = targetDuration
-            self.audioBitRate = audioBitRate
-            self.rule = rule
-            self.minimum = minimum
-            self.maximum = maximum
-            self.backlog = backlog
+            audioBitRate = hasAudio ? configuration.audio.bitrate.bitsPerSecond : 0
+            rule = UploadBitRate(ratio: configuration.push.ratio)
+            minimum = configuration.push.minBitrate.bitsPerSecond
+            // Rungs never go above their configured rates, so more than the ladder's total is never used.
+            let ladderTotal = ladder.reduce(0) { $0 + $1.bitrate.bitsPerSecond }
+            maximum = min(configuration.push.maxBitrate?.bitsPerSecond ?? ladderTotal, ladderTotal)
+            backlog = configuration.push.backlog
             self.metadata = metadata
         }
     }
@@ -199,7 +192,6 @@ public final class PushSession: Sendable {
         wake.yield()
     }
 
-    private var draining: Bool { state.withLock { $0.drainDeadline != nil } }
     private var pastDeadline: Bool { state.withLock { s in s.drainDeadline.map { clock() >= $0 } ?? false } }
 
     /// Sends until the pipeline has finished and the queue is empty, or the drain deadline
@@ -395,13 +387,14 @@ public final class PushSession: Sendable {
 
     /// What the upload times say about the link: the encoders' rates and the rungs sent.
     private func adapt(bytes: Int, seconds: Double) {
+        let measured = seconds > 0 ? Int(Double(bytes * 8) / seconds) : nil
         let (changed, before) = state.withLock { s -> (PushLadder.Plan?, PushLadder.Plan) in
-            if seconds > 0 { s.uploadBitRate = Int(Double(bytes * 8) / seconds) }
+            if let measured { s.uploadBitRate = measured }
             let before = s.follower.plan
             return (s.follower.measured(bytes: bytes, seconds: seconds), before)
         }
         guard let plan = changed else { return }
-        apply(plan, measured: seconds > 0 ? Int(Double(bytes * 8) / seconds) : nil, before: before)
+        apply(plan, measured: measured, before: before)
     }
 
     /// The encoders take the plan's rates from their next frame; the log says when it matters
@@ -436,13 +429,8 @@ public final class PushSession: Sendable {
     }
 
     private func sendMetadata(_ metadata: StreamMetadata) async throws(Refused) {
-        let body: [UInt8]
-        do {
-            body = Array(try JSONEncoder().encode(metadata))
-        } catch {
-            logger.error("the metadata could not be encoded; it is not sent", metadata: ["error": "\(error)"])
-            return
-        }
+        // Three strings always encode.
+        let body = Array((try? JSONEncoder().encode(metadata)) ?? Data())
         _ = try await sendUntilTaken("metadata", body: body, contentType: "application/json")
     }
 

@@ -134,23 +134,21 @@ public struct OpenedPipeline {
     public let events: EventForwarder
 }
 
-/// Lets the pipeline be built before the publisher it reports to (events only flow after
-/// `LivePipeline.start()`, which comes after `connect`), cuts off a pipeline the watchdog
-/// abandoned, and notes whether the pipeline has finished (the watchdog leaves it alone then).
+/// Lets the pipeline be built before whoever takes its events (they only flow after
+/// `LivePipeline.start()`, which comes after `connect`): a stream's publisher in `serve`, the
+/// push session in `sideline push`. Cuts off a pipeline the watchdog abandoned, and notes
+/// whether the pipeline has finished (the watchdog leaves it alone then).
 public final class EventForwarder: Sendable {
-    private let target = Mutex<StreamPublisher?>(nil)
-    private let other = Mutex<(@Sendable (PipelineEvent) -> Void)?>(nil)
+    private let target = Mutex<(@Sendable (PipelineEvent) -> Void)?>(nil)
     private let finished = Atomic<Bool>(false)
 
-    func connect(_ publisher: StreamPublisher) { target.withLock { $0 = publisher } }
-    /// Sends the pipeline's events to `handle` instead (`sideline push`'s session).
-    public func forwardTo(_ handle: @escaping @Sendable (PipelineEvent) -> Void) { other.withLock { $0 = handle } }
+    func connect(_ publisher: StreamPublisher) { connect(publisher.handle) }
+    public func connect(_ handle: @escaping @Sendable (PipelineEvent) -> Void) { target.withLock { $0 = handle } }
     func disconnect() { target.withLock { $0 = nil } }
 
     func forward(_ event: PipelineEvent) {
         if case .finished = event { finished.store(true, ordering: .relaxed) }
-        target.withLock { $0 }?.handle(event)
-        other.withLock { $0 }?(event)
+        target.withLock { $0 }?(event)
     }
 
     /// Whether the pipeline has reported `.finished` (it has nothing more to do).

@@ -104,7 +104,7 @@ struct PushCommand: AsyncParsableCommand {
         let session = PushSession(settings: .init(configuration: settings, stream: stream, targetDuration: plan.targetDuration, hasAudio: pipeline.hasAudio, metadata: metadata),
                                   client: IngestClient(base: target.base, token: secret), directory: directory, queue: queue, bitRates: pipeline.bitRates,
                                   timings: pipeline.timings, logger: logger)
-        opened.events.forwardTo(session.handle)
+        opened.events.connect(session.handle)
         // Numbered on push's own timeline, after anything already queued, and started when that
         // slot starts on the wall clock: every run then delivers slot k at the same time after
         // the epoch, so the server, which expects each slot at the pace of the first run's, never
