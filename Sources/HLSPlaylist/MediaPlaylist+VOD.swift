@@ -77,6 +77,15 @@ extension MediaPlaylist {
         }
     }
 
+    /// Entry `index`'s wall-clock start: its EXT-X-PROGRAM-DATE-TIME, or carried on from the
+    /// last dated entry before it (as `entryTimes` does); nil when none before it is dated.
+    public func programDateTime(ofEntry index: Int) -> Date? {
+        guard segments.indices.contains(index) else { return nil }
+        if let stated = segments[index].programDateTime { return stated }
+        guard let dated = segments[..<index].lastIndex(where: { $0.programDateTime != nil }) else { return nil }
+        return segments[dated].programDateTime!.addingTimeInterval(segments[dated..<index].reduce(0) { $0 + $1.duration })
+    }
+
     /// The VOD rendition of the entries that cover `window`: every entry that overlaps it,
     /// so the clip starts at or before the asked start (entries start with a keyframe) and ends
     /// at or after the asked end. Media and discontinuity sequence numbers count what was left

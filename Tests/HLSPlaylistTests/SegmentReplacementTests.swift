@@ -66,6 +66,17 @@ import Testing
         #expect(live.playlist.applyingReplacements().trailingDateRanges.isEmpty)
     }
 
+    /// A GAP entry written without a date takes its date from the last dated entry before it
+    /// (the replacement's START-DATE), as the VOD windows count it.
+    @Test func anUndatedEntrysDateIsCarriedOn() {
+        var playlist = recording()
+        playlist.segments[3].programDateTime = nil
+        #expect(playlist.programDateTime(ofEntry: 3) == Self.start.addingTimeInterval(6))
+        #expect(playlist.programDateTime(ofEntry: 1) == Self.start.addingTimeInterval(2))
+        #expect(MediaPlaylist(targetDuration: 2, segments: [MediaSegment(uri: "a.ts", duration: 2)]).programDateTime(ofEntry: 0) == nil)
+        #expect(playlist.programDateTime(ofEntry: 9) == nil)
+    }
+
     @Test func anEntryIsReplacedOnceTheFirstReplacementWins() {
         var playlist = recording()
         playlist.trailingDateRanges = [replacement(1).dateRange, replacement(1, duration: 1.5).dateRange]
