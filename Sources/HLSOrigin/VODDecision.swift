@@ -46,14 +46,17 @@ public enum VODDecision {
         guard let media = variant.playlist, let served = iFrames ? variant.iFramePlaylist : media else {
             return .refuse(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet"))
         }
+        // The live version's tag changes with the markers and the replacements, and so does the
+        // rendition's; the I-frame rendition's depends on the media playlist's replacements too.
+        // A rendition made for this tag is sent as it is: the walks below (replacements, markers,
+        // the window) are done once per version and window, not per request.
+        let renditionTag = tag(served.full) + (iFrames ? "-" + String(media.full.etag.dropFirst().dropLast()) : "")
+        if let made = renditions.made(tag: renditionTag) { return .playlist(made, cache) }
         // The recording's view: late segments of a pushed backlog in place of their stand-ins
         // (the live playlist keeps the stand-ins players saw). Markers go where the moments they
-        // mark lie, so a window keeps the markers of its entries. The live version's tag
-        // changes with the markers and the replacements, and so does the rendition's; the
-        // I-frame rendition's depends on the media playlist's replacements too.
+        // mark lie, so a window keeps the markers of its entries.
         let recording = iFrames ? served.playlist.applyingReplacements(of: media.playlist)
             : stream.markers.isEmpty ? media.playlist.applyingReplacements() : media.playlist.applyingReplacements().placingByTime(stream.markers)
-        let renditionTag = tag(served.full) + (iFrames ? "-" + String(media.full.etag.dropFirst().dropLast()) : "")
         switch recording.vodRendition(covering: window) {
         case let .success(vod):
             return .playlist(renditions.rendered(tag: renditionTag) { vod.render() }, cache)
@@ -96,8 +99,11 @@ public final class VODRenditions: Sendable {
 
     public init() {}
 
+    /// The rendition made for `tag`, if it is kept.
+    func made(tag: String) -> RenderedPlaylist? { kept.withLock { $0[tag] } }
+
     func rendered(tag: String, text: () -> String) -> RenderedPlaylist {
-        if let hit = kept.withLock({ $0[tag] }) { return hit }
+        if let hit = made(tag: tag) { return hit }
         let rendered = RenderedPlaylist(text: text(), tag: tag)
         kept.withLock { kept in
             if kept.count >= Self.capacity { kept.removeAll() }
