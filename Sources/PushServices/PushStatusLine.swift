@@ -1,12 +1,13 @@
 import Foundation
 import MediaPipeline
+import SidelineCore
 
 /// `sideline push`'s status line, like `serve`'s: media time, the upload speed last measured,
 /// the video bit rate chosen and each rung's, dropped rungs, the queue and its oldest segment,
 /// segments listed, the last capture-to-listed latency, and the last failure while uploads fail.
 public enum PushStatusLine {
     public static func render(_ status: PushSession.Status, mediaSeconds: Double) -> String {
-        var text = "media=\(clock(mediaSeconds))"
+        var text = "media=\(ClockText.of(mediaSeconds))"
         text += " upload=" + (status.uploadBitRate.map(rate) ?? "-")
         text += " video=\(rate(status.plan.videoBitRate)) (" + status.plan.sent.map { "\($0.name) \(rate($0.bitRate))" }.joined(separator: ", ") + ")"
         if !status.plan.dropped.isEmpty { text += " dropped=\(status.plan.dropped.joined(separator: ","))" }
@@ -34,10 +35,5 @@ public enum PushStatusLine {
 
     static func rate(_ bitsPerSecond: Int) -> String {
         bitsPerSecond >= 1_000_000 ? String(format: "%.2fMbit/s", Double(bitsPerSecond) / 1e6) : String(format: "%.0fkbit/s", Double(bitsPerSecond) / 1e3)
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds)
-        return String(format: "%02d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MediaPipeline
+import SidelineCore
 
 /// One stream's part of `serve`'s status line, like ffmpeg's: media time encoded, segments,
 /// realtime speed, output bit rate, the stream's state, and trouble when there is any.
@@ -7,16 +8,10 @@ public enum ServeStatusLine {
     public static func part(_ stats: PipelineStatistics, phase: String, wall: Double) -> String {
         let speed = wall > 0 ? stats.mediaTime / wall : 0
         let kbps = stats.mediaTime > 0 ? Double(stats.bytesWritten) * 8 / stats.mediaTime / 1000 : 0
-        var text = "media=\(clock(stats.mediaTime)) segments=\(stats.segments) speed=\(String(format: "%.2f", speed))x"
+        var text = "media=\(ClockText.of(stats.mediaTime, hundredths: true)) segments=\(stats.segments) speed=\(String(format: "%.2f", speed))x"
             + " bitrate=\(String(format: "%.1f", kbps))kbit/s state=\(phase)"
         if stats.corruptPackets > 0 { text += " corrupt=\(stats.corruptPackets)" }
         if stats.framesDroppedBySlowVariants > 0 { text += " slow-variant-drops=\(stats.framesDroppedBySlowVariants)" }
         return text
-    }
-
-    static func clock(_ seconds: Double) -> String {
-        let total = Int(seconds)
-        let hundredths = Int((seconds - Double(total)) * 100)
-        return String(format: "%02d:%02d:%02d.%02d", total / 3600, total / 60 % 60, total % 60, hundredths)
     }
 }

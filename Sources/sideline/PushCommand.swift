@@ -115,7 +115,7 @@ struct PushCommand: AsyncParsableCommand {
         pipeline.start(atSegment: first)
         FileHandle.standardError.write(Data("Sideline is pushing '\(stream.input)' to \(target.base.absoluteString) (stream '\(target.stream)'); queue \(queuePath)\n".utf8))
 
-        let console = PushConsole(session: session, statistics: { pipeline.statistics })
+        let console = StatusLinePrinter { PushStatusLine.render(session.status, mediaSeconds: pipeline.statistics.mediaTime) }
         let consoleTask = Task { await console.run() }
         let drainSeconds = session.drainSeconds
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
