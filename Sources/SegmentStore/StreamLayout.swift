@@ -5,6 +5,9 @@
 ///     <data dir>/<stream>/<variant>/iframes.m3u8
 ///     <data dir>/<stream>/<variant>/000042.ts
 ///     <data dir>/<stream>/ingest/<variant>/<name>.ts   (a pushed stream's received segments)
+///     <data dir>/<stream>/ingest/session.json          (its encoder's session, for a restart)
+///     <data dir>/<stream>/metadata.json                (its title, description and keywords)
+///     <data dir>/<stream>/unplaced/<variant>/<slot>-<name>.ts  (pushed segments no slot took)
 public struct StreamLayout: Sendable, Equatable {
     public let dataDirectory: String
     public let stream: String
@@ -30,6 +33,14 @@ public struct StreamLayout: Sendable, Equatable {
     /// with (plain names: `IngestPath` refuses any other). Apart from the recording, which names
     /// its segments by media sequence number.
     public func ingestDirectory(_ variant: String) -> String { "\(streamDirectory)/ingest/\(variant)" }
+    /// What the ingest must remember across a restart (`IngestLedger.Persisted`, JSON).
+    public var ingestSessionPath: String { "\(streamDirectory)/ingest/session.json" }
+    /// A pushed stream's title, description and keywords as its encoder last sent them (JSON).
+    public var metadataPath: String { "\(streamDirectory)/metadata.json" }
+    /// Where a pushed segment that no slot could take is kept, restamped for `slot`.
+    public func unplacedPath(_ variant: String, slot: Int, name: String) -> String {
+        "\(streamDirectory)/unplaced/\(variant)/\(Self.segmentName(sequence: slot).dropLast(3))-\(name)"
+    }
 
     /// The file (and URL) name of the segment with media sequence number `sequence`.
     public static func segmentName(sequence: Int) -> String {

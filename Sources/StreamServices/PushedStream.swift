@@ -40,21 +40,16 @@ public final class PushedStream: Sendable {
         let settings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
                                              slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin)
         // The encoder's session from before a restart, so its numbers keep their slots.
-        let sessionPath = "\(plan.layout.streamDirectory)/ingest/session.json"
-        let kept = FileManager.default.contents(atPath: sessionPath).flatMap { try? JSONDecoder().decode(IngestLedger.Persisted.self, from: $0) }
+        let kept = FileManager.default.contents(atPath: plan.layout.ingestSessionPath).flatMap { try? JSONDecoder().decode(IngestLedger.Persisted.self, from: $0) }
         var ledger = IngestLedger(settings: settings, restoring: kept)
         Self.restoreReceived(into: &ledger, layout: layout, logger: logger)
         self.ledger = Mutex(ledger)
         // What the pusher last said about the stream wins over the config, across restarts.
-        if let data = FileManager.default.contents(atPath: metadataPath), let metadata = try? JSONDecoder().decode(StreamMetadata.self, from: data) {
+        if let data = FileManager.default.contents(atPath: layout.metadataPath), let metadata = try? JSONDecoder().decode(StreamMetadata.self, from: data) {
             apply(metadata)
         }
     }
 
-    /// `<data dir>/<stream>/metadata.json`: the pusher's title, description and keywords.
-    private var metadataPath: String { "\(layout.streamDirectory)/metadata.json" }
-    /// `<data dir>/<stream>/ingest/session.json`: the ledger's `Persisted` state.
-    private var sessionPath: String { "\(layout.streamDirectory)/ingest/session.json" }
 
     public var name: String { plan.stream.name }
     /// What was listed so far (the ladder's first variant), for the status line.
@@ -136,8 +131,8 @@ public final class PushedStream: Sendable {
         if after != before {
             // Kept before anything is listed, so a restart maps the encoder's numbers as this process did.
             do {
-                try FileManager.default.createDirectory(atPath: "\(layout.streamDirectory)/ingest", withIntermediateDirectories: true)
-                try AtomicFile.write(Array(try JSONEncoder().encode(after)), to: sessionPath)
+                try FileManager.default.createDirectory(atPath: (layout.ingestSessionPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try AtomicFile.write(Array(try JSONEncoder().encode(after)), to: layout.ingestSessionPath)
             } catch {
                 logger.error("the ingest session could not be kept; after a restart the encoder's segments start a new session", metadata: ["error": "\(error)"])
             }
@@ -184,7 +179,7 @@ public final class PushedStream: Sendable {
         }
         var message = "listed \(listed) new segment\(listed == 1 ? "" : "s")"
         if !recorded.isEmpty { message += "; \(recorded.count) late, recorded in place of their stand-ins (\(recorded.joined(separator: ", ")))" }
-        if !late.isEmpty { message += "; \(late.count) late and dropped, kept aside as unplaced (\(late.joined(separator: ", ")))" }
+        if !late.isEmpty { message += "; \(late.count) late with no slot to take them, kept aside as unplaced (\(late.joined(separator: ", ")))" }
         return .success(IngestReceipt(created: false, message: message))
     }
 
@@ -192,10 +187,10 @@ public final class PushedStream: Sendable {
     /// the server was down then) is kept, never lost: `<stream>/unplaced/<variant>/<slot>-<name>`,
     /// restamped for its slot, for an operator to recover.
     private func keepUnplaced(_ segment: EncodedSegment, named name: String, of variant: String) {
-        let directory = "\(layout.streamDirectory)/unplaced/\(variant)"
+        let path = layout.unplacedPath(variant, slot: segment.index, name: name)
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try AtomicFile.write(segment.bytes, to: "\(directory)/\(StreamLayout.segmentName(sequence: segment.index).dropLast(3))-\(name)")
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try AtomicFile.write(segment.bytes, to: path)
         } catch {
             logger.error("a pushed segment with no slot could not be kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
         }
@@ -253,7 +248,7 @@ public final class PushedStream: Sendable {
         case let .failure(rejection): return .failure(.malformed("\(rejection)").forOperators())
         }
         do {
-            try AtomicFile.write(Array(try JSONEncoder().encode(metadata)), to: metadataPath)
+            try AtomicFile.write(Array(try JSONEncoder().encode(metadata)), to: layout.metadataPath)
         } catch {
             logger.error("pushed metadata not kept", metadata: ["error": "\(error)"])
             return .failure(Refusal(.internalError, "the metadata could not be kept: \(error)").forOperators())
