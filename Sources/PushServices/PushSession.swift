@@ -446,8 +446,8 @@ public final class PushSession: Sendable {
                 return true
             }
             noteFailure(path, answer)
-            switch UploadRetry.decide(.playlist, status: answer.status, reason: answer.reason, firstAttempt: first, now: clock(),
-                                      segmentDuration: settings.segmentDuration, resent: true, backoff: &backoff) {
+            switch UploadRetry.decide(.document, status: answer.status, reason: answer.reason, firstAttempt: first, now: clock(),
+                                      segmentDuration: settings.segmentDuration, backoff: &backoff) {
             case let .retry(after): await pause(after)
             case let .stop(message): throw Refused(description: message)
             case .deferToBacklog, .drop, .resendSegments: await pause(backoff.failed(at: clock()))

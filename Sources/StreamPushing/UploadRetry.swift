@@ -9,6 +9,9 @@ public enum UploadRetry {
     public enum Upload: Sendable, Equatable {
         case segment
         case playlist
+        /// The master playlist or the metadata: retried like a playlist, but nothing of them
+        /// can be sent again to make a 400 go away.
+        case document
     }
 
     public enum Decision: Sendable, Equatable {
@@ -46,8 +49,8 @@ public enum UploadRetry {
             return .drop("the server refused the segment as too large (413: \(reason))")
         case 400? where upload == .playlist && !resent:
             return .resendSegments
-        case 400? where upload == .playlist:
-            return .stop("the server refused the playlist (400: \(reason)); the stream's settings do not match what the server expects")
+        case 400? where upload != .segment:
+            return .stop("the server refused the \(upload == .playlist ? "playlist" : "upload") (400: \(reason)); the stream's settings do not match what the server expects")
         case 400?:
             return .drop("the server refused the segment (400: \(reason))")
         default:

@@ -172,6 +172,11 @@ import Testing
             Issue.record("a second 400 stops push")
             return
         }
+        // The master and the metadata have no segments to send again: a 400 stops at once.
+        guard case .stop = decide(.document, 400, now: 100, backoff: &backoff), case .retry = decide(.document, nil, now: 100, backoff: &backoff) else {
+            Issue.record("a document is retried like a playlist and stops on a 400")
+            return
+        }
     }
 }
 
