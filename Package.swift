@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // multipart/form-data uploads to the ingest (a field app's way of pushing).
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        // HMAC-SHA256 for viewer credentials and signed URLs (OriginAccess).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // FFmpeg's C libraries through pkg-config, plus a header-only shim for the macros Swift cannot import.
@@ -62,6 +64,9 @@ let package = Package(
         // checks, the status table, and the one refusal type every route answers with. No NIO,
         // no Hummingbird: its tests build in seconds.
         .target(name: "OriginPolicy", dependencies: ["HLSPlaylist"]),
+        // Pure: who may watch which stream. The credentials a URL carries (viewer and signed,
+        // HMAC-SHA256) and the gate every request to a stream's footage passes (401/403).
+        .target(name: "OriginAccess", dependencies: ["OriginPolicy", .product(name: "Crypto", package: "swift-crypto")]),
         // Delivery: the registry, rendered playlists, waiters, the segment cache, the fast path
         // and its HTTP/1.1 channel, admission, the /live/ and /vod/ routes, and the one place a
         // refusal becomes HTTP.
@@ -175,6 +180,7 @@ let package = Package(
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),
         .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
+        .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
         .testTarget(
             name: "HLSOriginTests",
             dependencies: [

@@ -65,7 +65,7 @@ public enum OriginPath: Equatable, Sendable {
 
     /// Percent-decodes one path component. Control characters (NUL included) decoded or raw,
     /// and broken escapes, make the request malformed.
-    static func decode(_ component: Substring) -> Result<String, Rejection> {
+    public static func decode(_ component: Substring) -> Result<String, Rejection> {
         // Nearly every request: nothing escaped, so no buffer to fill.
         if !component.utf8.contains(UInt8(ascii: "%")) {
             if component.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return .failure(.malformed("control character in the path")) }

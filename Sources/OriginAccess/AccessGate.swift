@@ -1,0 +1,153 @@
+import OriginPolicy
+
+/// Decides, for one request, whether its credentials cover what it asks for, before any
+/// route sees it. Pure: the request target, its `Authorization` header and the time in, a
+/// verdict out. The origin runs it on both of its paths (the event-loop fast path and the
+/// router), so no request reaches a private stream's resource without passing here.
+///
+/// The request's stream is read from its path the way the routes read it (percent-decoded
+/// components): `/live/<stream>/...`, `/vod/<stream>/...` and `/api/streams/<stream>/...`.
+/// Every other path (the page's files, `/api/streams` itself, health, metrics, admin, ingest)
+/// is not a stream's footage and passes; those routes have gates of their own.
+///
+/// The answers, as Apple's HLS error-handling guidance has them: no credentials, or
+/// credentials that match nothing this server knows, are 401 with a `WWW-Authenticate`
+/// challenge; valid credentials that do not cover this stream or variant, or have expired,
+/// are 403. The reason says which, and never carries a secret.
+public struct AccessGate: Sendable {
+    /// The path prefix that carries a credential: `/access/<credential>/live/...`.
+    public static let prefix = "/access/"
+    public static let realm = "sideline-viewer"
+
+    public let rules: AccessRules
+
+    public init(rules: AccessRules) {
+        self.rules = rules
+    }
+
+    public enum Verdict: Sendable, Equatable {
+        /// Go on. `target`: the request target without its access prefix, nil when it had
+        /// none (nothing to rewrite). `variant`: the one variant the credential covers, when
+        /// it is limited to one (the master is then answered with that variant only).
+        case pass(target: String?, variant: String?)
+        case refuse(Refusal)
+    }
+
+    /// The verdict on a request for `target` (path and query as sent) carrying `authorization`
+    /// (the header's value, if any), at `now` (Unix seconds).
+    public func check(target: String, authorization: String?, now: Double) -> Verdict {
+        // Nearly every request on a trusted LAN: nothing private, no prefix, nothing to do.
+        let prefixed = target.hasPrefix(Self.prefix)
+        if !rules.isEnabled && !prefixed { return .pass(target: nil, variant: nil) }
+        var credential: Substring?
+        var rest = Substring(target)
+        if prefixed {
+            let afterPrefix = target.dropFirst(Self.prefix.utf8.count)
+            let end = afterPrefix.firstIndex(of: "/") ?? afterPrefix.endIndex
+            credential = afterPrefix[..<end]
+            rest = afterPrefix[end...]
+            if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
+        }
+        let rewritten = prefixed ? String(rest) : nil
+        let scope: Scope
+        switch Scope.of(path: rest) {
+        case let .success(parsed): scope = parsed
+        case let .failure(refusal): return .refuse(refusal)
+        }
+        guard case let .stream(stream, variant) = scope, rules.isPrivate(stream) else { return .pass(target: rewritten, variant: nil) }
+        if let credential { return check(credential: credential, stream: stream, variant: variant, now: now, target: rewritten) }
+        if let bearer = BearerToken.value(of: authorization) { return check(bearer: bearer, stream: stream, target: rewritten) }
+        return .refuse(Self.refusal(.unauthorized, "stream '\(stream)' is private: open the URL the page gives once you type the viewer token (or one from 'sideline sign \(stream)'), or send 'Authorization: Bearer <viewer token>'"))
+    }
+
+    /// Whether `authorization` (a bearer token) lets its holder watch `stream`: an open
+    /// stream, a staff token, or the stream's viewer token. For `/api/streams`, which lists
+    /// what each caller may open.
+    public func covers(stream: String, authorization: String?) -> Bool {
+        guard let expected = rules.viewerTokens[stream] else { return true }
+        guard let bearer = BearerToken.value(of: authorization) else { return false }
+        return (rules.staffTokens + [expected]).map { BearerToken.constantTimeEqual(bearer, Array($0.utf8)) }.contains(true)
+    }
+
+    private func check(credential text: Substring, stream: String, variant: String?, now: Double, target: String?) -> Verdict {
+        guard let parsed = AccessCredential.parse(text) else {
+            return .refuse(Self.refusal(.unauthorized, "the access credential in this URL is not one this server makes: ask for a new URL (the page, or 'sideline sign \(stream)')"))
+        }
+        switch parsed.credential {
+        case let .viewer(owner):
+            guard let token = rules.viewerTokens[owner], parsed.verify(key: token) else {
+                return .refuse(Self.refusal(.unauthorized, "this URL's credential does not match stream '\(owner)''s viewer token (it was changed, or the URL was altered): ask for a new URL"))
+            }
+            guard owner == stream else { return .refuse(Self.refusal(.forbidden, "this URL's credential is for stream '\(owner)', not '\(stream)'")) }
+            return .pass(target: target, variant: nil)
+        case let .signed(owner, expires, limit):
+            guard let key = rules.signingKey else {
+                return .refuse(Self.refusal(.unauthorized, "this URL is signed, but signed URLs are off on this server (it has no access.signing_key): ask for a new URL"))
+            }
+            guard parsed.verify(key: key) else {
+                return .refuse(Self.refusal(.unauthorized, "this URL's signature does not match (signed with another key, or altered): ask for a new URL"))
+            }
+            guard owner == stream else { return .refuse(Self.refusal(.forbidden, "this URL is signed for stream '\(owner)', not '\(stream)'")) }
+            guard Double(expires) > now else {
+                return .refuse(Self.refusal(.forbidden, "this URL expired \(Int(now) - expires) s ago: ask for a new one ('sideline sign \(stream) --expires 3h')"))
+            }
+            if let limit, let variant, variant != limit {
+                return .refuse(Self.refusal(.forbidden, "this URL covers variant '\(limit)' of stream '\(stream)' only, not '\(variant)'"))
+            }
+            return .pass(target: target, variant: limit)
+        }
+    }
+
+    private func check(bearer: [UInt8], stream: String, target: String?) -> Verdict {
+        // Every token is compared, so the time taken does not say which one nearly matched.
+        let staff = rules.staffTokens.map { BearerToken.constantTimeEqual(bearer, Array($0.utf8)) }.contains(true)
+        let owners = rules.viewerTokens.filter { BearerToken.constantTimeEqual(bearer, Array($0.value.utf8)) }.map(\.key)
+        if staff || owners.contains(stream) { return .pass(target: target, variant: nil) }
+        if !owners.isEmpty { return .refuse(Self.refusal(.forbidden, "this viewer token is for another stream, not '\(stream)'")) }
+        return .refuse(Self.refusal(.unauthorized, "wrong token for stream '\(stream)'"))
+    }
+
+    /// Access refusals are never stored by a cache: the next request may carry a credential.
+    static func refusal(_ kind: Refusal.Kind, _ reason: String) -> Refusal {
+        Refusal(kind, reason, cache: .noStore, realm: kind == .unauthorized ? realm : nil)
+    }
+
+    /// What a request's path is about, as far as access goes.
+    enum Scope: Equatable {
+        case stream(String, variant: String?)
+        case other
+
+        static func of(path target: Substring) -> Result<Scope, Refusal> {
+            let path = target[..<(target.firstIndex(of: "?") ?? target.endIndex)]
+            // Empty components are skipped, as a router that collapses '//' would.
+            let components = path.split(separator: "/")
+            let streamIndex: Int
+            switch components.first {
+            case "live", "vod": streamIndex = 1
+            case "api" where components.count > 2 && components[1] == "streams": streamIndex = 2
+            default: return .success(.other)
+            }
+            guard components.count > streamIndex else { return .success(.other) }
+            func decoded(_ component: Substring) -> Result<String, Refusal> {
+                OriginPath.decode(component).mapError { rejection in
+                    if case let .malformed(reason) = rejection { return Refusal.malformed(reason) }
+                    return Refusal.malformed("bad path component '\(component)'")
+                }
+            }
+            let stream: String
+            switch decoded(components[streamIndex]) {
+            case let .success(name): stream = name
+            case let .failure(refusal): return .failure(refusal)
+            }
+            // /live/<stream>/<variant>/<file>: the variant is the component before a file.
+            var variant: String?
+            if streamIndex == 1, components.count == 4 {
+                switch decoded(components[2]) {
+                case let .success(name): variant = name
+                case let .failure(refusal): return .failure(refusal)
+                }
+            }
+            return .success(.stream(stream, variant: variant))
+        }
+    }
+}

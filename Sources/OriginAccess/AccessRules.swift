@@ -1,0 +1,48 @@
+/// Who may watch what, as the config says: the private streams and their viewer tokens, the
+/// key signed URLs are made with, and the staff tokens (analyst, admin) that watch every
+/// stream. Built once at start; plain values.
+public struct AccessRules: Sendable, Equatable {
+    /// `streams[].viewer_token` of every private stream. A stream not listed is open.
+    public var viewerTokens: [String: String]
+    /// `access.signing_key`: nil turns signed URLs off.
+    public var signingKey: String?
+    /// The analyst and admin tokens: staff watch every stream with them.
+    public var staffTokens: [String]
+
+    public init(viewerTokens: [String: String] = [:], signingKey: String? = nil, staffTokens: [String] = []) {
+        self.viewerTokens = viewerTokens.filter { !$0.value.isEmpty }
+        self.signingKey = signingKey.flatMap { $0.isEmpty ? nil : $0 }
+        self.staffTokens = staffTokens.filter { !$0.isEmpty }
+    }
+
+    /// Off on a trusted LAN (the default): no stream is private, nothing is checked.
+    public var isEnabled: Bool { !viewerTokens.isEmpty }
+
+    public func isPrivate(_ stream: String) -> Bool { viewerTokens[stream] != nil }
+
+    /// How long a URL the page hands out stays valid, when it is signed: a match with extra
+    /// time and the analysis after it. `sideline sign` uses the same default.
+    public static let defaultValidity = 4 * 3600
+
+    /// A signed credential for `stream` valid until `expires` (Unix seconds), limited to
+    /// `variant` when given; nil without a signing key.
+    public func signedCredential(for stream: String, expires: Int, variant: String? = nil) -> String? {
+        signingKey.map { AccessCredential.signed(stream: stream, expires: expires, variant: variant).text(key: $0) }
+    }
+
+    /// The credential a viewer holding `stream`'s token is given for its URLs (the page's):
+    /// signed for `defaultValidity` when a signing key is configured, made from the viewer
+    /// token otherwise. Nil for an open stream, whose URLs need none.
+    public func viewerCredential(for stream: String, now: Double) -> String? {
+        guard let token = viewerTokens[stream] else { return nil }
+        // Rounded up to the next ten minutes, so the URLs the page polls for stay the same for
+        // ten minutes instead of changing every second.
+        let expires = (Int(now) + Self.defaultValidity + 599) / 600 * 600
+        return signedCredential(for: stream, expires: expires) ?? AccessCredential.viewer(stream: stream).text(key: token)
+    }
+
+    /// `path` (which starts with '/') under `/access/<credential>`, or as it is without one.
+    public static func url(_ path: String, credential: String?) -> String {
+        credential.map { AccessGate.prefix + $0 + path } ?? path
+    }
+}
