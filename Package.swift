@@ -73,8 +73,10 @@ let package = Package(
         .target(
             name: "HLSOrigin",
             dependencies: [
-                "HLSPlaylist", "OriginPolicy", "SegmentStore", "SidelineCore",
+                "HLSPlaylist", "OriginAccess", "OriginPolicy", "SegmentStore", "SidelineCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // Counts of access refusals for /metrics.
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -184,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "HLSOriginTests",
             dependencies: [
-                "HLSOrigin", "HLSPlaylist", "OriginPolicy", "SegmentStore", "SidelineTesting",
+                "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SegmentStore", "SidelineTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),

@@ -16,6 +16,35 @@ struct OriginRequest: Sendable {
     var acceptEncoding: String?
     var ifNoneMatch: String?
     var range: String?
+    /// `X-Request-ID` of the answer (`RequestID`); nil sends none.
+    var requestID: String? = nil
+    /// The one variant the request's credential covers (`AccessGate`), if limited.
+    var variantLimit: String? = nil
+}
+
+/// `Server-Timing` (W3C) values the origin sends, so a player's or a proxy's capture says
+/// where the time went: for a playlist, how long ago its variant published its newest
+/// segment (`publish`) and how long a blocking reload held the request (`hold`); for a
+/// segment, whether it came from the segment cache (`cache;desc=hit`) or from disk
+/// (`disk;dur=` the read). Milliseconds, one decimal.
+enum ServerTiming {
+    static let header = HTTPField.Name("Server-Timing")!
+
+    static func playlist(publishedAgo: Double?, held: Double?) -> String? {
+        var parts: [String] = []
+        if let publishedAgo { parts.append("publish;dur=\(milliseconds(publishedAgo));desc=\"since newest segment\"") }
+        if let held { parts.append("hold;dur=\(milliseconds(held))") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
+    static let cacheHit = "cache;desc=hit"
+
+    static func disk(seconds: Double) -> String { "disk;dur=\(milliseconds(seconds))" }
+
+    static func milliseconds(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10_000).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
 }
 
 /// What a decision becomes on the wire, built without I/O, so the Hummingbird route
@@ -43,8 +72,10 @@ enum OriginAnswer: Sendable {
         }
     }
 
-    init(_ decision: OriginDecision, request: OriginRequest) {
+    /// `timing`: the playlist's `Server-Timing` (`ServerTiming.playlist`), if any.
+    init(_ decision: OriginDecision, request: OriginRequest, timing: String? = nil) {
         var headers: HTTPFields = [.accessControlAllowOrigin: "*"]
+        if let requestID = request.requestID { headers[RequestID.header] = requestID }
         switch decision {
         case let .playlist(playlist, cache):
             // Compressed once per version; chosen per request by Accept-Encoding, and 304 when
@@ -53,6 +84,7 @@ enum OriginAnswer: Sendable {
             headers[.cacheControl] = cache.headerValue
             headers[.eTag] = negotiated.etag
             headers[.vary] = "Accept-Encoding"
+            if let timing { headers[ServerTiming.header] = timing }
             if negotiated.notModified {
                 self = .ready(OriginResponse(status: .notModified, headers: headers, body: ByteBuffer()))
                 return
@@ -74,10 +106,10 @@ enum OriginAnswer: Sendable {
             case let .partial(range):
                 self = .segment(SegmentAnswer(file: file, range: range, headers: headers))
             case .unsatisfiable:
-                self = .ready(Refusal.rangeNotSatisfiable(size: file.size).response)
+                self = .ready(Refusal.rangeNotSatisfiable(size: file.size).response(requestID: request.requestID))
             }
         case let .refuse(refusal):
-            self = .ready(refusal.response)
+            self = .ready(refusal.response(requestID: request.requestID))
         case let .hold(hold):
             self = .hold(hold)
         }

@@ -23,14 +23,25 @@ public enum OriginDecision: Equatable, Sendable {
     /// for media and I-frame playlists, the delivery directives (`_HLS_skip`, `_HLS_msn`)
     /// choose the form and whether to hold. `held` is true once a request has been held: it
     /// is then answered with what is current, never held twice.
+    ///
+    /// `variantLimit`: the one variant the request's credential covers (`AccessGate`); the
+    /// master is then the one listing only that variant.
     public static func decide(_ path: Result<OriginPath, OriginPath.Rejection>, directives: Result<PlaylistDirectives, OriginPath.Rejection> = .success(.init()),
-                              held: Bool = false, registry: StreamRegistry,
+                              held: Bool = false, variantLimit: String? = nil, registry: StreamRegistry,
                               server: StatusPolicy.ServerCondition = .serving, policy: StatusPolicy = StatusPolicy()) -> OriginDecision {
-        if let refusal = policy.admit(server) { return .refuse(refusal) }
+        decideTimed(path, directives: directives, held: held, variantLimit: variantLimit, registry: registry, server: server, policy: policy).decision
+    }
+
+    /// `decide`, and for a media or I-frame playlist how long ago (seconds, on the registry's
+    /// clock) its variant last published a segment: the `Server-Timing` a playlist carries.
+    public static func decideTimed(_ path: Result<OriginPath, OriginPath.Rejection>, directives: Result<PlaylistDirectives, OriginPath.Rejection> = .success(.init()),
+                                   held: Bool = false, variantLimit: String? = nil, registry: StreamRegistry,
+                                   server: StatusPolicy.ServerCondition = .serving, policy: StatusPolicy = StatusPolicy()) -> (decision: OriginDecision, publishedAgo: Double?) {
+        if let refusal = policy.admit(server) { return (.refuse(refusal), nil) }
         let resource: OriginPath
         switch path {
         case let .success(parsed): resource = parsed
-        case let .failure(rejection): return .refuse(policy.refuse(rejection))
+        case let .failure(rejection): return (.refuse(policy.refuse(rejection)), nil)
         }
         let stream = registry.stream(named: resource.stream)
         let variant = resource.variant.flatMap { stream?.variants[$0] }
@@ -43,7 +54,14 @@ public enum OriginDecision: Equatable, Sendable {
         var file: StreamRegistry.SegmentFile?
         switch resource {
         case .master:
-            bytes = stream?.master
+            if let variantLimit, let stream {
+                guard let limited = stream.limitedMasters[variantLimit] else {
+                    return (.refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)), nil)
+                }
+                bytes = limited
+            } else {
+                bytes = stream?.master
+            }
         case .mediaPlaylist:
             facts.resource = .mediaPlaylist
             media = variant?.playlist
@@ -57,17 +75,18 @@ public enum OriginDecision: Equatable, Sendable {
         facts.playlistAvailable = bytes != nil || media != nil
         switch policy.decide(facts) {
         case let .refuse(refusal):
-            return .refuse(refusal)
+            return (.refuse(refusal), nil)
         case let .serve(cache):
-            if let file { return .segment(file) }
+            if let file { return (.segment(file), nil) }
             if let media, let variant = resource.variant {
                 let hold = { (sequence: Int, seconds: Double) in
                     Hold(stream: resource.stream, variant: variant, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, seconds: seconds)
                 }
-                return answer(media, directives: directives, held: held, cache: cache, targetDuration: facts.targetDuration, hold: hold, registry: registry, policy: policy)
+                let decision = answer(media, directives: directives, held: held, cache: cache, targetDuration: facts.targetDuration, hold: hold, registry: registry, policy: policy)
+                return (decision, facts.lastPublished.map { max(0, facts.now - $0) })
             }
-            guard let bytes else { return .refuse(StatusPolicy.missingContent) }
-            return .playlist(bytes, cache)
+            guard let bytes else { return (.refuse(StatusPolicy.missingContent), nil) }
+            return (.playlist(bytes, cache), nil)
         }
     }
 

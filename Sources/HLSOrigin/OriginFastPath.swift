@@ -2,6 +2,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTPTypes
+import OriginAccess
 import OriginPolicy
 
 /// Answers a `/live/` request without leaving the event loop when its answer is already in
@@ -23,33 +24,58 @@ struct OriginFastResponder: Sendable {
     let admission: AdmissionControl
     let serverName: String
     let logger: Logger
+    /// Viewer access control; nil when no stream is private.
+    let access: ViewerAccess?
+    /// Request headers the log line carries (`server.log_headers`).
+    let logHeaders: [HTTPField.Name]
 
     func answer(_ head: HTTPRequest) -> OriginResponse? {
-        guard head.method == .get || head.method == .head, let target = head.path, target.hasPrefix("/live/"),
-              admission.isServingFreely else { return nil }
+        guard head.method == .get || head.method == .head, var target = head.path, admission.isServingFreely else { return nil }
         // `Connection: close` is honoured by the router's loop; so few clients send it that it
         // is not worth a second implementation here.
         if let connection = head.headerFields[.connection], connection.lowercased().contains("close") { return nil }
+        let requestID = RequestID.take(head.headerFields[RequestID.header])
+        var variantLimit: String?
+        var response: OriginResponse
+        if let access, target.hasPrefix("/live/") || target.hasPrefix(AccessGate.prefix) {
+            switch access.check(target: target, authorization: head.headerFields[.authorization]) {
+            case let .refuse(refusal):
+                return finish(refusal.response(requestID: requestID), head: head, requestID: requestID)
+            case let .pass(rewritten, limit):
+                target = rewritten ?? target
+                variantLimit = limit
+            }
+        }
+        guard target.hasPrefix("/live/") else { return nil }
         let query = target.firstIndex(of: "?")
         let request = OriginRequest(
             path: String(target[..<(query ?? target.endIndex)]), query: query.map { String(target[target.index(after: $0)...]) },
-            acceptEncoding: head.headerFields[.acceptEncoding], ifNoneMatch: head.headerFields[.ifNoneMatch], range: head.headerFields[.range]
+            acceptEncoding: head.headerFields[.acceptEncoding], ifNoneMatch: head.headerFields[.ifNoneMatch], range: head.headerFields[.range],
+            requestID: requestID, variantLimit: variantLimit
         )
-        let decision = OriginDecision.decide(OriginPath.parse(request.path), directives: PlaylistDirectives.parse(query: request.query),
-                                             registry: registry, policy: policy)
-        var response: OriginResponse
-        switch OriginAnswer(decision, request: request) {
+        let (decision, publishedAgo) = OriginDecision.decideTimed(OriginPath.parse(request.path), directives: PlaylistDirectives.parse(query: request.query),
+                                                                  variantLimit: variantLimit, registry: registry, policy: policy)
+        switch OriginAnswer(decision, request: request, timing: ServerTiming.playlist(publishedAgo: publishedAgo, held: nil)) {
         case let .ready(ready):
             response = ready
         case let .segment(segment):
             guard let bytes = segments.cachedBytes(of: segment.file.path) else { return nil }
             response = segment.response(with: bytes)
+            response.headers[ServerTiming.header] = ServerTiming.cacheHit
         case .hold:
             return nil
         }
+        return finish(response, head: head, requestID: requestID)
+    }
+
+    private func finish(_ answer: OriginResponse, head: HTTPRequest, requestID: String) -> OriginResponse {
+        var response = answer
         admission.countFastAnswer()
         if logger.logLevel <= .debug {
-            logger.debug("Request", metadata: ["hb.request.method": "\(head.method)", "hb.request.path": "\(target)", "sideline.fast_path": "true"])
+            var metadata: Logger.Metadata = ["hb.request.method": "\(head.method)", "hb.request.path": "\(head.path ?? "")", "sideline.fast_path": "true",
+                                             "http.status": "\(response.status.code)", "request.id": "\(requestID)"]
+            for name in logHeaders { if let value = head.headerFields[name] { metadata["request.header.\(name.canonicalName)"] = "\(value)" } }
+            logger.debug("Request", metadata: metadata)
         }
         response.headers[.contentLength] = String(response.body.readableBytes)
         response.headers[.date] = HTTPDate.now

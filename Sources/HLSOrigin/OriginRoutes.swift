@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import OriginPolicy
+import SidelineCore
 import NIOFileSystem
 
 /// The HTTP face of the registry for players: `/live/...` and `/vod/...` playlists and
@@ -28,7 +29,7 @@ public struct OriginRoutes: Sendable {
         // The recording so far as VOD (VODDecision); the same answers, headers and caching.
         router.get("/vod/**") { request, _ in
             let asked = OriginRequest(request)
-            return try await send(OriginAnswer(VODDecision.decide(path: asked.path, query: asked.query, registry: registry, renditions: renditions, policy: policy), request: asked))
+            return try await send(OriginAnswer(VODDecision.decide(path: asked.path, query: asked.query, variantLimit: asked.variantLimit, registry: registry, renditions: renditions, policy: policy), request: asked))
         }
         router.get("/healthz") { _, _ in "ok\n" }
         // Everything else gets the same refusal as an unknown /live/ path (status, cache
@@ -42,14 +43,17 @@ public struct OriginRoutes: Sendable {
         let asked = OriginRequest(request)
         let path = OriginPath.parse(asked.path)
         let directives = PlaylistDirectives.parse(query: asked.query)
-        var answer = OriginAnswer(OriginDecision.decide(path, directives: directives, registry: registry, policy: policy), request: asked)
-        if case let .hold(hold) = answer {
+        var (decision, publishedAgo) = OriginDecision.decideTimed(path, directives: directives, variantLimit: asked.variantLimit, registry: registry, policy: policy)
+        var held: Double?
+        if case let .hold(hold) = decision {
             // Blocking reload: this task is suspended (no thread) until the sequence number is
             // listed or the bound passes, then the request is decided again on what is current.
+            let start = ContinuousClock.now
             await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, seconds: hold.seconds)
-            answer = OriginAnswer(OriginDecision.decide(path, directives: directives, held: true, registry: registry, policy: policy), request: asked)
+            held = (ContinuousClock.now - start).inSeconds
+            (decision, publishedAgo) = OriginDecision.decideTimed(path, directives: directives, held: true, variantLimit: asked.variantLimit, registry: registry, policy: policy)
         }
-        return try await send(answer)
+        return try await send(OriginAnswer(decision, request: asked, timing: ServerTiming.playlist(publishedAgo: publishedAgo, held: held)))
     }
 
     /// An answer as sent: a segment's bytes read (once, through the cache) when needed.
@@ -59,7 +63,15 @@ public struct OriginRoutes: Sendable {
             return Response(response)
         case let .segment(segment):
             do {
-                return Response(segment.response(with: try await bytes(of: segment.file)))
+                if let cached = segments.cachedBytes(of: segment.file.path) {
+                    var response = segment.response(with: cached)
+                    response.headers[ServerTiming.header] = ServerTiming.cacheHit
+                    return Response(response)
+                }
+                let start = ContinuousClock.now
+                var response = segment.response(with: try await bytes(of: segment.file))
+                response.headers[ServerTiming.header] = ServerTiming.disk(seconds: (ContinuousClock.now - start).inSeconds)
+                return Response(response)
             } catch {
                 // Listed but unreadable (removed under us, disk error): the registry said it
                 // exists, so this is the server's fault, not the client's.
@@ -91,6 +103,7 @@ extension Response {
 extension OriginRequest {
     init(_ request: Request) {
         self.init(path: request.uri.path, query: request.uri.query, acceptEncoding: request.headers[.acceptEncoding],
-                  ifNoneMatch: request.headers[.ifNoneMatch], range: request.headers[.range])
+                  ifNoneMatch: request.headers[.ifNoneMatch], range: request.headers[.range], requestID: RequestID.current,
+                  variantLimit: request.headers[ViewerAccess.variantLimitHeader])
     }
 }

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import HTTPTypes
 import OriginPolicy
 
 /// What `GET /metrics` serves: the Prometheus text format, rendered by whoever owns the
@@ -31,6 +32,8 @@ public enum OriginServer {
         requestMetrics: Bool = false,
         segments: SegmentCache = SegmentCache(budget: 128 << 20),
         fastPath: Bool = true,
+        access: ViewerAccess? = nil,
+        logHeaders: [HTTPField.Name] = [],
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
@@ -38,7 +41,9 @@ public enum OriginServer {
         // One line per request at debug level: at full load an info-level line per request
         // cost measurable throughput (Docs/benchmarks.md, "Request log"); `--log-level debug`
         // brings them back when diagnosing.
-        router.add(middleware: LogRequestsMiddleware(.debug))
+        // Outermost, so the log line, every refusal and every error carry the request's ID.
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: RequestLogMiddleware(level: .debug, headers: logHeaders))
         router.add(middleware: AdmissionMiddleware(control: admission, policy: policy))
         if let metrics {
             // Request counts and durations per route, through swift-metrics: off by default,
@@ -59,12 +64,14 @@ public enum OriginServer {
         // request metrics are counted by a router middleware, so with them on every request
         // goes through the router.
         let fast = fastPath && !requestMetrics
-            ? OriginFastResponder(registry: registry, policy: policy, segments: segments, admission: admission, serverName: serverName, logger: logger)
+            ? OriginFastResponder(registry: registry, policy: policy, segments: segments, admission: admission, serverName: serverName, logger: logger,
+                                  access: access, logHeaders: logHeaders)
             : nil
         return Application(
             router: router,
             server: HTTPServerBuilder { responder in
-                OriginHTTP1Channel(responder: responder, clients: clients, idleTimeout: idle, fastPath: fast)
+                // Before the router: no route sees a private stream's request the gate refused.
+                OriginHTTP1Channel(responder: access.map { $0.guarding(responder) } ?? responder, clients: clients, idleTimeout: idle, fastPath: fast)
             },
             configuration: .init(address: .hostname(host, port: port), serverName: serverName, availableConnectionsDelegate: admission.connectionCounter),
             onServerRunning: { channel in await onServerRunning?(channel.localAddress?.port ?? port) },

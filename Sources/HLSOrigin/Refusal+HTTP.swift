@@ -8,9 +8,13 @@ import OriginPolicy
 /// for `unauthorized`, `Content-Range` for `rangeNotSatisfiable`. Players' refusals carry
 /// `Access-Control-Allow-Origin: *` like every answer they get; the operators' API calls do
 /// not. The event-loop fast path sends these bytes as they are; the routes answer
-/// `Response(refusal)`.
+/// `Response(refusal)`. Every refusal's body ends with the request's ID (`RequestID`).
 extension Refusal {
-    public var response: OriginResponse {
+    /// The refusal as sent, with the request's ID (`RequestID.current` in a route's task) in
+    /// its header and as the body's last line.
+    public var response: OriginResponse { response(requestID: RequestID.current) }
+
+    public func response(requestID: String?) -> OriginResponse {
         var headers: HTTPFields = [:]
         if audience == .players { headers[.accessControlAllowOrigin] = "*" }
         headers[.contentType] = "text/plain; charset=utf-8"
@@ -21,7 +25,12 @@ extension Refusal {
             headers[.acceptRanges] = "bytes"
             headers[.contentRange] = "bytes */\(size)"
         }
-        return OriginResponse(status: .init(code: status), headers: headers, body: ByteBuffer(string: reason + "\n"))
+        var body = reason + "\n"
+        if let requestID {
+            headers[RequestID.header] = requestID
+            body += "request-id: \(requestID)\n"
+        }
+        return OriginResponse(status: .init(code: status), headers: headers, body: ByteBuffer(string: body))
     }
 }
 

@@ -73,6 +73,9 @@ public final class StreamRegistry: Sendable {
         public var phase: Phase
         public var targetDuration: Int
         var master: RenderedPlaylist?
+        /// The master with one variant each (`MultivariantPlaylist.limited`), rendered with
+        /// it: for viewers whose credential covers that variant only.
+        var limitedMasters: [String: RenderedPlaylist] = [:]
         public var masterText: String? { master.map { String(buffer: $0.plain) } }
         public var variants: [String: Variant]
         /// The variant names in ladder order, best first.
@@ -251,7 +254,19 @@ public final class StreamRegistry: Sendable {
 
     public func setMaster(stream: String, text: String) {
         let bytes = render(text)
-        streams.withLock { $0[stream]?.master = bytes }
+        var limited: [String: RenderedPlaylist] = [:]
+        if let parsed = try? MultivariantPlaylist.parse(text) {
+            for uri in parsed.variants.map(\.uri) {
+                let components = uri.split(separator: "/")
+                guard components.count >= 2 else { continue }
+                let variant = String(components[components.count - 2])
+                if limited[variant] == nil, let one = parsed.limited(toVariant: variant) { limited[variant] = render(one.render()) }
+            }
+        }
+        streams.withLock {
+            $0[stream]?.master = bytes
+            $0[stream]?.limitedMasters = limited
+        }
     }
 
     public func updatePlaylists(stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?) {

@@ -12,7 +12,9 @@ import Synchronization
 /// the playlist version and window it was made from (`VODRenditions`), not at every publish:
 /// downloads are rare next to live reloads.
 public enum VODDecision {
-    public static func decide(path rawPath: String, query: String?, registry: StreamRegistry, renditions: VODRenditions = VODRenditions(),
+    /// `variantLimit`: the one variant the request's credential covers; the master then lists
+    /// only that variant.
+    public static func decide(path rawPath: String, query: String?, variantLimit: String? = nil, registry: StreamRegistry, renditions: VODRenditions = VODRenditions(),
                               policy: StatusPolicy = StatusPolicy()) -> OriginDecision {
         guard rawPath.hasPrefix("/vod/") else { return .refuse(policy.refuse(.notFound)) }
         let resource: OriginPath
@@ -36,7 +38,10 @@ public enum VODDecision {
         let windowQuery = windowQuery(query)
         let tag = { (source: RenderedPlaylist) in String(source.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery) }
         guard let variantName = resource.variant else {
-            guard let master = stream.master else { return .refuse(Refusal(.nothingRecorded, "stream '\(resource.stream)' has no master playlist yet")) }
+            guard let master = variantLimit != nil ? stream.limitedMasters[variantLimit!] : stream.master else {
+                if let variantLimit { return .refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)) }
+                return .refuse(Refusal(.nothingRecorded, "stream '\(resource.stream)' has no master playlist yet"))
+            }
             return .playlist(renditions.rendered(tag: tag(master)) { carryWindow(query: windowQuery, intoMaster: String(buffer: master.plain)) }, cache)
         }
         guard let variant = stream.variants[variantName] else {

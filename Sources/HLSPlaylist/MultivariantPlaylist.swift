@@ -150,3 +150,22 @@ extension MultivariantPlaylist {
         return text
     }
 }
+
+extension MultivariantPlaylist {
+    /// The same master with only `variant`'s streams: its variant stream (and any backup of it
+    /// on a mirror) and its I-frame stream. What a viewer whose credential covers one variant
+    /// is given, so that a player never picks a rung it may not fetch. Nil when no stream of
+    /// the master is `variant`'s. A stream is the variant's when its URI's directory is named
+    /// after it (`720p/index.m3u8`, `http://mirror/live/s/720p/index.m3u8`).
+    public func limited(toVariant variant: String) -> MultivariantPlaylist? {
+        func isVariants(_ uri: String) -> Bool {
+            let path = uri[..<(uri.firstIndex(of: "?") ?? uri.endIndex)]
+            let components = path.split(separator: "/", omittingEmptySubsequences: false)
+            return components.count >= 2 && components[components.count - 2] == variant
+        }
+        var limited = self
+        limited.variants = variants.filter { isVariants($0.uri) }
+        limited.iFrameStreams = iFrameStreams.filter { isVariants($0.uri) }
+        return limited.variants.isEmpty ? nil : limited
+    }
+}

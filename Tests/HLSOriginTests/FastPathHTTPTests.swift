@@ -50,7 +50,8 @@ import Testing
         var tag = ""
         try await withServer(registry, fastPath: false) { tag = try await HTTPExchange.send([.get(playlist)], port: $0).first?.header("etag") ?? "" }
         #expect(!tag.isEmpty)
-        let requests: [HTTPExchange.Request] = [
+        // Each with an ID of its own, so both servers echo the same one (a made one would differ).
+        let requests: [HTTPExchange.Request] = ([
             .get("/live/main/master.m3u8"),
             .get(playlist), .get(playlist, ["Accept-Encoding": "gzip"]), .get(playlist + "?_HLS_skip=YES"),
             .get(playlist + "?_HLS_msn=1"), .get(playlist, ["If-None-Match": tag]), .get(playlist + "?_HLS_msn=x"),
@@ -58,7 +59,11 @@ import Testing
             .get("/live/main/720p/000001.ts", ["Range": "bytes=188-375"]), .get("/live/main/720p/000001.ts", ["Range": "bytes=99999-"]),
             .init(method: "HEAD", target: playlist), .init(method: "HEAD", target: "/live/main/720p/000000.ts"),
             .get("/live/nope/master.m3u8"), .get("/live/main/720p/000009.ts"), .get("/live/../secret"),
-        ]
+        ] as [HTTPExchange.Request]).enumerated().map { n, request in
+            var request = request
+            request.headers["X-Request-ID"] = "test-\(n)"
+            return request
+        }
         // The router first (its reads also fill the segment cache), then the fast path, which
         // then answers the segments from memory.
         var routed: [HTTPExchange.Response] = []
@@ -72,7 +77,9 @@ import Testing
         #expect(routed.count == requests.count && fast.count == requests.count)
         for (n, (a, b)) in zip(routed, fast).enumerated() {
             #expect(a.statusLine == b.statusLine, "\(requests[n].target)")
-            #expect(a.fields(except: "date") == b.fields(except: "date"), "\(requests[n].method) \(requests[n].target) \(requests[n].headers)")
+            // Server-Timing says where each server found the segment (cache or disk).
+            #expect(a.fields(except: "date", "server-timing") == b.fields(except: "date", "server-timing"), "\(requests[n].method) \(requests[n].target) \(requests[n].headers)")
+            #expect(b.header("x-request-id") == "test-\(n)")
             #expect(a.body == b.body, "\(requests[n].target)")
             #expect(b.header("date") != nil && b.header("server") == "Sideline")
         }
@@ -143,7 +150,7 @@ enum HTTPExchange {
         var headers: [(name: String, value: String)]
         var body: [UInt8]
         func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
-        func fields(except skipped: String) -> [String] { headers.filter { $0.name != skipped }.map { "\($0.name): \($0.value)" } }
+        func fields(except skipped: String...) -> [String] { headers.filter { !skipped.contains($0.name) }.map { "\($0.name): \($0.value)" } }
     }
 
     /// Sends `requests` on one new connection (one at a time, or all in one write) and reads

@@ -109,7 +109,7 @@ import Testing
                 }
             }
             let bad = try await post("/api/streams/main/markers", #"{"label": "x", "lead": "soon"}"#)
-            #expect(bad.0 == 400 && bad.1 == "lead: must be a number of seconds\n")
+            #expect(bad.0 == 400 && bad.1.hasPrefix("lead: must be a number of seconds\nrequest-id: "))
             #expect(try await post("/api/streams/nope/markers", #"{"label": "x"}"#).0 == 404)
             setup.registry.setPhase(stream: "main", .removed)
             #expect(try await post("/api/streams/main/markers", #"{"label": "x"}"#).0 == 410)

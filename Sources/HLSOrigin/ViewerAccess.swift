@@ -1,0 +1,106 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import Metrics
+import OriginAccess
+import OriginPolicy
+
+/// The origin's side of viewer access (`AccessGate`): the gate, the wall clock signed URLs
+/// expire by, and the count of refusals in `/metrics`
+/// (`sideline_access_refused_total{status="401"|"403"}`). Both of the origin's paths ask it
+/// before anything else: the fast path (`OriginFastResponder`) and the router
+/// (`ViewerAccessMiddleware`).
+public struct ViewerAccess: Sendable {
+    public let gate: AccessGate
+    let wallClock: @Sendable () -> Double
+    private let unauthorized = Counter(label: "sideline_access_refused_total", dimensions: [("status", "401")])
+    private let forbidden = Counter(label: "sideline_access_refused_total", dimensions: [("status", "403")])
+
+    public init(rules: AccessRules, wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        gate = AccessGate(rules: rules)
+        self.wallClock = wallClock
+    }
+
+    /// The header through which the router's gate tells the routes of a credential's variant
+    /// limit. Set only by the gate: one a client sends is removed first.
+    static let variantLimitHeader = HTTPField.Name("X-Sideline-Variant-Limit")!
+
+    func check(target: String, authorization: String?) -> AccessGate.Verdict {
+        let verdict = gate.check(target: target, authorization: authorization, now: wallClock())
+        if case let .refuse(refusal) = verdict { (refusal.kind == .forbidden ? forbidden : unauthorized).increment() }
+        return verdict
+    }
+}
+
+extension ViewerAccess {
+    /// The gate in front of the router: refusals are answered here; a request whose URL
+    /// carried its credential (`/access/<credential>/...`) goes on with the prefix taken off,
+    /// so the routes see the same paths as without access control. In front of the router,
+    /// not a middleware in it: Hummingbird picks a request's route before its middleware runs,
+    /// so a rewritten path must be rewritten before the router sees it.
+    func guarding(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+        { request, writer, channel in
+            let spoofed = request.headers[Self.variantLimitHeader] != nil
+            switch check(target: request.head.path ?? "/", authorization: request.headers[.authorization]) {
+            case let .refuse(refusal):
+                let answer = refusal.response(requestID: RequestID.take(request.headers[RequestID.header]))
+                var headers = answer.headers
+                headers[.contentLength] = String(answer.body.readableBytes)
+                let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: answer.body)
+                try await writer.write(response: HTTPResponse(status: answer.status, headerFields: headers), body: body)
+            case .pass(nil, nil) where !spoofed:
+                try await responder(request, writer, channel)
+            case let .pass(target, variant):
+                var head = request.head
+                if let target { head.path = target }
+                head.headerFields[Self.variantLimitHeader] = variant
+                try await responder(Request(head: head, body: request.body), writer, channel)
+            }
+        }
+    }
+}
+
+/// Gives every request its `X-Request-ID` (`RequestID`): in the task's `RequestID.current`,
+/// so every refusal a route builds carries it, and on the response. An error a route throws
+/// becomes its answer here, so the ID is on that too; one that is not an HTTP error is a 500
+/// whose body names the ID.
+struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let id = RequestID.take(request.headers[RequestID.header])
+        var response: Response
+        do {
+            response = try await RequestID.$current.withValue(id) { try await next(request, context) }
+        } catch let refusal as Refusal {
+            response = Response(refusal.response(requestID: id))
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        } catch {
+            context.logger.error("request failed", metadata: ["request.id": "\(id)", "error": "\(error)"])
+            response = Response(Refusal(.internalError, "the server failed to answer: \(error)").response(requestID: id))
+        }
+        response.headers[RequestID.header] = id
+        return response
+    }
+}
+
+/// One log line per request (debug level, as Hummingbird's was): method, path, status, the
+/// request's ID, and the request headers the config asks for (`server.log_headers`: a
+/// player's session ID, its User-Agent...).
+struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    let level: Logger.Level
+    let headers: [HTTPField.Name]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        if context.logger.logLevel <= level {
+            var metadata: Logger.Metadata = ["hb.request.method": "\(request.method)", "hb.request.path": "\(request.head.path ?? "")",
+                                             "http.status": "\(response.status.code)"]
+            metadata["request.id"] = response.headers[RequestID.header].map { "\($0)" }
+            for name in headers { if let value = request.headers[name] { metadata["request.header.\(name.canonicalName)"] = "\(value)" } }
+            context.logger.log(level: level, "Request", metadata: metadata)
+        }
+        return response
+    }
+}
