@@ -158,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "sideline",
             dependencies: [
-                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAPI", "OriginPolicy", "SidelineCore", "StreamMirroring",
+                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginAPI", "OriginPolicy", "SidelineCore", "StreamMirroring",
                 "StreamServices", "MirrorServices", "PushServices", "StreamPushing", "WatchPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,6 +169,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // The admin client speaks HTTP through AsyncHTTPClient too (see MirrorServices).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),

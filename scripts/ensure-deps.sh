@@ -13,10 +13,12 @@ packages=(
 # player the input-loss tests play through a camera cut (hlsdemux from plugins-bad, H.264
 # and AAC decoders from gstreamer1.0-libav). nginx is the edge cache the cache-tier test puts
 # in front of Sideline (Config/nginx/). Chromium plays the page at / natively (PageEndToEndTests).
+# VLC (3.0) and streamlink (PyPI) are the other players a private stream's URL must reach
+# (ViewerAccessEndToEndTests).
 if [ "${1:-}" = "--test" ]; then
   packages+=(
     gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
-    nginx chromium
+    nginx chromium vlc-bin vlc-plugin-base
   )
 fi
 # With --serve-bench: nginx (the anchor) and wrk (the load) for scripts/bench/serve-benchmark.sh.
@@ -37,6 +39,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = "--test" ] && ! command -v streamlink >/dev/null 2>&1; then
+  echo "Installing streamlink (PyPI)"
+  python3 -m pip install -q --root-user-action=ignore streamlink
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

@@ -36,12 +36,14 @@ struct OriginFastResponder: Sendable {
         if let connection = head.headerFields[.connection], connection.lowercased().contains("close") { return nil }
         let requestID = RequestID.take(head.headerFields[RequestID.header])
         var variantLimit: String?
+        var grant: String?
         var response: OriginResponse
         if let access, target.hasPrefix("/live/") || target.hasPrefix(AccessGate.prefix) {
             switch access.check(target: target, authorization: head.headerFields[.authorization]) {
             case let .refuse(refusal):
-                return finish(refusal.response(requestID: requestID), head: head, requestID: requestID)
+                return finish(refusal.response(requestID: requestID), head: head, path: target, requestID: requestID, grant: nil)
             case let .pass(rewritten, limit):
+                grant = ViewerAccess.grant(target: target, authorization: head.headerFields[.authorization])
                 target = rewritten ?? target
                 variantLimit = limit
             }
@@ -65,15 +67,17 @@ struct OriginFastResponder: Sendable {
         case .hold:
             return nil
         }
-        return finish(response, head: head, requestID: requestID)
+        return finish(response, head: head, path: target, requestID: requestID, grant: grant)
     }
 
-    private func finish(_ answer: OriginResponse, head: HTTPRequest, requestID: String) -> OriginResponse {
+    /// `path`: the target as the log shows it (an access credential taken off).
+    private func finish(_ answer: OriginResponse, head: HTTPRequest, path: String, requestID: String, grant: String?) -> OriginResponse {
         var response = answer
         admission.countFastAnswer()
         if logger.logLevel <= .debug {
-            var metadata: Logger.Metadata = ["hb.request.method": "\(head.method)", "hb.request.path": "\(head.path ?? "")", "sideline.fast_path": "true",
+            var metadata: Logger.Metadata = ["hb.request.method": "\(head.method)", "hb.request.path": "\(Self.logged(path))", "sideline.fast_path": "true",
                                              "http.status": "\(response.status.code)", "request.id": "\(requestID)"]
+            metadata["access"] = grant.map { "\($0)" }
             for name in logHeaders { if let value = head.headerFields[name] { metadata["request.header.\(name.canonicalName)"] = "\(value)" } }
             logger.debug("Request", metadata: metadata)
         }
@@ -81,6 +85,14 @@ struct OriginFastResponder: Sendable {
         response.headers[.date] = HTTPDate.now
         response.headers[.server] = serverName
         return response
+    }
+
+    /// A refused target may still hold a credential (a wrong or expired one): the log shows
+    /// `/access/…` in its place.
+    static func logged(_ target: String) -> String {
+        guard target.hasPrefix(AccessGate.prefix) else { return target }
+        let rest = target.dropFirst(AccessGate.prefix.count)
+        return AccessGate.prefix + "…" + rest[(rest.firstIndex(of: "/") ?? rest.endIndex)...]
     }
 }
 

@@ -26,6 +26,20 @@ public struct ViewerAccess: Sendable {
     /// The header through which the router's gate tells the routes of a credential's variant
     /// limit. Set only by the gate: one a client sends is removed first.
     static let variantLimitHeader = HTTPField.Name("X-Sideline-Variant-Limit")!
+    /// How a request that passed the gate was let in, for its log line: `url` (a credential in
+    /// the path, which the log does not show) or `bearer`. Set only by the gate.
+    static let grantHeader = HTTPField.Name("X-Sideline-Access")!
+
+    /// `url`, `bearer` or nil (nothing offered), for the log line.
+    static func grant(target: String, authorization: String?) -> String? {
+        target.hasPrefix(AccessGate.prefix) ? "url" : authorization != nil ? "bearer" : nil
+    }
+
+    /// `/access/<credential>` for the URLs of a private stream handed to a viewer who may
+    /// watch it (the page's); "" for an open stream.
+    public func urlPrefix(for stream: String) -> String {
+        gate.rules.viewerCredential(for: stream, now: wallClock()).map { AccessGate.prefix + $0 } ?? ""
+    }
 
     func check(target: String, authorization: String?) -> AccessGate.Verdict {
         let verdict = gate.check(target: target, authorization: authorization, now: wallClock())
@@ -42,7 +56,7 @@ extension ViewerAccess {
     /// so a rewritten path must be rewritten before the router sees it.
     func guarding(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
         { request, writer, channel in
-            let spoofed = request.headers[Self.variantLimitHeader] != nil
+            let spoofed = request.headers[Self.variantLimitHeader] != nil || request.headers[Self.grantHeader] != nil
             switch check(target: request.head.path ?? "/", authorization: request.headers[.authorization]) {
             case let .refuse(refusal):
                 let answer = refusal.response(requestID: RequestID.take(request.headers[RequestID.header]))
@@ -54,6 +68,7 @@ extension ViewerAccess {
                 try await responder(request, writer, channel)
             case let .pass(target, variant):
                 var head = request.head
+                head.headerFields[Self.grantHeader] = Self.grant(target: head.path ?? "", authorization: request.headers[.authorization])
                 if let target { head.path = target }
                 head.headerFields[Self.variantLimitHeader] = variant
                 try await responder(Request(head: head, body: request.body), writer, channel)
@@ -85,8 +100,9 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// One log line per request (debug level, as Hummingbird's was): method, path, status, the
-/// request's ID, and the request headers the config asks for (`server.log_headers`: a
+/// One log line per request (debug level, as Hummingbird's was): method, path (without an
+/// access credential: the log does not keep secrets), status, the request's ID, how it was let
+/// in (`access`), and the request headers the config asks for (`server.log_headers`: a
 /// player's session ID, its User-Agent...).
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let level: Logger.Level
@@ -98,6 +114,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             var metadata: Logger.Metadata = ["hb.request.method": "\(request.method)", "hb.request.path": "\(request.head.path ?? "")",
                                              "http.status": "\(response.status.code)"]
             metadata["request.id"] = response.headers[RequestID.header].map { "\($0)" }
+            metadata["access"] = request.headers[ViewerAccess.grantHeader].map { "\($0)" }
             for name in headers { if let value = request.headers[name] { metadata["request.header.\(name.canonicalName)"] = "\(value)" } }
             context.logger.log(level: level, "Request", metadata: metadata)
         }

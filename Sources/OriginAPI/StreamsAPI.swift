@@ -9,6 +9,9 @@ import OriginPolicy
 public struct StreamsAPI: Sendable {
     public struct Listing: Codable, Equatable, Sendable {
         public var streams: [StreamInfo]
+        /// Private streams the caller's credentials do not cover: their names only, so the page
+        /// can ask for the viewer token (and send it as `Authorization: Bearer`).
+        public var locked: [LockedStream] = []
         /// The data directory's file system, when the server knows where it records.
         public var disk: Disk?
     }
@@ -28,6 +31,23 @@ public struct StreamsAPI: Sendable {
         }
     }
 
+    public struct LockedStream: Codable, Equatable, Sendable {
+        public var id: String
+    }
+
+    /// What the listing may show to whom: whether the caller may watch a stream, and the
+    /// credential its URLs then carry. Everyone sees everything without access control.
+    public struct Viewer: Sendable {
+        public var mayWatch: @Sendable (String) -> Bool
+        /// `/access/<credential>` for a private stream the caller may watch, "" otherwise.
+        public var urlPrefix: @Sendable (String) -> String
+        public init(mayWatch: @escaping @Sendable (String) -> Bool, urlPrefix: @escaping @Sendable (String) -> String) {
+            self.mayWatch = mayWatch
+            self.urlPrefix = urlPrefix
+        }
+        public static let everyone = Viewer(mayWatch: { _ in true }, urlPrefix: { _ in "" })
+    }
+
     public struct StreamInfo: Codable, Equatable, Sendable {
         public var id: String
         public var title: String
@@ -36,6 +56,10 @@ public struct StreamsAPI: Sendable {
         /// starting, live, input-lost, stalled (nothing new published within the stale
         /// threshold), ended or removed.
         public var state: String
+        /// What every URL of this stream starts with for this caller: `/access/<credential>`
+        /// for a private stream (the page prefixes the API paths it builds with it), "" for an
+        /// open one. The URLs below carry it already.
+        public var urlPrefix: String = ""
         public var master: String
         /// The recording so far as VOD (`/vod/`), for downloads and clips.
         public var vodMaster: String
@@ -80,10 +104,12 @@ public struct StreamsAPI: Sendable {
         }
     }
 
-    public static func listing(of registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), dataDirectory: String? = nil) -> Listing {
+    public static func listing(of registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), dataDirectory: String? = nil, viewer: Viewer = .everyone) -> Listing {
         let now = registry.clock()
-        var listing = Listing(streams: registry.streamNames.compactMap { name in
+        let names = registry.streamNames
+        var listing = Listing(streams: names.filter(viewer.mayWatch).compactMap { name in
             guard let stream = registry.stream(named: name) else { return nil }
+            let prefix = viewer.urlPrefix(name)
             func stale(_ variant: StreamRegistry.Variant) -> Bool {
                 guard stream.phase == .live || stream.phase == .inputLost, variant.recording != nil else { return false }
                 return policy.isStale(.init(resource: .mediaPlaylist, streamName: name, stream: stream.phase, targetDuration: stream.targetDuration,
@@ -93,32 +119,32 @@ public struct StreamsAPI: Sendable {
             let stalled = !variants.isEmpty && variants.allSatisfy(stale)
             return StreamInfo(
                 id: name, title: stream.title, description: stream.description, keywords: stream.keywords, state: stalled ? "stalled" : stream.phase.rawValue,
-                master: "/live/\(name)/master.m3u8", vodMaster: "/vod/\(name)/master.m3u8",
+                urlPrefix: prefix, master: "\(prefix)/live/\(name)/master.m3u8", vodMaster: "\(prefix)/vod/\(name)/master.m3u8",
                 // Sideline dates every recording's first entry: no need to walk the others.
                 recordingStart: stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording?.segments.first?.programDateTime }.first.map(ProgramDateTime.format),
-                markers: "/api/streams/\(name)/markers", targetDuration: stream.targetDuration,
+                markers: "\(prefix)/api/streams/\(name)/markers", targetDuration: stream.targetDuration,
                 variants: stream.variantOrder.filter { stream.variants[$0] != nil }.map { variantName in
                     let variant = stream.variants[variantName]!
                     let recorded = variant.recorded
                     return VariantInfo(
                         name: variantName, state: variant.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: variant.failure, writeError: variant.writeError,
-                        playlist: "/live/\(name)/\(variantName)/index.m3u8",
+                        playlist: "\(prefix)/live/\(name)/\(variantName)/index.m3u8",
                         segments: recorded.segments, durationRecorded: (recorded.duration * 1000).rounded() / 1000, bytesRecorded: recorded.bytes,
                         averageBitRate: Int(recorded.averageBitRate.rounded()), peakSegmentBitRate: Int(recorded.peakBitRate.rounded())
                     )
                 }
             )
-        })
+        }, locked: names.filter { !viewer.mayWatch($0) }.map { LockedStream(id: $0) })
         if let dataDirectory {
             listing.disk = Disk.of(directory: dataDirectory, recordedBytes: listing.streams.reduce(0) { $0 + $1.variants.reduce(0) { $0 + $1.bytesRecorded } })
         }
         return listing
     }
 
-    public static func json(of registry: StreamRegistry, dataDirectory: String? = nil) throws -> ByteBuffer {
+    public static func json(of registry: StreamRegistry, dataDirectory: String? = nil, viewer: Viewer = .everyone) throws -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return ByteBuffer(bytes: try encoder.encode(listing(of: registry, dataDirectory: dataDirectory)))
+        return ByteBuffer(bytes: try encoder.encode(listing(of: registry, dataDirectory: dataDirectory, viewer: viewer)))
     }
 }
 
@@ -128,15 +154,24 @@ public struct StreamsRoutes: Sendable {
     /// Where the streams are recorded, for the disk figures.
     let dataDirectory: String?
 
-    public init(registry: StreamRegistry, dataDirectory: String?) {
+    /// Viewer access control; nil when every stream is open.
+    let access: ViewerAccess?
+
+    public init(registry: StreamRegistry, dataDirectory: String?, access: ViewerAccess? = nil) {
         self.registry = registry
         self.dataDirectory = dataDirectory
+        self.access = access
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
-        router.get("/api/streams") { _, _ in
+        router.get("/api/streams") { request, _ in
             let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry, dataDirectory: dataDirectory)))
+            let viewer = access.map { access in
+                let authorization = request.headers[.authorization]
+                return StreamsAPI.Viewer(mayWatch: { access.gate.covers(stream: $0, authorization: authorization) },
+                                         urlPrefix: { access.urlPrefix(for: $0) })
+            } ?? .everyone
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry, dataDirectory: dataDirectory, viewer: viewer)))
         }
     }
 }

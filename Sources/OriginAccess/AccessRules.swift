@@ -46,3 +46,31 @@ public struct AccessRules: Sendable, Equatable {
         credential.map { AccessGate.prefix + $0 + path } ?? path
     }
 }
+
+extension AccessRules {
+    /// Why `sideline sign` cannot make a URL, in words that say what to change.
+    public enum SigningError: Error, Equatable, CustomStringConvertible {
+        case noSigningKey
+        case badBase(String)
+
+        public var description: String {
+            switch self {
+            case .noSigningKey: "signing needs a key: set access.signing_key in the config (or SIDELINE_SIGNING_KEY), e.g. to the output of 'openssl rand -hex 16', and restart the server with it"
+            case let .badBase(base): "--base '\(base)' is not a server's base URL: give http:// or https:// with a host and optional port, such as https://10.0.0.2:8443"
+            }
+        }
+    }
+
+    /// The master URL of `stream` signed until `expires` (Unix seconds), under `base`
+    /// (`https://host:port`): what a player opens with nothing else.
+    public func signedMasterURL(base: String, stream: String, expires: Int, variant: String? = nil) throws(SigningError) -> String {
+        guard let credential = signedCredential(for: stream, expires: expires, variant: variant) else { throw .noSigningKey }
+        var trimmed = Substring(base)
+        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let scheme = trimmed.hasPrefix("https://") ? "https://" : trimmed.hasPrefix("http://") ? "http://" : nil
+        guard let scheme else { throw .badBase(base) }
+        let authority = trimmed.dropFirst(scheme.count)
+        guard !authority.isEmpty, !authority.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" || $0.isWhitespace }) else { throw .badBase(base) }
+        return "\(trimmed)\(AccessGate.prefix)\(credential)/live/\(stream)/master.m3u8"
+    }
+}

@@ -19,6 +19,13 @@ extension SidelineConfiguration {
         (16...256).contains(text.count) && text.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }
     }
 
+    static let secretExpected = "a secret of 16 to 256 visible ASCII characters (no spaces), such as the output of 'openssl rand -hex 16'"
+
+    /// An HTTP field name (RFC 9110 token characters).
+    static func isHeaderName(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 64 && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0)) }
+    }
+
     /// A backup server's base URL: http(s), a host, no query, and no quote or space that could
     /// break the master playlist's URI line.
     static func isBackupURL(_ text: String) -> Bool {
@@ -62,12 +69,35 @@ extension SidelineConfiguration {
             config.server.requestMetrics = try server.bool("request_metrics") ?? config.server.requestMetrics
             config.server.fastPath = try server.bool("fast_path") ?? config.server.fastPath
             config.server.segmentCacheMegabytes = try server.int("segment_cache_mb", in: 0...65536) ?? config.server.segmentCacheMegabytes
+            config.server.logHeaders = try server.stringList("log_headers", matching: isHeaderName, expected: "HTTP header names such as User-Agent or CMCD-Session") ?? config.server.logHeaders
+            if var tls = try server.section("tls") {
+                let certificate = try tls.string("certificate", matching: { !$0.isEmpty }, expected: "the path of a PEM file with the server's certificate chain")
+                let key = try tls.string("key", matching: { !$0.isEmpty }, expected: "the path of a PEM file with the certificate's private key")
+                try tls.rejectUnknownKeys()
+                guard let certificate, let key else {
+                    throw .invalidValue(file: file, key: "server.tls.\(certificate == nil ? "certificate" : "key")", value: "(missing)",
+                                        expected: "both server.tls.certificate and server.tls.key (PEM files)")
+                }
+                config.server.tls = TLSSettings(certificate: certificate, key: key)
+            }
+            if let port = try server.int("plain_port", in: 0...65535) { config.server.plainPort = port }
+            let plainModes = PlainHTTP.allCases.map(\.rawValue)
+            if let mode = try server.string("plain_http", matching: { plainModes.contains($0) }, expected: plainModes.joined(separator: " or ")) {
+                config.server.plainHTTP = PlainHTTP(rawValue: mode)!
+            }
             try server.rejectUnknownKeys()
+            if config.server.plainPort != nil, config.server.tls == nil {
+                throw .invalidValue(file: file, key: "server.plain_port", value: "\(config.server.plainPort!)", expected: "server.tls as well: the plain port is a second port beside the TLS one (without TLS, server.port is plain already)")
+            }
         }
         if var admin = try top.section("admin") {
             config.admin.token = try admin.string("token") ?? config.admin.token
             config.admin.drills = try admin.bool("drills") ?? config.admin.drills
             try admin.rejectUnknownKeys()
+        }
+        if var access = try top.section("access") {
+            config.access.signingKey = try access.string("signing_key", matching: isIngestToken, expected: secretExpected) ?? config.access.signingKey
+            try access.rejectUnknownKeys()
         }
         if var analyst = try top.section("analyst") {
             config.analyst.token = try analyst.string("token") ?? config.analyst.token
@@ -142,7 +172,7 @@ extension SidelineConfiguration {
         settings.video = video
         settings.name = try stream.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-')") ?? settings.name
         settings.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? settings.input
-        if let token = try stream.string("ingest_token", matching: isIngestToken, expected: "a secret of 16 to 256 visible ASCII characters (no spaces), such as the output of 'openssl rand -hex 16'") {
+        if let token = try stream.string("ingest_token", matching: isIngestToken, expected: secretExpected) {
             guard !stream.has("input") else {
                 throw .invalidValue(file: stream.file, key: stream.keyPath("ingest_token"), value: "given together with input",
                                     expected: "either input (a camera this server encodes) or ingest_token (a stream a remote encoder pushes), not both")
@@ -150,6 +180,7 @@ extension SidelineConfiguration {
             settings.ingestToken = token
             settings.input = ""
         }
+        settings.viewerToken = try stream.string("viewer_token", matching: isIngestToken, expected: secretExpected) ?? settings.viewerToken
         settings.loop = try stream.bool("loop") ?? settings.loop
         settings.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? settings.inputTimeout
         settings.lossTimeout = try stream.double("loss_timeout", in: 0.2...30) ?? settings.lossTimeout

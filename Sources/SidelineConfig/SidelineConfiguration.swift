@@ -18,6 +18,8 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var retention: RetentionSettings
     /// `push`: how `sideline push` follows its uplink and keeps what it has not sent.
     public var push = PushSettings()
+    /// `access`: how viewers of private streams are let in.
+    public var access = AccessSettings()
 
     public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
                 admin: AdminSettings = AdminSettings(), retention: RetentionSettings = RetentionSettings()) {
@@ -107,12 +109,51 @@ public struct ServerSettings: Sendable, Equatable {
     /// the request, without the hop to a Swift task (HLSOrigin's OriginFastPath). Same bytes
     /// either way; off only to compare or to rule it out when diagnosing.
     public var fastPath = true
+    /// `server.log_headers`: request headers each request's log line carries (a player's
+    /// session ID, its User-Agent), for diagnosing one player among many.
+    public var logHeaders: [String] = []
+    /// `server.tls`: serve `port` over TLS with this certificate chain and key (PEM files).
+    /// Nil: plain HTTP, as on a trusted LAN.
+    public var tls: TLSSettings?
+    /// `server.plain_port`: a plain-HTTP port beside the TLS one, which redirects to it or
+    /// serves as it does (`server.plain_http`). Nil: none.
+    public var plainPort: Int?
+    public var plainHTTP: PlainHTTP = .redirect
     public init(host: String, port: Int, maxConnections: Int? = 1024, maxRequestsInFlight: Int? = 512) {
         self.host = host
         self.port = port
         self.maxConnections = maxConnections
         self.maxRequestsInFlight = maxRequestsInFlight
     }
+}
+
+/// `server.tls`: the certificate chain and its private key, PEM files, read at start and again
+/// on SIGHUP (certificates are renewed during long events).
+public struct TLSSettings: Sendable, Equatable {
+    public var certificate: String
+    public var key: String
+    public init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
+    }
+}
+
+/// `server.plain_http`: what the plain port does.
+public enum PlainHTTP: String, Sendable, Equatable, CaseIterable {
+    /// 308 to the same path on the TLS port: players and browsers follow it.
+    case redirect
+    /// The same answers as the TLS port, in clear text (for players that cannot be given the
+    /// venue CA, on a part of the network that is trusted).
+    case serve
+}
+
+/// `access`: viewer access beside the per-stream `viewer_token`s.
+public struct AccessSettings: Sendable, Equatable {
+    /// `access.signing_key`: the secret signed URLs are made with (`sideline sign`, and the
+    /// page's URLs for private streams). Empty: signed URLs are off. The environment variable
+    /// SIDELINE_SIGNING_KEY, when set, takes its place.
+    public var signingKey = ""
+    public init(signingKey: String = "") { self.signingKey = signingKey }
 }
 
 /// `admin`: the operator's HTTP API under `/admin/`. Off while `token` is empty.
@@ -233,6 +274,10 @@ public struct StreamSettings: Sendable, Equatable {
     public var ingestToken: String = ""
     /// Whether a remote encoder pushes this stream (it has an `ingest_token`, no `input`).
     public var isPushed: Bool { !ingestToken.isEmpty }
+    /// `viewer_token`: makes the stream private. Its playlists, segments, VOD, clips and page
+    /// data need this token (or a URL made from it, or a signed URL). Empty: open to anyone
+    /// who reaches the server, as on a trusted LAN.
+    public var viewerToken: String = ""
     public init(name: String, input: String, loop: Bool, inputTimeout: Double, title: String = "", description: String = "", keywords: String = "", startOffset: Double? = nil,
                 inputOptions: [String: String] = [:], video: VideoSettings) {
         self.inputOptions = inputOptions

@@ -19,10 +19,10 @@ final class ConsoleStatus: Sendable {
         self.registry = registry
     }
 
-    func announce(stream: String, url: String) {
+    func announce(stream: String, url: String, note: String? = nil) {
         // The line shows one URL; with several streams the announcements carry them all.
         if streams.count == 1 { self.url.withLock { $0 = url } }
-        StatusLinePrinter.write("Sideline is serving stream '\(stream)'. Open: \(url)\n")
+        StatusLinePrinter.write("Sideline is serving stream '\(stream)'. Open: \(url)\n" + (note.map { "  \($0)\n" } ?? ""))
     }
 
     private var printer: StatusLinePrinter { StatusLinePrinter { [self] in line() } }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import HLSOrigin
+import HTTPTypes
+import OriginAccess
 import OriginAPI
 import Logging
 import SegmentStore
@@ -84,6 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
         let admin = adminToken.isEmpty ? nil : AdminRoutes(token: adminToken, drillsEnabled: settings.admin.drills, operations: operations)
         let analystToken = ProcessInfo.processInfo.environment["SIDELINE_ANALYST_TOKEN"] ?? settings.analyst.token
         ClipService.removeLeftovers(in: settings.dataDirectory)
+        let rules = AccessRules.from(settings)
+        // Off on a trusted LAN (no stream has a viewer_token): no check on any request.
+        let access = rules.isEnabled ? ViewerAccess(rules: rules) : nil
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
             admission: admission,
@@ -92,15 +97,17 @@ struct ServeCommand: AsyncParsableCommand {
                 { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
                                analystToken: analystToken, adminToken: adminToken).add(to: $0) },
                 { ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory).add(to: $0) },
-                { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory).add(to: $0) },
+                { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access).add(to: $0) },
                 { WatchPage.add(to: $0) },
                 { pushedServices.isEmpty ? () : IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream))).add(to: $0) },
             ],
             requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
-            fastPath: settings.server.fastPath
+            fastPath: settings.server.fastPath, access: access, logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }
         ) { boundPort in
             for plan in plans {
-                console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name))
+                // A private stream's plain URL answers 401: the operator is told how to get one that plays.
+                console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name),
+                                 note: rules.isPrivate(plan.stream.name) ? "private: that URL answers 401; players open the one 'sideline sign \(plan.stream.name)' prints, or the page's after its viewer token" : nil)
             }
         }
         let consoleService = ConsoleService(console: console)

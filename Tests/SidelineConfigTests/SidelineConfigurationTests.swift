@@ -118,6 +118,30 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(throws: ConfigError.self) { try overridden.validate() }
     }
 
+    /// Issue 20's interface: `viewer_token` makes a stream private, `access.signing_key` turns
+    /// signed URLs on, `server.log_headers` names the headers a request's log line carries.
+    @Test func viewerAccessKeys() throws {
+        let config = try SidelineConfiguration.parse(yaml: """
+        access: {signing_key: 00112233445566778899aabb}
+        server: {log_headers: [User-Agent, CMCD-Session]}
+        streams:
+          - {name: home, input: testpattern, viewer_token: home-viewers-0123456789}
+          - {name: away, input: testpattern}
+        """)
+        #expect(config.access.signingKey == "00112233445566778899aabb")
+        #expect(config.server.logHeaders == ["User-Agent", "CMCD-Session"])
+        #expect(config.streams.map(\.viewerToken) == ["home-viewers-0123456789", ""])
+        #expect(SidelineConfiguration.defaults.access.signingKey.isEmpty && SidelineConfiguration.defaults.streams[0].viewerToken.isEmpty, "off by default")
+        for (yaml, key) in [("stream: {name: a, viewer_token: short}\n", "stream.viewer_token"), ("access: {signing_key: \"has a space in it here\"}\n", "access.signing_key"),
+                            ("access: {key: x}\n", "access.key"), ("server: {log_headers: [\"Bad Header\"]}\n", "server.log_headers")] {
+            #expect {
+                try SidelineConfiguration.parse(yaml: yaml, file: "test.yaml")
+            } throws: { error in
+                "\(error)".contains(key)
+            }
+        }
+    }
+
     /// `push`: sideline push's uplink rule and queue; bad values name the key.
     @Test func pushKeysAndTheirRefusals() throws {
         let config = try SidelineConfiguration.parse(yaml: "push: {ratio: 0.5, min_bitrate: 200k, max_bitrate: 2M, backlog: catch-up, queue_dir: /var/q}\n")

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A private stream on a real server: nothing without credentials (401 on master, media
+/// playlist, segment, VOD and clip), and the URL `sideline sign` prints played by every real
+/// player we run with nothing else configured. The server's own request log (debug) is the
+/// witness that each player's every playlist and segment request carried the credential.
+@Suite(.serialized) struct ViewerAccessEndToEndTests {
+    static let config = """
+    access: {signing_key: venue-signing-key-0123456789}
+    video:
+      ladder:
+        - {name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}
+        - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
+    streams:
+      - {name: home, input: \(Repository.sample), loop: true, viewer_token: home-viewers-0123456789}
+    """
+
+    /// One request line of the server's debug log: path (credential taken off), status, and
+    /// how the gate let it in (`url`: a credential in its path).
+    struct Logged: Equatable {
+        let path: String
+        let status: Int
+        let access: String?
+    }
+
+    static func requests(in log: Substring) -> [Logged] {
+        log.split(separator: "\n").compactMap { line in
+            guard let path = line.firstMatch(of: /hb\.request\.path=(\S+)/)?.1, let status = line.firstMatch(of: /http\.status=(\d+)/)?.1 else { return nil }
+            return Logged(path: String(path), status: Int(status) ?? 0, access: line.firstMatch(of: /access=(\S+)/).map { String($0.1) })
+        }
+    }
+
+    @Test func nothingWithoutCredentialsAndEveryPlayerFollowsTheSignedURL() async throws {
+        let directory = try makeTemporaryDirectory("access")
+        let configPath = directory + "/access.yaml"
+        try Self.config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let server = try SidelineProcess(arguments: ["--config", configPath, "--host", "127.0.0.1", "--port", "0", "--data-dir", directory + "/data", "--log-level", "debug"])
+        defer { _ = Task { try? await server.stop() } }
+        let plain = try await server.waitForURL()
+        #expect(server.log.contains("private: that URL answers 401"))
+        let base = "http://127.0.0.1:\(plain.port!)"
+
+        // Nothing without credentials, on every kind of resource; the page's listing names the
+        // stream as locked and gives none of its URLs.
+        try await Task.sleep(for: .seconds(6))
+        for path in ["/live/home/master.m3u8", "/live/home/360p/index.m3u8", "/live/home/360p/000001.ts", "/vod/home/master.m3u8",
+                     "/api/streams/home/clip.mp4?start=0&end=2", "/api/streams/home/markers"] {
+            let response = try await http(URL(string: base + path)!)
+            #expect(response.status == 401, "\(path)")
+            #expect(response.headers["www-authenticate"] == "Bearer realm=\"sideline-viewer\"", "\(path)")
+        }
+        let listing = String(decoding: try await http(URL(string: base + "/api/streams")!).body, as: UTF8.self)
+        #expect(listing.contains("\"locked\"") && !listing.contains("master.m3u8"), "\(listing)")
+        let unlocked = String(decoding: try await http(URL(string: base + "/api/streams")!, headers: ["Authorization": "Bearer home-viewers-0123456789"]).body, as: UTF8.self)
+        #expect(unlocked.contains("/access/s1~home~"), "the page's URLs carry a signed credential: \(unlocked)")
+
+        // An expired URL: 403 that says so.
+        let short = try await Command.run(Repository.sidelineExecutable, ["sign", "home", "--config", configPath, "--base", base, "--expires", "1s"])
+        try await Task.sleep(for: .seconds(2))
+        let expired = try await http(URL(string: String(short.stdout.split(separator: "\n").last ?? ""))!)
+        #expect(expired.status == 403 && String(decoding: expired.body, as: UTF8.self).contains("expired"))
+
+        let signed = try await Command.run(Repository.sidelineExecutable, ["sign", "home", "--config", configPath, "--base", base, "--expires", "30m"])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let url = String(signed.stdout.split(separator: "\n").last ?? "")
+        #expect(url.hasPrefix(base + "/access/s1~home~") && url.hasSuffix("/live/home/master.m3u8"), "\(signed.stdout)")
+
+        var players: [(String, [String])] = [
+            ("ffmpeg", ["ffmpeg", "-v", "error", "-i", url, "-t", "4", "-f", "null", "-"]),
+            ("playbin", ["gst-launch-1.0", "-q", "playbin", "uri=\(url)", "video-sink=fakesink", "audio-sink=fakesink"]),
+            ("playbin3", ["gst-launch-1.0", "-q", "playbin3", "uri=\(url)", "video-sink=fakesink", "audio-sink=fakesink"]),
+            ("chromium", ["python3", Repository.root.appendingPathComponent("Tests/Helpers/chromium_play.py").path, url]),
+        ]
+        // VLC refuses to run as root.
+        if (try? Command.which("cvlc")) != nil {
+            players.append(("vlc", (getuid() == 0 ? ["runuser", "-u", "nobody", "--", "env", "HOME=/tmp"] : [])
+                + ["cvlc", "--intf", "dummy", "--vout", "dummy", "--aout", "dummy", "--play-and-exit", "--run-time", "6", url]))
+        }
+        if (try? Command.which("streamlink")) != nil {
+            players.append(("streamlink", ["streamlink", "--hls-duration", "6", "-f", "-o", "/dev/null", "hls://" + url, "best"]))
+        }
+        #expect(players.count == 6, "every player the brief names is installed (scripts/ensure-deps.sh --test)")
+        for (name, command) in players {
+            let before = server.log.count
+            let result = try await Command.run(command[0], Array(command.dropFirst()), timeout: 12)
+            let seen = Self.requests(in: server.log.dropFirst(before))
+            let segments = seen.filter { $0.path.hasSuffix(".ts") }
+            #expect(segments.count >= 2 && segments.allSatisfy { $0.access == "url" && [200, 206].contains($0.status) }, "\(name): \(seen) \(result.stderr)")
+            #expect(!server.log.contains("~home~"), "the log never shows a credential")
+            #expect(seen.contains { $0.path.hasSuffix("/360p/index.m3u8") || $0.path.hasSuffix("/180p/index.m3u8") }, "\(name) fetched a media playlist")
+            #expect(!seen.contains { $0.status == 401 || $0.status == 403 }, "\(name): \(seen.filter { $0.status >= 400 })")
+            if name == "chromium" { #expect(result.stdout.contains("\"error\": null"), "\(result.stdout)") }
+        }
+        let metrics = String(decoding: try await http(URL(string: base + "/metrics")!).body, as: UTF8.self)
+        #expect(metrics.contains("sideline_access_refused_total{status=\"401\"} 6"), "the six refusals above, counted")
+        #expect(metrics.contains("sideline_access_refused_total{status=\"403\"} 1"))
+    }
+}
