@@ -93,6 +93,15 @@ import TestSupport
             #expect(!seen.contains { $0.status == 401 || $0.status == 403 }, "\(name): \(seen.filter { $0.status >= 400 })")
             if name == "chromium" { #expect(result.stdout.contains("\"error\": null"), "\(result.stdout)") }
         }
+        // The page: the stream shows locked, the viewer types the token once, and it plays, its
+        // markers list and its clip downloads through URLs that carry the credential.
+        let downloads = try makeTemporaryDirectory("access-page")
+        let page = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/page_check.py", base + "/?stream=home", "--token", "none",
+                                                     "--label", "x", "--downloads", downloads, "--viewer-token", "home-viewers-0123456789"], timeout: 120)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(page.stdout.utf8)) as? [String: Any], "\(page.stdout) \(page.stderr)")
+        #expect(report["lockedBefore"] as? [String] == ["home"] && report["unlocked"] as? [String] == ["home"], "\(report)")
+        #expect((report["played"] as? Double ?? 0) >= 3, "\(report)")
+        #expect((report["clipPath"] as? String).map { FileManager.default.fileExists(atPath: $0) } == true, "\(report)")
         let metrics = String(decoding: try await http(URL(string: base + "/metrics")!).body, as: UTF8.self)
         #expect(metrics.contains("sideline_access_refused_total{status=\"401\"} 6"), "the six refusals above, counted")
         #expect(metrics.contains("sideline_access_refused_total{status=\"403\"} 1"))

@@ -3,7 +3,7 @@
 as one JSON object. Speaks the DevTools protocol over --remote-debugging-pipe (file descriptors
 3 and 4, NUL-separated JSON), so it needs nothing beyond Python's standard library.
 
-    page_check.py URL --token TOKEN --label LABEL --downloads DIR [--seconds 6]
+    page_check.py URL --token TOKEN --label LABEL --downloads DIR [--seconds 6] [--viewer-token T]
 
 Steps, each reported in the JSON:
   - the page loads and says whether the browser plays HLS itself (nativeHLS);
@@ -119,6 +119,7 @@ def main():
     parser.add_argument("--label", required=True)
     parser.add_argument("--downloads", required=True)
     parser.add_argument("--seconds", type=float, default=6)
+    parser.add_argument("--viewer-token", help="type this viewer token into the page first (a private stream)")
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
     args = parser.parse_args()
 
@@ -141,6 +142,10 @@ def main():
             return result["result"].get("value")
 
         report["title"] = evaluate("document.title")
+        if args.viewer_token:
+            # As a viewer would: the page shows the private stream locked and asks for its token.
+            report["lockedBefore"] = evaluate("sideline.state.locked")
+            report["unlocked"] = evaluate(f"sideline.unlock({json.dumps(args.viewer_token)})")
         report["nativeHLS"] = evaluate("document.querySelector('video').canPlayType('application/vnd.apple.mpegurl')")
         # Playing: wait for the first frame, then measure how far the position moves.
         deadline = time.monotonic() + 30

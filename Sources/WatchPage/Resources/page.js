@@ -7,7 +7,7 @@ const $ = (id) => document.getElementById(id);
 const video = $("video");
 // mode: "live" plays the EVENT master; "replay" plays the recording so far as VOD (/vod/),
 // which every browser can seek in (Chromium gives a live EVENT stream no seekable range).
-const state = { streams: [], stream: null, info: null, markers: [], samples: {}, loaded: null, mode: "live", scrubbing: false };
+const state = { streams: [], locked: [], stream: null, info: null, markers: [], samples: {}, loaded: null, mode: "live", scrubbing: false };
 const colours = ["#e0a030", "#4ca3dd", "#4cbb6c", "#c070e0", "#e05050", "#50d0c0"];
 
 function formatSeconds(s) {
@@ -25,13 +25,26 @@ if (!nativeHLS) {
   $("playback-note").textContent = "This browser cannot play HLS by itself. Open this page in Safari (macOS, iPadOS, iOS) or Chromium; markers and clips still work here.";
 }
 
+// Viewer tokens of private streams, asked once and kept for this browser session only.
+function viewerTokens() { try { return JSON.parse(sessionStorage.getItem("sideline-viewer-tokens") || "[]"); } catch (e) { return []; } }
+
+async function fetchListing(token) {
+  const response = await fetch("/api/streams", { cache: "no-store", headers: token ? { "Authorization": "Bearer " + token } : {} });
+  return response.json();
+}
+
+// The streams this page may play: everything open, and each private stream a kept token
+// opens (its URLs then carry a credential, so the video element needs nothing more).
 async function refreshStreams() {
-  const response = await fetch("/api/streams", { cache: "no-store" });
-  const listing = await response.json();
-  state.streams = listing.streams;
+  const listings = await Promise.all([fetchListing(null)].concat(viewerTokens().map(fetchListing)));
+  const listing = listings[0];
+  const byId = new Map();
+  for (const l of listings) for (const s of l.streams) byId.set(s.id, s);
+  state.streams = [...byId.values()];
+  state.locked = (listing.locked || []).map((s) => s.id).filter((id) => !byId.has(id));
   const select = $("stream");
-  const names = listing.streams.map((s) => s.id);
-  const labels = listing.streams.map((s) => (s.title ? s.title + " (" + s.id + ")" : s.id));
+  const names = state.streams.map((s) => s.id).concat(state.locked);
+  const labels = state.streams.map((s) => (s.title ? s.title + " (" + s.id + ")" : s.id)).concat(state.locked.map((id) => "🔒 " + id + " (private)"));
   if (select.options.length !== names.length || names.some((n, i) => select.options[i].value !== n || select.options[i].text !== labels[i])) {
     const chosen = select.value;
     select.innerHTML = "";
@@ -40,12 +53,31 @@ async function refreshStreams() {
     const wanted = new URLSearchParams(location.search).get("stream");
     if (!chosen && wanted && names.includes(wanted)) select.value = wanted;
   }
-  state.info = listing.streams.find((s) => s.id === select.value) || null;
+  state.info = state.streams.find((s) => s.id === select.value) || null;
+  $("unlock").hidden = !state.locked.includes(select.value);
   if (listing.disk) {
     $("disk").textContent = "Disk: " + formatBytes(listing.disk.recordedBytes) + " recorded, " + formatBytes(listing.disk.freeBytes) + " free of " + formatBytes(listing.disk.totalBytes);
   }
   showStream();
 }
+
+// Checks a typed viewer token against the server before keeping it.
+async function unlock() {
+  const token = $("viewer-token").value.trim(), wanted = $("stream").value;
+  if (!token) return;
+  const listing = await fetchListing(token);
+  if (!listing.streams.some((s) => s.id === wanted)) {
+    $("unlock-status").textContent = "That token does not open " + wanted + ".";
+    return;
+  }
+  $("unlock-status").textContent = "";
+  $("viewer-token").value = "";
+  sessionStorage.setItem("sideline-viewer-tokens", JSON.stringify(viewerTokens().filter((t) => t !== token).concat([token])));
+  await refreshStreams();
+}
+
+// An API path of the current stream, under its access prefix when it is private.
+function streamAPI(suffix) { return state.info.urlPrefix + "/api/streams/" + encodeURIComponent(state.info.id) + suffix; }
 
 function showStream() {
   const info = state.info;
@@ -123,7 +155,7 @@ function drawChart() {
 
 async function refreshMarkers() {
   if (!state.info) return;
-  const response = await fetch("/api/streams/" + encodeURIComponent(state.info.id) + "/markers", { cache: "no-store" });
+  const response = await fetch(streamAPI("/markers"), { cache: "no-store" });
   if (!response.ok) return;
   state.markers = (await response.json()).markers;
   const list = $("markers");
@@ -158,7 +190,7 @@ function updateClipLink() {
   if (isFinite(start)) params.set("start", String(start));
   if (isFinite(end)) params.set("end", String(end));
   params.set("variant", $("clip-variant").value);
-  $("clip-link").href = "/api/streams/" + encodeURIComponent(state.info.id) + "/clip.mp4?" + params.toString();
+  $("clip-link").href = streamAPI("/clip.mp4?" + params.toString());
 }
 
 const sideline = window.sideline = {
@@ -180,7 +212,7 @@ const sideline = window.sideline = {
     const body = { label: label };
     if (date && video.currentTime > 0) body.time = new Date(date.getTime() - (lead || 0) * 1000).toISOString();
     else { body.time = "now"; if (lead) body.lead = lead; }
-    const response = await fetch("/api/streams/" + encodeURIComponent(state.info.id) + "/markers", {
+    const response = await fetch(streamAPI("/markers"), {
       method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + token }, body: JSON.stringify(body),
     });
     const text = await response.text();
@@ -195,10 +227,17 @@ const sideline = window.sideline = {
     updateClipLink();
     return $("clip-link").href;
   },
+  async unlock(token) { $("viewer-token").value = token; await unlock(); return state.streams.map((s) => s.id); },
   state,
 };
 
-$("stream").addEventListener("change", () => { state.info = state.streams.find((s) => s.id === $("stream").value); showStream(); });
+$("stream").addEventListener("change", () => {
+  state.info = state.streams.find((s) => s.id === $("stream").value) || null;
+  $("unlock").hidden = !state.locked.includes($("stream").value);
+  showStream();
+});
+$("unlock-button").addEventListener("click", unlock);
+$("viewer-token").addEventListener("keydown", (e) => { if (e.key === "Enter") unlock(); });
 $("live").addEventListener("click", () => sideline.jumpToLive());
 $("mark").addEventListener("click", () => sideline.mark($("label").value.trim() || "Mark", parseFloat($("lead").value) || 0));
 $("clip-from-here").addEventListener("click", () => { $("clip-start").value = video.currentTime.toFixed(1); updateClipLink(); });
