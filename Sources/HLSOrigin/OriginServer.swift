@@ -55,6 +55,15 @@ public enum OriginServer {
                 return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
             }
         }
+        // The gate's verdict on another URL, for an edge cache in front (nginx's auth_request,
+        // Config/nginx/sideline-edge-private.conf): 204, or the refusal the URL itself would get.
+        router.get("/api/access") { request, _ in
+            let target = request.headers[ViewerAccess.originalURIHeader] ?? "/"
+            if let access, case let .refuse(refusal) = access.check(target: target, authorization: request.headers[.authorization]) {
+                return Response(refusal)
+            }
+            return Response(status: .noContent, headers: [.cacheControl: CachePolicy.noStore.headerValue])
+        }
         for add in routes { add(router) }
         OriginRoutes(registry: registry, policy: policy, segments: segments).add(to: router)
         let clients = admission.clients

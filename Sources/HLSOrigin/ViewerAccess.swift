@@ -26,6 +26,8 @@ public struct ViewerAccess: Sendable {
     /// The header through which the router's gate tells the routes of a credential's variant
     /// limit. Set only by the gate: one a client sends is removed first.
     static let variantLimitHeader = HTTPField.Name("X-Sideline-Variant-Limit")!
+    /// The URL an edge cache asks `/api/access` about (its `auth_request` subrequest).
+    static let originalURIHeader = HTTPField.Name("X-Original-URI")!
     /// How a request that passed the gate was let in, for its log line: `url` (a credential in
     /// the path, which the log does not show) or `bearer`. Set only by the gate.
     static let grantHeader = HTTPField.Name("X-Sideline-Access")!

@@ -19,9 +19,15 @@ import TestSupport
           - {name: main, input: testpattern}
         """
 
-    /// The wrapper a venue writes around the shipped file: its ports, its cache directory.
-    static func nginxConfig(directory: String, listen: Int, origin: Int) -> String {
-        """
+    /// The wrapper a venue writes around the shipped files (copied beside it, as
+    /// Config/nginx/nginx.conf says): its ports, its cache directory. `edgeFile`: the open or
+    /// the private edge.
+    static func nginxConfig(directory: String, listen: Int, origin: Int, edgeFile: String = "sideline-edge.conf") throws -> String {
+        for file in ["sideline-edge.conf", "sideline-edge-private.conf", "sideline-edge-cache.conf"] {
+            try? FileManager.default.removeItem(atPath: directory + "/" + file)
+            try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("Config/nginx/" + file).path, toPath: directory + "/" + file)
+        }
+        return """
         worker_processes 1;
         user root;
         daemon off;
@@ -39,9 +45,11 @@ import TestSupport
             proxy_cache_path \(directory)/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
             upstream sideline_origin { server 127.0.0.1:\(origin); keepalive 16; }
             map $http_accept_encoding $sideline_encoding { ~*gzip gzip; default ""; }
+            map $uri $sideline_resource { ~^/access/[^/]+(?<rest>/.*)$ $rest; default $uri; }
+            map $uri $sideline_limit { ~^/access/s1~[^~/]*~[0-9]*~(?<v>[^~/]*)~ $v; default ""; }
             server {
                 listen 127.0.0.1:\(listen);
-                include \(Repository.root.appendingPathComponent("Config/nginx/sideline-edge.conf").path);
+                include \(directory)/\(edgeFile);
             }
         }
         """
@@ -165,6 +173,72 @@ import TestSupport
         #expect(gone.headers["cache-control"] == "public, max-age=3600")
         #expect(goneAgain.headers["x-cache-status"] == "HIT")
         try await server.stop()
+    }
+
+    /// Config/nginx/sideline-edge-private.conf in front of an origin with a private stream: the
+    /// origin decides every request (no credential 401, expired 403, even for an object the
+    /// edge holds), and viewers with different credentials share one cached copy.
+    @Test func withAccessControlTheOriginDecidesAndViewersShareTheCache() async throws {
+        _ = try Command.which("nginx")
+        let directory = try makeTemporaryDirectory("edge-private")
+        try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
+        let configPath = directory + "/sideline.yaml"
+        try """
+        access: {signing_key: edge-signing-key-0123456789}
+        video:
+          ladder:
+            - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
+        streams:
+          - {name: main, input: testpattern, viewer_token: edge-viewers-0123456789}
+        """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let server = try SidelineProcess(arguments: ["--config", configPath, "--data-dir", directory + "/data", "--log-level", "debug",
+                                                     "--host", "127.0.0.1", "--port", "0"])
+        defer { _ = Task { try? await server.stop() } }
+        let origin = try #require(try await server.waitForURL().port)
+        let edgePort = try Self.freePort()
+        try Self.nginxConfig(directory: directory, listen: edgePort, origin: origin, edgeFile: "sideline-edge-private.conf")
+            .write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: try Command.which("nginx"))
+        nginx.arguments = ["-c", directory + "/nginx.conf", "-p", directory]
+        nginx.standardError = FileHandle.nullDevice
+        try nginx.run()
+        defer {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
+        }
+        let edge = "http://127.0.0.1:\(edgePort)"
+        func sign(_ expires: String) async throws -> String {
+            let run = try await Command.run(Repository.sidelineExecutable, ["sign", "main", "--config", configPath, "--base", edge, "--expires", expires])
+            return String(run.stdout.split(separator: "\n").last ?? "")
+        }
+        let viewerA = try await sign("30m"), viewerB = try await sign("20m")
+        #expect(viewerA != viewerB)
+        let prefixA = String(viewerA.dropLast("/live/main/master.m3u8".count)), prefixB = String(viewerB.dropLast("/live/main/master.m3u8".count))
+        let media = try await waitForOK(URL(string: prefixA + "/live/main/180p/index.m3u8")!, timeout: 60)
+        let first = try #require(try MediaPlaylist.parse(String(decoding: media.body, as: UTF8.self)).segments.first?.uri)
+        let segment = "/live/main/180p/" + first
+
+        let none = try await fetch(edge + segment)
+        #expect(none.status == 401 && none.headers["www-authenticate"] == "Bearer realm=\"sideline-viewer\"", "\(none)")
+        let a = try await fetch(prefixA + segment, discardBody: true)
+        let b = try await fetch(prefixB + segment, discardBody: true)
+        #expect(a.status == 200 && b.status == 200)
+        #expect(b.headers["x-cache-status"] == "HIT", "another viewer's credential, the same cached object: \(b.headers)")
+        let bearer = try await fetch(edge + segment, headers: ["Authorization: Bearer edge-viewers-0123456789"], discardBody: true)
+        #expect(bearer.status == 200 && bearer.headers["x-cache-status"] == "HIT")
+        let wrong = try await fetch(edge + segment, headers: ["Authorization: Bearer not-the-token"])
+        #expect(wrong.status == 401)
+        // Expired: the edge holds the object, and still the answer is the origin's 403.
+        let short = try await sign("1s")
+        try await Task.sleep(for: .seconds(2))
+        let expired = try await fetch(String(short.dropLast("/live/main/master.m3u8".count)) + segment)
+        #expect(expired.status == 403, "\(expired)")
+        #expect(server.log.components(separatedBy: "hb.request.path=\(segment) ").count - 1 == 1, "the origin served the segment's bytes once")
+
+        // A player through the edge with the URL and nothing else.
+        let played = try await Command.run("ffmpeg", ["-hide_banner", "-v", "error", "-i", viewerA, "-t", "6", "-f", "null", "-"], timeout: 60)
+        #expect(played.status == 0, "\(played.stderr)")
     }
 }
 
