@@ -55,6 +55,16 @@ import TestSupport
         """
     }
 
+    /// nginx on `directory`/nginx.conf, in the foreground (the caller stops it by PID).
+    static func startNginx(directory: String) throws -> Process {
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: try Command.which("nginx"))
+        nginx.arguments = ["-c", directory + "/nginx.conf", "-p", directory]
+        nginx.standardError = FileHandle.nullDevice
+        try nginx.run()
+        return nginx
+    }
+
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
@@ -95,11 +105,7 @@ import TestSupport
         let origin = try #require(try await server.waitForURL().port)
         let edgePort = try Self.freePort()
         try Self.nginxConfig(directory: directory, listen: edgePort, origin: origin).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        let nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: try Command.which("nginx"))
-        nginx.arguments = ["-c", directory + "/nginx.conf", "-p", directory]
-        nginx.standardError = FileHandle.nullDevice
-        try nginx.run()
+        let nginx = try Self.startNginx(directory: directory)
         defer {
             kill(nginx.processIdentifier, SIGQUIT)
             nginx.waitUntilExit()
@@ -198,11 +204,7 @@ import TestSupport
         let edgePort = try Self.freePort()
         try Self.nginxConfig(directory: directory, listen: edgePort, origin: origin, edgeFile: "sideline-edge-private.conf")
             .write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        let nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: try Command.which("nginx"))
-        nginx.arguments = ["-c", directory + "/nginx.conf", "-p", directory]
-        nginx.standardError = FileHandle.nullDevice
-        try nginx.run()
+        let nginx = try Self.startNginx(directory: directory)
         defer {
             kill(nginx.processIdentifier, SIGQUIT)
             nginx.waitUntilExit()
