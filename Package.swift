@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // HMAC-SHA256 for viewer credentials and signed URLs (OriginAccess).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // TLS for the origin (through Hummingbird's TLS channel) and the certificate checks.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // FFmpeg's C libraries through pkg-config, plus a header-only shim for the macros Swift cannot import.
@@ -77,6 +79,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // Counts of access refusals for /metrics.
                 .product(name: "Metrics", package: "swift-metrics"),
+                // TLS: Hummingbird's TLS channel around the origin's, and the identity it serves.
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -134,6 +139,9 @@ let package = Package(
                 // FoundationNetworking's URLSession crashes in libdispatch when a server dies
                 // under an open connection (swift-corelibs-foundation#4791).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The venue CA a server's certificate is verified against.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The mirror's file writes run on NIO's blocking-I/O thread pool.
@@ -148,6 +156,8 @@ let package = Package(
                 "HLSPlaylist", "MediaPipeline", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPushing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The venue CA a server's certificate is verified against.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 // The queue's file work runs on NIO's blocking-I/O thread pool.

@@ -18,6 +18,8 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let idleTimeout: Duration?
     /// Nil turns the fast path off (every request through the router).
     let fastPath: OriginFastResponder?
+    /// Whether TLS is under this channel (the requests' scheme is https).
+    var secure = false
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -29,7 +31,7 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withEncoderConfiguration: .init(),
                 withDecoderLimitConfiguration: .init()
             )
-            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
             try pipeline.addHandler(ClientConnectionLimiter(clients: clients))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
             if let fastPath { try pipeline.addHandler(OriginFastPath(responder: fastPath)) }

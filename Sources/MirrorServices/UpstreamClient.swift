@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import NIOSSL
 import NIOHTTP1
 import SidelineCore
 import StreamMirroring
@@ -33,8 +34,10 @@ public final class UpstreamClient: Sendable {
 
     /// `responseLogPath`: where recorded headers go (appended); only opened when
     /// `recordedHeaders` is not empty.
-    public init(headers: [(String, String)], recordedHeaders: [String], responseLogPath: String) throws {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(2)), decompression: .enabled(limit: .ratio(200)))
+    /// `tls`: how an https upstream's certificate is verified (the system's roots, and the venue
+    /// CA when one is given); nil for the defaults.
+    public init(headers: [(String, String)], recordedHeaders: [String], responseLogPath: String, tls: TLSConfiguration? = nil) throws {
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(2)), decompression: .enabled(limit: .ratio(200)))
         // A mirror follows one server: a few connections are plenty, and keeping them open
         // saves a TCP handshake per reload.
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)

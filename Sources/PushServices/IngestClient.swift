@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOSSL
 import NIOHTTP1
 import SidelineCore
 
@@ -23,11 +24,13 @@ public final class IngestClient: Sendable {
     private let authorization: String
     private let client: HTTPClient
 
-    /// `base`: `http://<server>/ingest/<stream>`; `token`: the stream's ingest_token.
-    public init(base: URL, token: String) {
+    /// `base`: `http(s)://<server>/ingest/<stream>`; `token`: the stream's ingest_token;
+    /// `tls`: how an https server's certificate is verified (the system's roots, and the venue
+    /// CA when one is given); nil for the defaults.
+    public init(base: URL, token: String, tls: TLSConfiguration? = nil) {
         self.base = base
         authorization = "Bearer \(token)"
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(3)))
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(3)))
         // One upload at a time, in order: one connection, kept open between uploads, and let
         // go before a Sideline server's idle timeout (20 s) closes it under a new request.
         configuration.connectionPool = .init(idleTimeout: .seconds(15), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)

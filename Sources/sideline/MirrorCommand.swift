@@ -30,6 +30,8 @@ struct MirrorCommand: AsyncParsableCommand {
 
     @Argument(help: "The upstream's master playlist URL (http://host:port/live/{stream}/master.m3u8).")
     var upstream: String
+    @Option(name: .customLong("ca-file"), help: "The venue CA (PEM) an https server's certificate is verified against, besides the system's roots.")
+    var caFile: String?
     @Option(help: "Config file (YAML): the server section, data_dir. Stream, video and audio keys are not used.")
     var config: String?
     @Option(name: .customLong("data-dir"), help: "Where the mirrored stream is recorded.")
@@ -93,7 +95,8 @@ struct MirrorCommand: AsyncParsableCommand {
         } catch {
             throw SidelineStartupError(message: "cannot create \(layout.streamDirectory): \(error.localizedDescription); give a writable --data-dir")
         }
-        let client = try UpstreamClient(headers: sendHeaders, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl")
+        let client = try UpstreamClient(headers: sendHeaders, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl",
+                                       tls: try VenueCA.clientConfiguration(caFile: caFile))
 
         let metrics = PrometheusExport.bootstrap()
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))

@@ -33,6 +33,8 @@ struct PushCommand: AsyncParsableCommand {
     var to: String
     @Option(help: "The stream's ingest_token on the server (or the environment variable SIDELINE_INGEST_TOKEN).")
     var token: String?
+    @Option(name: .customLong("ca-file"), help: "The venue CA (PEM) an https server's certificate is verified against, besides the system's roots.")
+    var caFile: String?
     @Option(help: "Config file (YAML): the ladder, segment_duration, audio and the push section.")
     var config: String?
     @Option(name: .customLong("queue-dir"), help: "Where segments wait until the server has them (default: push.queue_dir, or <data_dir>/push-queue/<stream>).")
@@ -73,6 +75,7 @@ struct PushCommand: AsyncParsableCommand {
         guard let secret = token ?? ProcessInfo.processInfo.environment["SIDELINE_INGEST_TOKEN"], !secret.isEmpty else {
             throw SidelineStartupError(message: "push needs the stream's ingest_token: give it with --token or SIDELINE_INGEST_TOKEN")
         }
+        let tls = try VenueCA.clientConfiguration(caFile: caFile)
         var settings = try SidelineConfiguration.forCommand(config)
         guard settings.streams.count == 1 else {
             throw SidelineStartupError(message: "push encodes one camera, and the config defines \(settings.streams.count) streams; give it a config with one stream (its ladder is what is pushed)")
@@ -102,7 +105,7 @@ struct PushCommand: AsyncParsableCommand {
         if !queue.isEmpty { logger.notice("segments left by an earlier run are sent first as the backlog", metadata: ["segments": "\(queue.count)", "queue": "\(queuePath)"]) }
 
         let session = PushSession(settings: .init(configuration: settings, stream: stream, targetDuration: plan.targetDuration, hasAudio: pipeline.hasAudio, metadata: metadata),
-                                  client: IngestClient(base: target.base, token: secret), directory: directory, queue: queue, bitRates: pipeline.bitRates,
+                                  client: IngestClient(base: target.base, token: secret, tls: tls), directory: directory, queue: queue, bitRates: pipeline.bitRates,
                                   timings: pipeline.timings, logger: logger)
         opened.events.connect(session.handle)
         // Numbered on push's own timeline, after anything already queued, and started when that

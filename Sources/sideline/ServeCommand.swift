@@ -7,7 +7,9 @@ import OriginAPI
 import Logging
 import SegmentStore
 import ServiceLifecycle
+import Synchronization
 import SidelineConfig
+import SidelineCore
 import StreamServices
 import UnixSignals
 import WatchPage
@@ -39,6 +41,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     private func serve(logger: Logger) async throws {
         let settings = try options.resolve(host: host, port: port)
+        // TLS: a missing, unreadable, expired or mismatched certificate or key stops the start
+        // here, before anything is opened or written, with one line that names the file.
+        let tls: TLSIdentity?
+        do {
+            tls = try settings.server.tls.map { try TLSIdentity(certificate: $0.certificate, key: $0.key) }
+        } catch let error as TLSIdentityError {
+            throw SidelineStartupError(message: error.description)
+        }
         let metrics = PrometheusExport.bootstrap()
         let allPlans = settings.streams.map { ServePlan(configuration: settings, stream: $0, realtime: !noRealtime) }
         // A stream removed by the operator stays removed (410), even if the config still names it.
@@ -89,42 +99,69 @@ struct ServeCommand: AsyncParsableCommand {
         let rules = AccessRules.from(settings)
         // Off on a trusted LAN (no stream has a viewer_token): no check on any request.
         let access = rules.isEnabled ? ViewerAccess(rules: rules) : nil
+        let routes: [OriginServer.Routes] = [
+            { admin?.add(to: $0) },
+            { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
+                           analystToken: analystToken, adminToken: adminToken).add(to: $0) },
+            { ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory).add(to: $0) },
+            { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access).add(to: $0) },
+            { WatchPage.add(to: $0) },
+            { pushedServices.isEmpty ? () : IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream))).add(to: $0) },
+        ]
+        let segments = SegmentCache(budget: settings.server.segmentCacheMegabytes << 20)
+        let tlsPort = Mutex(settings.server.port)
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
-            admission: admission,
-            routes: [
-                { admin?.add(to: $0) },
-                { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
-                               analystToken: analystToken, adminToken: adminToken).add(to: $0) },
-                { ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory).add(to: $0) },
-                { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access).add(to: $0) },
-                { WatchPage.add(to: $0) },
-                { pushedServices.isEmpty ? () : IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream))).add(to: $0) },
-            ],
-            requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
-            fastPath: settings.server.fastPath, access: access, logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }
+            admission: admission, routes: routes,
+            requestMetrics: settings.server.requestMetrics, segments: segments,
+            fastPath: settings.server.fastPath, access: access, logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }, tls: tls
         ) { boundPort in
+            tlsPort.withLock { $0 = boundPort }
             for plan in plans {
                 // A private stream's plain URL answers 401: the operator is told how to get one that plays.
-                console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name),
+                console.announce(stream: plan.stream.name, url: PlaylistURL.master(host: settings.server.host, port: boundPort, stream: plan.stream.name, tls: tls != nil),
                                  note: rules.isPrivate(plan.stream.name) ? "private: that URL answers 401; players open the one 'sideline sign \(plan.stream.name)' prints, or the page's after its viewer token" : nil)
             }
         }
         let consoleService = ConsoleService(console: console)
-        let group = ServiceGroup(configuration: .init(
-            services: [ServiceGroupConfiguration.ServiceConfiguration(service: application), .init(service: consoleService)]
-                + pipelineServices.map { .init(service: $0) }
-                + pushedServices.map { .init(service: $0) }
-                // A service that returns ends the group, so retention runs only when it has a limit.
-                + (settings.retention.isEnabled
-                    ? [.init(service: RetentionService(settings: settings.retention, dataDirectory: settings.dataDirectory, operations: operations, logger: logger))]
-                    : []),
-            logger: logger
-        ))
+        // server.plain_port: plain HTTP beside TLS, redirecting to it or serving the same answers.
+        let plain: (any Service)? = settings.server.plainPort.map { port -> any Service in
+            let announce: @Sendable (Int) async -> Void = { bound in logger.notice("plain HTTP on port \(bound) \(settings.server.plainHTTP == .redirect ? "redirects to TLS" : "serves in clear text")") }
+            switch settings.server.plainHTTP {
+            case .redirect:
+                return OriginServer.makeRedirectApplication(host: settings.server.host, port: port, tlsPort: { tlsPort.withLock { $0 } }, logger: logger, onServerRunning: announce)
+            case .serve:
+                return OriginServer.makeApplication(
+                    registry: registry, host: settings.server.host, port: port, logger: logger, metrics: metrics, admission: admission, routes: routes,
+                    requestMetrics: settings.server.requestMetrics, segments: segments, fastPath: settings.server.fastPath, access: access,
+                    logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }, onServerRunning: announce)
+            }
+        }
+        var services: [any Service] = [application, consoleService]
+        if let plain { services.append(plain) }
+        services += pipelineServices as [any Service]
+        services += pushedServices as [any Service]
+        // A service that returns ends the group, so retention runs only when it has a limit.
+        if settings.retention.isEnabled {
+            services.append(RetentionService(settings: settings.retention, dataDirectory: settings.dataDirectory, operations: operations, logger: logger))
+        }
+        let group = ServiceGroup(configuration: .init(services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }, logger: logger))
         // Ctrl-C ends the stream (EXT-X-ENDLIST); SIGTERM only stops the server.
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm, .sighup)
         let signalTask = Task {
             for await signal in signals {
+                // SIGHUP: read the TLS certificate and key again (renewed during a long event);
+                // open connections keep theirs, new ones get the new one.
+                if signal == .sighup {
+                    guard let tls else { logger.notice("SIGHUP: no server.tls to reload"); continue }
+                    do {
+                        let until = try tls.reload()
+                        logger.notice("SIGHUP: TLS certificate reloaded from \(tls.certificatePath), valid until \(until)")
+                    } catch {
+                        logger.error("SIGHUP: kept the TLS certificate in use: \(error)")
+                    }
+                    continue
+                }
                 // New requests get 503 with Retry-After from now on; those in flight finish.
                 // The pipelines stop first (their last segments are written), then the server.
                 admission.beginDraining()

@@ -142,6 +142,25 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         }
     }
 
+    /// Issue 20's interface: `server.tls: {certificate, key}` turns TLS on; `server.plain_port`
+    /// is a second, plain port beside it (redirecting unless `plain_http: serve`).
+    @Test func tlsKeys() throws {
+        let config = try SidelineConfiguration.parse(yaml: "server: {tls: {certificate: /etc/s/server.pem, key: /etc/s/server.key}, plain_port: 8080, plain_http: serve}\n")
+        #expect(config.server.tls == TLSSettings(certificate: "/etc/s/server.pem", key: "/etc/s/server.key"))
+        #expect(config.server.plainPort == 8080 && config.server.plainHTTP == .serve)
+        #expect(try SidelineConfiguration.parse(yaml: "server: {tls: {certificate: a, key: b}, plain_port: 80}\n").server.plainHTTP == .redirect)
+        #expect(SidelineConfiguration.defaults.server.tls == nil && SidelineConfiguration.defaults.server.plainPort == nil)
+        for (yaml, key) in [("server: {tls: {certificate: a}}\n", "server.tls.key"), ("server: {plain_port: 80}\n", "server.plain_port"),
+                            ("server: {tls: {certificate: a, key: b, password: c}}\n", "server.tls.password"),
+                            ("server: {tls: {certificate: a, key: b}, plain_http: maybe}\n", "server.plain_http")] {
+            #expect {
+                try SidelineConfiguration.parse(yaml: yaml, file: "test.yaml")
+            } throws: { error in
+                "\(error)".contains(key)
+            }
+        }
+    }
+
     /// `push`: sideline push's uplink rule and queue; bad values name the key.
     @Test func pushKeysAndTheirRefusals() throws {
         let config = try SidelineConfiguration.parse(yaml: "push: {ratio: 0.5, min_bitrate: 200k, max_bitrate: 2M, backlog: catch-up, queue_dir: /var/q}\n")

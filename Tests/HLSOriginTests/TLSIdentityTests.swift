@@ -1,0 +1,107 @@
+import Foundation
+import HLSOrigin
+import Hummingbird
+import Logging
+import Testing
+
+/// `server.tls` with certificates made by `scripts/venue-certificates.sh` (openssl), as
+/// Docs/operations.md tells an operator to make them: one clear error for each thing an
+/// operator gets wrong, a reload that keeps what works, and HTTPS that curl verifies against
+/// the venue CA, before and after a reload on the same server.
+@Suite struct TLSIdentityTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/venue-certificates.sh").path
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0].hasPrefix("/") ? arguments[0] : "/usr/bin/env")
+        process.arguments = arguments[0].hasPrefix("/") ? Array(arguments.dropFirst()) : arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    /// A venue CA and a server certificate for 127.0.0.1, in a new directory.
+    static func certificates(days: Int = 397) throws -> String {
+        let directory = NSTemporaryDirectory() + "sideline-tls-\(UUID().uuidString.prefix(8))"
+        let made = try run([script, directory, "127.0.0.1", "localhost", "--days", String(days)])
+        #expect(made.status == 0, "\(made.output)")
+        return directory
+    }
+
+    func error(certificate: String, key: String, now: Date = Date()) -> TLSIdentityError? {
+        do {
+            _ = try TLSIdentity(certificate: certificate, key: key, now: now)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func eachMistakeIsOneErrorThatNamesTheFile() throws {
+        let dir = try Self.certificates()
+        #expect(error(certificate: "\(dir)/server.pem", key: "\(dir)/server.key") == nil)
+        let missing = try #require(error(certificate: "\(dir)/nope.pem", key: "\(dir)/server.key"))
+        #expect(missing.file == "\(dir)/nope.pem" && missing.problem == "does not exist")
+        try "not a certificate\n".write(toFile: "\(dir)/junk.pem", atomically: true, encoding: .utf8)
+        #expect(error(certificate: "\(dir)/junk.pem", key: "\(dir)/server.key")?.problem.hasPrefix("is not a PEM certificate") == true)
+        #expect(error(certificate: "\(dir)/server.pem", key: "\(dir)/junk.pem")?.problem.hasPrefix("is not a PEM private key") == true)
+        // Expired and not yet valid, by the clock the identity is given.
+        let expired = try #require(error(certificate: "\(dir)/server.pem", key: "\(dir)/server.key", now: Date().addingTimeInterval(400 * 86400)))
+        #expect(expired.problem.hasPrefix("expired on ") && expired.fix.contains("SIGHUP"))
+        #expect(error(certificate: "\(dir)/server.pem", key: "\(dir)/server.key", now: Date().addingTimeInterval(-86400))?.problem.hasPrefix("is not valid before") == true)
+        // The CA's key is not the server certificate's.
+        let mismatch = try #require(error(certificate: "\(dir)/server.pem", key: "\(dir)/ca.key"))
+        #expect(mismatch.file == "\(dir)/ca.key" && mismatch.problem.hasPrefix("is not the private key of \(dir)/server.pem"))
+        #expect("\(mismatch)".hasPrefix("TLS: \(dir)/ca.key is not the private key"))
+    }
+
+    @Test func aFailedReloadKeepsTheIdentityInUse() throws {
+        let dir = try Self.certificates(days: 30)
+        let identity = try TLSIdentity(certificate: "\(dir)/server.pem", key: "\(dir)/server.key")
+        let before = identity.notValidAfter
+        // Renewed with a longer validity: the reload takes it.
+        _ = try Self.run([Self.script, dir, "127.0.0.1", "--days", "90"])
+        let renewed = try identity.reload()
+        #expect(renewed > before.addingTimeInterval(50 * 86400) && identity.notValidAfter == renewed)
+        // A half-written renewal (the key replaced, not the certificate): refused, and kept.
+        try FileManager.default.removeItem(atPath: "\(dir)/server.key")
+        try FileManager.default.copyItem(atPath: "\(dir)/ca.key", toPath: "\(dir)/server.key")
+        #expect(throws: TLSIdentityError.self) { try identity.reload() }
+        #expect(identity.notValidAfter == renewed)
+    }
+
+    @Test func httpsIsVerifiedAgainstTheVenueCAAndAReloadServesTheNewCertificate() async throws {
+        let dir = try Self.certificates(days: 30)
+        let identity = try TLSIdentity(certificate: "\(dir)/server.pem", key: "\(dir)/server.key")
+        let registry = StreamRegistry()
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, tls: identity) { continuation.yield($0) }
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let url = "https://127.0.0.1:\(port)/healthz"
+        func expiry() throws -> String {
+            // The certificate the server presents, as openssl reads it.
+            let shown = try Self.run(["sh", "-c", "openssl s_client -connect 127.0.0.1:\(port) -CAfile \(dir)/ca.pem </dev/null 2>/dev/null | openssl x509 -noout -enddate"])
+            return shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let verified = try Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url])
+        #expect(verified.status == 0 && verified.output == "ok\n", "\(verified.output)")
+        let unverified = try Self.run(["curl", "-sS", url])
+        #expect(unverified.status == 60, "without the venue CA, curl refuses the certificate: \(unverified.output)")
+        let first = try expiry()
+        _ = try Self.run([Self.script, dir, "127.0.0.1", "--days", "90"])
+        try identity.reload()
+        let second = try expiry()
+        #expect(first.hasPrefix("notAfter=") && second.hasPrefix("notAfter=") && first != second, "\(first) then \(second)")
+        #expect(try Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url]).output == "ok\n")
+    }
+}
