@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // multipart/form-data uploads to the ingest (a field app's way of pushing).
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
+        // RFC 8941 structured fields: the players' CMCD (PlayerSessions) and the origin's CMSD.
+        .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.7.0"),
         // HMAC-SHA256 for viewer credentials and signed URLs (OriginAccess).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // TLS for the origin (through Hummingbird's TLS channel) and the certificate checks.
@@ -69,13 +71,16 @@ let package = Package(
         // Pure: who may watch which stream. The credentials a URL carries (viewer and signed,
         // HMAC-SHA256) and the gate every request to a stream's footage passes (401/403).
         .target(name: "OriginAccess", dependencies: ["OriginPolicy", .product(name: "Crypto", package: "swift-crypto")]),
+        // Pure: what players' CMCD says (CTA-5004, RFC 8941 fields), and the bounded book of
+        // their sessions: who is stalling, on which variant, since when.
+        .target(name: "PlayerSessions", dependencies: [.product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
         // Delivery: the registry, rendered playlists, waiters, the segment cache, the fast path
         // and its HTTP/1.1 channel, admission, the /live/ and /vod/ routes, and the one place a
         // refusal becomes HTTP.
         .target(
             name: "HLSOrigin",
             dependencies: [
-                "HLSPlaylist", "OriginAccess", "OriginPolicy", "SegmentStore", "SidelineCore",
+                "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SegmentStore", "SidelineCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // Counts of access refusals for /metrics.
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -103,7 +108,7 @@ let package = Package(
         .target(
             name: "OriginAPI",
             dependencies: [
-                "HLSOrigin", "HLSPlaylist", "OriginPolicy", "SegmentStore",
+                "HLSOrigin", "HLSPlaylist", "OriginPolicy", "PlayerSessions", "SegmentStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -168,7 +173,7 @@ let package = Package(
         .executableTarget(
             name: "sideline",
             dependencies: [
-                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginAPI", "OriginPolicy", "SidelineCore", "StreamMirroring",
+                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginAPI", "OriginPolicy", "PlayerSessions", "SidelineCore", "StreamMirroring",
                 "StreamServices", "MirrorServices", "PushServices", "StreamPushing", "WatchPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -194,6 +199,7 @@ let package = Package(
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),
         .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
         .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
+        .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
         .testTarget(
             name: "HLSOriginTests",
             dependencies: [

@@ -32,16 +32,35 @@ public enum OriginDecision: Equatable, Sendable {
         decideTimed(path, directives: directives, held: held, variantLimit: variantLimit, registry: registry, server: server, policy: policy).decision
     }
 
-    /// `decide`, and for a media or I-frame playlist how long ago (seconds, on the registry's
-    /// clock) its variant last published a segment: the `Server-Timing` a playlist carries.
+    /// A decision with what the answer's headers say beside it.
+    public struct Described: Sendable {
+        public var decision: OriginDecision
+        /// For a media or I-frame playlist, how long ago (seconds, on the registry's clock) its
+        /// variant last published a segment: the `Server-Timing` a playlist carries.
+        public var publishedAgo: Double?
+        /// Whether the stream is still live (not ended, not removed): CMSD's stream type.
+        public var live = false
+    }
+
+    /// `decide`, with what `Described` adds.
     public static func decideTimed(_ path: Result<OriginPath, OriginPath.Rejection>, directives: Result<PlaylistDirectives, OriginPath.Rejection> = .success(.init()),
                                    held: Bool = false, variantLimit: String? = nil, registry: StreamRegistry,
-                                   server: StatusPolicy.ServerCondition = .serving, policy: StatusPolicy = StatusPolicy()) -> (decision: OriginDecision, publishedAgo: Double?) {
-        if let refusal = policy.admit(server) { return (.refuse(refusal), nil) }
+                                   server: StatusPolicy.ServerCondition = .serving, policy: StatusPolicy = StatusPolicy()) -> Described {
+        var described = describe(path, directives: directives, held: held, variantLimit: variantLimit, registry: registry, server: server, policy: policy)
+        if case let .success(resource) = path, let phase = registry.stream(named: resource.stream)?.phase {
+            described.live = phase != .ended && phase != .removed
+        }
+        return described
+    }
+
+    private static func describe(_ path: Result<OriginPath, OriginPath.Rejection>, directives: Result<PlaylistDirectives, OriginPath.Rejection>,
+                                 held: Bool, variantLimit: String?, registry: StreamRegistry,
+                                 server: StatusPolicy.ServerCondition, policy: StatusPolicy) -> Described {
+        if let refusal = policy.admit(server) { return Described(decision: .refuse(refusal)) }
         let resource: OriginPath
         switch path {
         case let .success(parsed): resource = parsed
-        case let .failure(rejection): return (.refuse(policy.refuse(rejection)), nil)
+        case let .failure(rejection): return Described(decision: .refuse(policy.refuse(rejection)))
         }
         let stream = registry.stream(named: resource.stream)
         let variant = resource.variant.flatMap { stream?.variants[$0] }
@@ -56,7 +75,7 @@ public enum OriginDecision: Equatable, Sendable {
         case .master:
             if let variantLimit, let stream {
                 guard let limited = stream.limitedMasters[variantLimit] else {
-                    return (.refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)), nil)
+                    return Described(decision: .refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)))
                 }
                 bytes = limited
             } else {
@@ -75,18 +94,18 @@ public enum OriginDecision: Equatable, Sendable {
         facts.playlistAvailable = bytes != nil || media != nil
         switch policy.decide(facts) {
         case let .refuse(refusal):
-            return (.refuse(refusal), nil)
+            return Described(decision: .refuse(refusal))
         case let .serve(cache):
-            if let file { return (.segment(file), nil) }
+            if let file { return Described(decision: .segment(file)) }
             if let media, let variant = resource.variant {
                 let hold = { (sequence: Int, seconds: Double) in
                     Hold(stream: resource.stream, variant: variant, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, seconds: seconds)
                 }
                 let decision = answer(media, directives: directives, held: held, cache: cache, targetDuration: facts.targetDuration, hold: hold, registry: registry, policy: policy)
-                return (decision, facts.lastPublished.map { max(0, facts.now - $0) })
+                return Described(decision: decision, publishedAgo: facts.lastPublished.map { max(0, facts.now - $0) })
             }
-            guard let bytes else { return (.refuse(StatusPolicy.missingContent), nil) }
-            return (.playlist(bytes, cache), nil)
+            guard let bytes else { return Described(decision: .refuse(StatusPolicy.missingContent)) }
+            return Described(decision: .playlist(bytes, cache))
         }
     }
 

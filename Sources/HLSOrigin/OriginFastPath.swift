@@ -28,6 +28,8 @@ struct OriginFastResponder: Sendable {
     let access: ViewerAccess?
     /// Request headers the log line carries (`server.log_headers`).
     let logHeaders: [HTTPField.Name]
+    /// CMCD in, CMSD out; nil: off.
+    let diagnostics: PlayerDiagnostics?
 
     func answer(_ head: HTTPRequest) -> OriginResponse? {
         guard head.method == .get || head.method == .head, var target = head.path, admission.isServingFreely else { return nil }
@@ -55,9 +57,9 @@ struct OriginFastResponder: Sendable {
             acceptEncoding: head.headerFields[.acceptEncoding], ifNoneMatch: head.headerFields[.ifNoneMatch], range: head.headerFields[.range],
             requestID: requestID, variantLimit: variantLimit
         )
-        let (decision, publishedAgo) = OriginDecision.decideTimed(OriginPath.parse(request.path), directives: PlaylistDirectives.parse(query: request.query),
-                                                                  variantLimit: variantLimit, registry: registry, policy: policy)
-        switch OriginAnswer(decision, request: request, timing: ServerTiming.playlist(publishedAgo: publishedAgo, held: nil)) {
+        let path = OriginPath.parse(request.path)
+        let described = OriginDecision.decideTimed(path, directives: PlaylistDirectives.parse(query: request.query), variantLimit: variantLimit, registry: registry, policy: policy)
+        switch OriginAnswer(described.decision, request: request, timing: ServerTiming.playlist(publishedAgo: described.publishedAgo, held: nil)) {
         case let .ready(ready):
             response = ready
         case let .segment(segment):
@@ -66,6 +68,10 @@ struct OriginFastResponder: Sendable {
             response.headers[ServerTiming.header] = ServerTiming.cacheHit
         case .hold:
             return nil
+        }
+        if let diagnostics {
+            diagnostics.observe(path, decision: described.decision, query: request.query, headers: head.headerFields)
+            diagnostics.annotate(&response, decision: described.decision, live: described.live)
         }
         return finish(response, head: head, path: target, requestID: requestID, grant: grant)
     }

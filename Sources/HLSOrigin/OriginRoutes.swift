@@ -15,11 +15,14 @@ public struct OriginRoutes: Sendable {
     let policy: StatusPolicy
     let segments: SegmentCache
     let renditions = VODRenditions()
+    /// CMCD in, CMSD out; nil: off.
+    let diagnostics: PlayerDiagnostics?
 
-    public init(registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), segments: SegmentCache) {
+    public init(registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), segments: SegmentCache, diagnostics: PlayerDiagnostics? = nil) {
         self.registry = registry
         self.policy = policy
         self.segments = segments
+        self.diagnostics = diagnostics
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
@@ -29,7 +32,9 @@ public struct OriginRoutes: Sendable {
         // The recording so far as VOD (VODDecision); the same answers, headers and caching.
         router.get("/vod/**") { request, _ in
             let asked = OriginRequest(request)
-            return try await send(OriginAnswer(VODDecision.decide(path: asked.path, query: asked.query, variantLimit: asked.variantLimit, registry: registry, renditions: renditions, policy: policy), request: asked))
+            let decision = VODDecision.decide(path: asked.path, query: asked.query, variantLimit: asked.variantLimit, registry: registry, renditions: renditions, policy: policy)
+            diagnostics?.observe(OriginPath.parse("/live/" + asked.path.dropFirst("/vod/".count)), decision: decision, query: asked.query, headers: request.headers)
+            return try await send(OriginAnswer(decision, request: asked), decision: decision, live: false)
         }
         router.get("/healthz") { _, _ in "ok\n" }
         // Everything else gets the same refusal as an unknown /live/ path (status, cache
@@ -43,34 +48,40 @@ public struct OriginRoutes: Sendable {
         let asked = OriginRequest(request)
         let path = OriginPath.parse(asked.path)
         let directives = PlaylistDirectives.parse(query: asked.query)
-        var (decision, publishedAgo) = OriginDecision.decideTimed(path, directives: directives, variantLimit: asked.variantLimit, registry: registry, policy: policy)
+        var described = OriginDecision.decideTimed(path, directives: directives, variantLimit: asked.variantLimit, registry: registry, policy: policy)
         var held: Double?
-        if case let .hold(hold) = decision {
+        if case let .hold(hold) = described.decision {
             // Blocking reload: this task is suspended (no thread) until the sequence number is
             // listed or the bound passes, then the request is decided again on what is current.
             let start = ContinuousClock.now
             await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, seconds: hold.seconds)
             held = (ContinuousClock.now - start).inSeconds
-            (decision, publishedAgo) = OriginDecision.decideTimed(path, directives: directives, held: true, variantLimit: asked.variantLimit, registry: registry, policy: policy)
+            described = OriginDecision.decideTimed(path, directives: directives, held: true, variantLimit: asked.variantLimit, registry: registry, policy: policy)
         }
-        return try await send(OriginAnswer(decision, request: asked, timing: ServerTiming.playlist(publishedAgo: publishedAgo, held: held)))
+        diagnostics?.observe(path, decision: described.decision, query: asked.query, headers: request.headers)
+        return try await send(OriginAnswer(described.decision, request: asked, timing: ServerTiming.playlist(publishedAgo: described.publishedAgo, held: held)),
+                              decision: described.decision, live: described.live)
     }
 
-    /// An answer as sent: a segment's bytes read (once, through the cache) when needed.
-    func send(_ answer: OriginAnswer) async throws -> Response {
+    /// An answer as sent: a segment's bytes read (once, through the cache) when needed, and
+    /// CMSD on what is a playlist or segment.
+    func send(_ answer: OriginAnswer, decision: OriginDecision, live: Bool) async throws -> Response {
         switch answer {
-        case let .ready(response):
+        case var .ready(response):
+            diagnostics?.annotate(&response, decision: decision, live: live)
             return Response(response)
         case let .segment(segment):
             do {
+                var response: OriginResponse
                 if let cached = segments.cachedBytes(of: segment.file.path) {
-                    var response = segment.response(with: cached)
+                    response = segment.response(with: cached)
                     response.headers[ServerTiming.header] = ServerTiming.cacheHit
-                    return Response(response)
+                } else {
+                    let start = ContinuousClock.now
+                    response = segment.response(with: try await bytes(of: segment.file))
+                    response.headers[ServerTiming.header] = ServerTiming.disk(seconds: (ContinuousClock.now - start).inSeconds)
                 }
-                let start = ContinuousClock.now
-                var response = segment.response(with: try await bytes(of: segment.file))
-                response.headers[ServerTiming.header] = ServerTiming.disk(seconds: (ContinuousClock.now - start).inSeconds)
+                diagnostics?.annotate(&response, decision: decision, live: live)
                 return Response(response)
             } catch {
                 // Listed but unreadable (removed under us, disk error): the registry said it

@@ -36,6 +36,7 @@ public enum OriginServer {
         access: ViewerAccess? = nil,
         logHeaders: [HTTPField.Name] = [],
         tls: TLSIdentity? = nil,
+        diagnostics: PlayerDiagnostics? = nil,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
@@ -67,7 +68,7 @@ public enum OriginServer {
             return Response(status: .noContent, headers: [.cacheControl: CachePolicy.noStore.headerValue])
         }
         for add in routes { add(router) }
-        OriginRoutes(registry: registry, policy: policy, segments: segments).add(to: router)
+        OriginRoutes(registry: registry, policy: policy, segments: segments, diagnostics: diagnostics).add(to: router)
         let clients = admission.clients
         let idle = admission.limits.idleTimeout
         let serverName = "Sideline"
@@ -76,7 +77,7 @@ public enum OriginServer {
         // goes through the router.
         let fast = fastPath && !requestMetrics
             ? OriginFastResponder(registry: registry, policy: policy, segments: segments, admission: admission, serverName: serverName, logger: logger,
-                                  access: access, logHeaders: logHeaders)
+                                  access: access, logHeaders: logHeaders, diagnostics: diagnostics)
             : nil
         return Application(
             router: router,

@@ -15,10 +15,16 @@ public final class StreamRegistry: Sendable {
         public let size: Int
         /// EXTINF, in seconds.
         public let duration: Double
-        public init(path: String, size: Int, duration: Double = 0) {
+        /// What stands in this entry's slot when it is not the variant's own picture:
+        /// `stand-in` (the slate, or the last picture held) or `sibling` (another rung's
+        /// segment). Said to players in `CMSD-Static`. Nil for the variant's own segment, and
+        /// for entries read back from disk at a restart (the recording does not say).
+        public let fill: String?
+        public init(path: String, size: Int, duration: Double = 0, fill: String? = nil) {
             self.path = path
             self.size = size
             self.duration = duration
+            self.fill = fill
         }
     }
 

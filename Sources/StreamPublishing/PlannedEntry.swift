@@ -30,6 +30,16 @@ public struct PlannedEntry: Sendable, Equatable {
         /// EXT-X-GAP, no file: a failed variant's slot (`on_variant_failure: gap`), a slot
         /// listed only to keep variants aligned, or a slate segment (`on_input_loss: gap`).
         case gap
+
+        /// How players are told what a fill is (`CMSD-Static`): `stand-in`, `sibling`, or nil
+        /// for the variant's own segment and for a gap (which has no file).
+        public var fillName: String? {
+            switch self {
+            case .sibling: "sibling"
+            case .standIn: "stand-in"
+            case .real, .gap: nil
+            }
+        }
     }
 
     /// The stream's timeline slot: media time [slot x D, (slot + 1) x D).

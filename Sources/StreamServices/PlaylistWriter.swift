@@ -107,7 +107,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         if recorded.segmentWritten {
             registry.publish(
                 stream: streamName, variant: variant, segmentName: recorded.name,
-                file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration),
+                file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration, fill: entry.content.fillName),
                 playlist: recorded.playlist, iFrames: recorded.iFrames
             )
             if case .real = entry.content {

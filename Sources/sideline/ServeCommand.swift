@@ -3,6 +3,7 @@ import Foundation
 import HLSOrigin
 import HTTPTypes
 import OriginAccess
+import PlayerSessions
 import OriginAPI
 import Logging
 import SegmentStore
@@ -96,6 +97,8 @@ struct ServeCommand: AsyncParsableCommand {
         let admin = adminToken.isEmpty ? nil : AdminRoutes(token: adminToken, drillsEnabled: settings.admin.drills, operations: operations)
         let analystToken = ProcessInfo.processInfo.environment["SIDELINE_ANALYST_TOKEN"] ?? settings.analyst.token
         ClipService.removeLeftovers(in: settings.dataDirectory)
+        // CMCD in (sessions for /api/sessions and /metrics), CMSD out, on every stream's answers.
+        let diagnostics = PlayerDiagnostics(book: PlayerSessionBook(clock: { Date().timeIntervalSince1970 }))
         let rules = AccessRules.from(settings)
         // Off on a trusted LAN (no stream has a viewer_token): no check on any request.
         let access = rules.isEnabled ? ViewerAccess(rules: rules) : nil
@@ -106,6 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
             { ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory).add(to: $0) },
             { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access).add(to: $0) },
             { WatchPage.add(to: $0) },
+            { SessionsRoutes(diagnostics: diagnostics, adminToken: adminToken).add(to: $0) },
             { pushedServices.isEmpty ? () : IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream))).add(to: $0) },
         ]
         let segments = SegmentCache(budget: settings.server.segmentCacheMegabytes << 20)
@@ -114,7 +118,8 @@ struct ServeCommand: AsyncParsableCommand {
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
             admission: admission, routes: routes,
             requestMetrics: settings.server.requestMetrics, segments: segments,
-            fastPath: settings.server.fastPath, access: access, logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }, tls: tls
+            fastPath: settings.server.fastPath, access: access, logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }, tls: tls,
+            diagnostics: diagnostics
         ) { boundPort in
             tlsPort.withLock { $0 = boundPort }
             for plan in plans {
@@ -134,7 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
                 return OriginServer.makeApplication(
                     registry: registry, host: settings.server.host, port: port, logger: logger, metrics: metrics, admission: admission, routes: routes,
                     requestMetrics: settings.server.requestMetrics, segments: segments, fastPath: settings.server.fastPath, access: access,
-                    logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }, onServerRunning: announce)
+                    logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }, diagnostics: diagnostics, onServerRunning: announce)
             }
         }
         var services: [any Service] = [application, consoleService]
