@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "OriginAccess", dependencies: ["OriginPolicy", .product(name: "Crypto", package: "swift-crypto")]),
         // Pure: what players' CMCD says (CTA-5004, RFC 8941 fields), and the bounded book of
         // their sessions: who is stalling, on which variant, since when.
-        .target(name: "PlayerSessions", dependencies: [.product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
+        .target(name: "PlayerSessions", dependencies: ["OriginPolicy", .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
         // Delivery: the registry, rendered playlists, waiters, the segment cache, the fast path
         // and its HTTP/1.1 channel, admission, the /live/ and /vod/ routes, and the one place a
         // refusal becomes HTTP.

@@ -1,3 +1,4 @@
+import OriginPolicy
 import RawStructuredFieldValues
 
 /// What one request's Common Media Client Data (CTA-5004) says about the player that sent it:
@@ -93,25 +94,10 @@ public struct CMCDReport: Sendable, Equatable {
         return nil
     }
 
-    /// Percent-decoding of a query value ('+' stays: CMCD values are encoded with %20).
+    /// Percent-decoding of a query value, as the origin decodes path components ('+' stays:
+    /// CMCD values are encoded with %20).
     static func percentDecoded(_ text: Substring) -> String? {
-        guard text.utf8.count <= 4096 else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let c = iterator.next() {
-            guard c == UInt8(ascii: "%") else { bytes.append(c); continue }
-            guard let h = iterator.next(), let l = iterator.next(), let hi = hex(h), let lo = hex(l) else { return nil }
-            bytes.append(hi << 4 | lo)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hex(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
+        guard text.utf8.count <= 4096, case let .success(decoded) = OriginPath.decode(text) else { return nil }
+        return decoded
     }
 }

@@ -47,7 +47,8 @@ import TestSupport
         try (Self.config + "\nstream:\n  backups: [http://127.0.0.1:\(mirrorPort)]\n").write(toFile: configPath, atomically: true, encoding: .utf8)
         let primaryArguments = ["--config", configPath, "--host", "127.0.0.1", "--port", String(primaryPort), "--data-dir", directory + "/primary"]
         let mirrorArguments = ["http://127.0.0.1:\(primaryPort)/live/main/master.m3u8", "--host", "127.0.0.1", "--port", String(mirrorPort),
-                               "--data-dir", directory + "/mirror", "--record-header", "Content-Type", "--header", "X-Diagnostics: mirror-test"]
+                               "--data-dir", directory + "/mirror", "--record-header", "Content-Type", "--record-header", "X-Request-ID", "--record-header", "Server-Timing",
+                               "--header", "X-Diagnostics: mirror-test"]
         let primaryMedia = URL(string: "http://127.0.0.1:\(primaryPort)/live/main/360p/index.m3u8")!
         let mirrorMaster = URL(string: "http://127.0.0.1:\(mirrorPort)/live/main/master.m3u8")!
         let mirrorMedia = URL(string: "http://127.0.0.1:\(mirrorPort)/live/main/360p/index.m3u8")!
@@ -157,7 +158,10 @@ import TestSupport
         let fetched = log.split(separator: "\n").compactMap { line -> String? in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let url = object["url"] as? String, object["status"] as? Int == 200, url.hasSuffix(".ts") else { return nil }
-            #expect((object["headers"] as? [String: String])?["Content-Type"] == "video/mp2t", "the recorded header is there")
+            let headers = object["headers"] as? [String: String]
+            #expect(headers?["Content-Type"] == "video/mp2t", "the recorded header is there")
+            // The primary's diagnostics reach the mirror's record: which request, and where its time went.
+            #expect(headers?["X-Request-ID"]?.isEmpty == false && headers?["Server-Timing"].map { $0 == "cache;desc=hit" || $0.hasPrefix("disk;dur=") } == true, "\(headers ?? [:])")
             return url
         }
         let counts = Dictionary(fetched.map { ($0, 1) }, uniquingKeysWith: +)

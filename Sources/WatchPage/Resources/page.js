@@ -252,6 +252,28 @@ video.addEventListener("timeupdate", () => {
   $("position").textContent = formatSeconds(video.currentTime) + (date ? " · " + date.toLocaleTimeString() : "");
 });
 
+// The players the server hears CMCD from (GET /api/sessions): only with the admin token.
+async function refreshPlayers() {
+  const token = $("token").value || localStorage.getItem("sideline-token") || "";
+  if (!token) { $("players-section").hidden = true; return; }
+  const response = await fetch("/api/sessions", { cache: "no-store", headers: { "Authorization": "Bearer " + token } });
+  if (!response.ok) { $("players-section").hidden = true; return; }
+  const listing = await response.json();
+  $("players-section").hidden = false;
+  const cell = (text) => { const td = document.createElement("td"); td.textContent = text; return td; };
+  const rows = listing.sessions.map((s) => {
+    const row = document.createElement("tr");
+    const state = cell(s.state + (s.stallingSince ? " since " + new Date(s.stallingSince).toLocaleTimeString() : ""));
+    state.className = s.state === "stalling" ? "error" : "";
+    row.append(cell((s.userAgent || s.sid).slice(0, 40)), state, cell((s.stream || "") + " " + (s.variant || "")),
+      cell(s.bufferLengthMs != null ? (s.bufferLengthMs / 1000).toFixed(1) + " s" : "–"),
+      cell(s.measuredThroughputKbps != null ? formatRate(s.measuredThroughputKbps * 1000) : "–"));
+    return row;
+  });
+  $("players").replaceChildren(...rows);
+}
+
 refreshStreams().then(updateClipLink);
+setInterval(refreshPlayers, 5000);
 setInterval(refreshStreams, 2000);
 setInterval(refreshMarkers, 5000);
