@@ -200,6 +200,9 @@ let package = Package(
         .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
         .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
         .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
+        // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the
+        // replay of their seed corpora.
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions"]),
         .testTarget(
             name: "HLSOriginTests",
             dependencies: [

@@ -1,5 +1,3 @@
-import Crypto
-import OriginPolicy
 
 /// A credential a player carries in the URL path (`/access/<credential>/live/...`), so that
 /// every relative URI of the master and media playlists carries it too and an unmodified
@@ -26,13 +24,6 @@ public enum AccessCredential: Sendable, Equatable {
         }
     }
 
-    /// The credential's text, authenticated with `key` (the viewer token for `.viewer`, the
-    /// signing key for `.signed`).
-    public func text(key: String) -> String {
-        let fields = self.fields
-        return (fields + [Self.mac(of: fields, key: key)]).joined(separator: "~")
-    }
-
     /// The fields before the MAC, the first naming the form.
     var fields: [String] {
         switch self {
@@ -46,12 +37,6 @@ public enum AccessCredential: Sendable, Equatable {
         public let credential: AccessCredential
         let fields: [Substring]
         let mac: Substring
-
-        /// Whether the MAC was made with `key` over these fields. Constant time in the MAC.
-        public func verify(key: String) -> Bool {
-            let expected = AccessCredential.mac(of: fields.map(String.init), key: key)
-            return BearerToken.constantTimeEqual(Array(mac.utf8), Array(expected.utf8))
-        }
     }
 
     /// Parses a credential's text; nil for anything that is not one of the two forms.
@@ -75,36 +60,11 @@ public enum AccessCredential: Sendable, Equatable {
     /// base64url characters of a 128-bit MAC without padding.
     static let macLength = 22
 
-    static func mac(of fields: [String], key: String) -> String {
-        let message = "sideline-access\n" + fields.joined(separator: "\n")
-        let code = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: SymmetricKey(data: Array(key.utf8)))
-        return Base64URL.encode(Array(code.prefix(16)))
-    }
-
     /// Stream and variant names: what `SidelineConfiguration.isValidName` allows.
     static func isName(_ text: Substring) -> Bool {
         guard !text.isEmpty, text.utf8.count <= 64, text.first != "." else { return false }
         return text.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
         }
-    }
-}
-
-/// base64url without padding (RFC 4648 §5): URL-path safe as it is.
-enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var index = 0
-        while index < bytes.count {
-            let b0 = UInt32(bytes[index]), b1 = index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0, b2 = index + 2 < bytes.count ? UInt32(bytes[index + 2]) : 0
-            let triple = b0 << 16 | b1 << 8 | b2
-            let emitted = min(4, (bytes.count - index) * 4 / 3 + 1)
-            for shift in [18, 12, 6, 0].prefix(emitted) { out.append(alphabet[Int(triple >> UInt32(shift) & 0x3F)]) }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -49,8 +49,8 @@ public struct AccessGate: Sendable {
             if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
         }
         let rewritten = prefixed ? String(rest) : nil
-        let scope: Scope
-        switch Scope.of(path: rest) {
+        let scope: AccessScope
+        switch AccessScope.of(path: rest) {
         case let .success(parsed): scope = parsed
         case let .failure(refusal): return .refuse(refusal)
         }
@@ -110,44 +110,5 @@ public struct AccessGate: Sendable {
     /// Access refusals are never stored by a cache: the next request may carry a credential.
     static func refusal(_ kind: Refusal.Kind, _ reason: String) -> Refusal {
         Refusal(kind, reason, cache: .noStore, realm: kind == .unauthorized ? realm : nil)
-    }
-
-    /// What a request's path is about, as far as access goes.
-    enum Scope: Equatable {
-        case stream(String, variant: String?)
-        case other
-
-        static func of(path target: Substring) -> Result<Scope, Refusal> {
-            let path = target[..<(target.firstIndex(of: "?") ?? target.endIndex)]
-            // Empty components are skipped, as a router that collapses '//' would.
-            let components = path.split(separator: "/")
-            let streamIndex: Int
-            switch components.first {
-            case "live", "vod": streamIndex = 1
-            case "api" where components.count > 2 && components[1] == "streams": streamIndex = 2
-            default: return .success(.other)
-            }
-            guard components.count > streamIndex else { return .success(.other) }
-            func decoded(_ component: Substring) -> Result<String, Refusal> {
-                OriginPath.decode(component).mapError { rejection in
-                    if case let .malformed(reason) = rejection { return Refusal.malformed(reason) }
-                    return Refusal.malformed("bad path component '\(component)'")
-                }
-            }
-            let stream: String
-            switch decoded(components[streamIndex]) {
-            case let .success(name): stream = name
-            case let .failure(refusal): return .failure(refusal)
-            }
-            // /live/<stream>/<variant>/<file>: the variant is the component before a file.
-            var variant: String?
-            if streamIndex == 1, components.count == 4 {
-                switch decoded(components[2]) {
-                case let .success(name): variant = name
-                case let .failure(refusal): return .failure(refusal)
-                }
-            }
-            return .success(.stream(stream, variant: variant))
-        }
     }
 }

@@ -9,6 +9,8 @@
 #   FAST_PATH=0 scripts/bench/serve-benchmark.sh  # every request through the router (server.fast_path: false)
 #   ANCHOR_SIDELINE=/tmp/before/.build/release/sideline scripts/bench/serve-benchmark.sh
 #                                               # this build against an earlier one instead of nginx
+#   ACCESS=1 ANCHOR_SIDELINE=.build/release/sideline scripts/bench/serve-benchmark.sh
+#                                               # a private stream (signed URLs) against the same build, open
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/ensure-deps.sh --serve-bench

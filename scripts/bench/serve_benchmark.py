@@ -9,7 +9,17 @@ SIDELINE = os.path.abspath(".build/release/sideline")
 # ANCHOR_SIDELINE=/path/to/another/sideline: measure this build against that one (an earlier
 # commit's release build) instead of nginx, each serving its own copy of the same recording.
 ANCHOR_SIDELINE = os.environ.get("ANCHOR_SIDELINE")
-ANCHOR = "before" if ANCHOR_SIDELINE else "nginx"
+# ACCESS=1 (with ANCHOR_SIDELINE, usually this same build): the measured side's stream is
+# private and every request carries a signed credential in its path; the anchor serves the
+# same recording with access control off. The ratio is what the gate costs.
+ACCESS = os.environ.get("ACCESS") == "1"
+ANCHOR = ("open" if ACCESS else "before") if ANCHOR_SIDELINE else "nginx"
+ACCESS_CONFIG = """
+access:
+  signing_key: benchmark-signing-key-0123456789
+stream:
+  viewer_token: benchmark-viewer-token-0123456789
+"""
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -87,10 +97,10 @@ video:
 VARIANTS = ["360p", "180p"]
 
 
-def start_sideline(data, port, log, binary=SIDELINE):
-    config = f"{WORK}/sideline.yaml"
+def start_sideline(data, port, log, binary=SIDELINE, private=False):
+    config = f"{WORK}/sideline{'-private' if private else ''}.yaml"
     open(config, "w").write(CONFIG % ("true" if os.environ.get("REQUEST_METRICS") else "false",
-                                      "false" if os.environ.get("FAST_PATH") == "0" else "true"))
+                                      "false" if os.environ.get("FAST_PATH") == "0" else "true") + (ACCESS_CONFIG if private else ""))
     return subprocess.Popen([binary, "serve", "--config", config, "--data-dir", data, "--host", "127.0.0.1", "--port", str(port),
                              "--log-level", "warning"], stdout=log, stderr=log)
 
@@ -229,8 +239,13 @@ def main():
         shutil.copytree(data, f"{data}-anchor", copy_function=os.link)
     sport, nport = free_port(), free_port()
     log = open(f"{WORK}/sideline.log", "w")
-    sideline = start_sideline(data, sport, log)
+    sideline = start_sideline(data, sport, log, private=ACCESS)
     base = f"http://127.0.0.1:{sport}"
+    if ACCESS:
+        # The URL `sideline sign` prints, less its master: every measured request carries it.
+        signed = subprocess.run([SIDELINE, "sign", "main", "--config", f"{WORK}/sideline-private.yaml", "--base", base, "--expires", "3h"],
+                                check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        base = signed[: -len("/live/main/master.m3u8")]
     nginx = None
     try:
         wait_for(f"{base}/live/main/360p/index.m3u8", lambda b: b.count(b".ts\n") > ENTRIES, seconds=120)

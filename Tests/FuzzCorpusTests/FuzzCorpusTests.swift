@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+/// The seed corpus of every fuzz target (Tests/Fixtures/fuzz/<target>/), replayed through the
+/// same entry the libFuzzer harness calls: real inputs and every crash found so far.
+@Suite struct FuzzCorpusTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/fuzz")
+
+    @Test func everyTargetHasASeedCorpusAndEveryDirectoryATarget() throws {
+        let directories = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).filter { !$0.hasPrefix(".") }
+        #expect(Set(directories) == Set(FuzzTargets.all.keys))
+        for name in directories {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: Self.corpus.appendingPathComponent(name).path).count >= 3, "\(name) has seeds")
+        }
+    }
+
+    @Test(arguments: FuzzTargets.all.keys.sorted())
+    func theSeedCorpusRunsThroughItsTarget(target: String) throws {
+        let directory = Self.corpus.appendingPathComponent(target)
+        let run = try #require(FuzzTargets.all[target])
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() {
+            run(Array(try Data(contentsOf: directory.appendingPathComponent(name))))
+        }
+    }
+}
