@@ -10,13 +10,20 @@ import TestSupport
 @Suite(.serialized) struct TLSEndToEndTests {
     static let script = Repository.root.appendingPathComponent("scripts/venue-certificates.sh").path
 
-    static func config(certificates dir: String) -> String {
-        """
-        server: {tls: {certificate: \(dir)/server.pem, key: \(dir)/server.key}, plain_port: 0}
+    static let ingestToken = "tls-ingest-token-0123456789"
+    static let ladder = """
         video:
           ladder:
             - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
-        stream: {name: main, input: \(Repository.sample), loop: true}
+        """
+
+    static func config(certificates dir: String) -> String {
+        """
+        server: {tls: {certificate: \(dir)/server.pem, key: \(dir)/server.key}, plain_port: 0}
+        \(ladder)
+        streams:
+          - {name: main, input: \(Repository.sample), loop: true}
+          - {name: roof, ingest_token: \(ingestToken)}
         """
     }
 
@@ -75,6 +82,24 @@ import TestSupport
         let shown = try await Command.run("sh", ["-c", "openssl s_client -connect 127.0.0.1:\(url.port!) -CAfile \(certificates)/ca.pem </dev/null 2>/dev/null | openssl x509 -noout -enddate"])
         let expected = try await Command.run("openssl", ["x509", "-in", certificates + "/server.pem", "-noout", "-enddate"])
         #expect(shown.stdout == expected.stdout && !shown.stdout.isEmpty, "the server presents the renewed certificate: \(shown.stdout) vs \(expected.stdout)")
+
+        // A remote encoder pushes over TLS with the venue CA; without it, it refuses the server.
+        try "\(Self.ladder)\nstream: {input: testpattern}\n".write(toFile: directory + "/push.yaml", atomically: true, encoding: .utf8)
+        let pushArguments = ["--config", directory + "/push.yaml", "--to", "https://127.0.0.1:\(url.port!)/ingest/roof", "--token", Self.ingestToken,
+                             "--log-level", "notice"]
+        let push = try SidelineProcess(command: "push", arguments: pushArguments + ["--queue-dir", directory + "/queue", "--ca-file", certificates + "/ca.pem"])
+        defer { _ = Task { try? await push.stop() } }
+        let roof = URL(string: "/live/roof/180p/index.m3u8", relativeTo: url)!.absoluteURL.absoluteString
+        var pushed = ""
+        for _ in 0..<40 where !pushed.contains(".ts") {
+            try await Task.sleep(for: .milliseconds(500))
+            pushed = try await Command.run("curl", ["-s", "--cacert", certificates + "/ca.pem", roof]).stdout
+        }
+        #expect(pushed.contains(".ts"), "segments pushed over TLS: \(pushed) \(push.log.suffix(1500))")
+        let untrusting = try SidelineProcess(command: "push", arguments: pushArguments + ["--queue-dir", directory + "/queue2"])
+        defer { _ = Task { try? await untrusting.stop() } }
+        try await Task.sleep(for: .seconds(6))
+        #expect(untrusting.log.lowercased().contains("certificate"), "without the venue CA the server is not trusted: \(untrusting.log.suffix(1500))")
 
         // A mirror follows over TLS with the venue CA.
         let mirror = try SidelineProcess(command: "mirror", arguments: [master, "--ca-file", certificates + "/ca.pem", "--data-dir", directory + "/mirror",
