@@ -144,7 +144,6 @@ let package = Package(
                 // FoundationNetworking's URLSession crashes in libdispatch when a server dies
                 // under an open connection (swift-corelibs-foundation#4791).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // The venue CA a server's certificate is verified against.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),

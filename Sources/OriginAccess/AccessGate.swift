@@ -20,9 +20,19 @@ public struct AccessGate: Sendable {
     public static let realm = "sideline-viewer"
 
     public let rules: AccessRules
+    /// Credentials whose MAC was checked: a player sends the same one with every request, so
+    /// its HMAC is computed once, not per request (Docs/benchmarks.md, "Viewer access").
+    /// Rules never change while the gate lives, so an entry stays true; expiry, stream and
+    /// variant are checked on every request.
+    private let verified = VerifiedCredentials()
+    /// The tokens' bytes, made once: a bearer request compares against every one of them.
+    private let staffTokenBytes: [[UInt8]]
+    private let viewerTokenBytes: [(stream: String, token: [UInt8])]
 
     public init(rules: AccessRules) {
         self.rules = rules
+        staffTokenBytes = rules.staffTokens.map { Array($0.utf8) }
+        viewerTokenBytes = rules.viewerTokens.sorted { $0.key < $1.key }.map { ($0.key, Array($0.value.utf8)) }
     }
 
     public enum Verdict: Sendable, Equatable {
@@ -37,16 +47,16 @@ public struct AccessGate: Sendable {
     /// (the header's value, if any), at `now` (Unix seconds).
     public func check(target: String, authorization: String?, now: Double) -> Verdict {
         // Nearly every request on a trusted LAN: nothing private, no prefix, nothing to do.
-        let prefixed = target.hasPrefix(Self.prefix)
+        let prefixed = target.utf8.starts(with: Self.prefix.utf8)
         if !rules.isEnabled && !prefixed { return .pass(target: nil, variant: nil) }
         var credential: Substring?
         var rest = Substring(target)
         if prefixed {
-            let afterPrefix = target.dropFirst(Self.prefix.utf8.count)
-            let end = afterPrefix.firstIndex(of: "/") ?? afterPrefix.endIndex
+            let afterPrefix = Substring(target.utf8.dropFirst(Self.prefix.utf8.count))
+            let end = afterPrefix.utf8.firstIndex(of: UInt8(ascii: "/")) ?? afterPrefix.endIndex
             credential = afterPrefix[..<end]
             rest = afterPrefix[end...]
-            if rest.isEmpty || rest.first == "?" { rest = "/" + rest }
+            if rest.isEmpty || rest.utf8.first == UInt8(ascii: "?") { rest = "/" + rest }
         }
         let rewritten = prefixed ? String(rest) : nil
         let scope: AccessScope
@@ -70,23 +80,23 @@ public struct AccessGate: Sendable {
     }
 
     private func check(credential text: Substring, stream: String, variant: String?, now: Double, target: String?) -> Verdict {
-        guard let parsed = AccessCredential.parse(text) else {
-            return .refuse(Self.refusal(.unauthorized, "the access credential in this URL is not one this server makes: ask for a new URL (the page, or 'sideline sign \(stream)')"))
-        }
-        switch parsed.credential {
-        case let .viewer(owner):
-            guard let token = rules.viewerTokens[owner], parsed.verify(key: token) else {
-                return .refuse(Self.refusal(.unauthorized, "this URL's credential does not match stream '\(owner)''s viewer token (it was changed, or the URL was altered): ask for a new URL"))
+        let credential: AccessCredential
+        if let known = verified.credential(for: text) {
+            credential = known
+        } else {
+            switch authenticate(text, stream: stream) {
+            case let .success(authentic):
+                verified.insert(authentic, for: text)
+                credential = authentic
+            case let .failure(refusal):
+                return .refuse(refusal)
             }
+        }
+        switch credential {
+        case let .viewer(owner):
             guard owner == stream else { return .refuse(Self.refusal(.forbidden, "this URL's credential is for stream '\(owner)', not '\(stream)'")) }
             return .pass(target: target, variant: nil)
         case let .signed(owner, expires, limit):
-            guard let key = rules.signingKey else {
-                return .refuse(Self.refusal(.unauthorized, "this URL is signed, but signed URLs are off on this server (it has no access.signing_key): ask for a new URL"))
-            }
-            guard parsed.verify(key: key) else {
-                return .refuse(Self.refusal(.unauthorized, "this URL's signature does not match (signed with another key, or altered): ask for a new URL"))
-            }
             guard owner == stream else { return .refuse(Self.refusal(.forbidden, "this URL is signed for stream '\(owner)', not '\(stream)'")) }
             guard Double(expires) > now else {
                 return .refuse(Self.refusal(.forbidden, "this URL expired \(Int(now) - expires) s ago: ask for a new one ('sideline sign \(stream) --expires 3h')"))
@@ -98,12 +108,39 @@ public struct AccessGate: Sendable {
         }
     }
 
+    /// The credential a URL carries, once its MAC is checked: made from the viewer token of
+    /// the stream it names, or signed with the signing key. `stream`: the request's, for the
+    /// refusal's wording.
+    private func authenticate(_ text: Substring, stream: String) -> Result<AccessCredential, Refusal> {
+        guard let parsed = AccessCredential.parse(text) else {
+            return .failure(Self.refusal(.unauthorized, "the access credential in this URL is not one this server makes: ask for a new URL (the page, or 'sideline sign \(stream)')"))
+        }
+        switch parsed.credential {
+        case let .viewer(owner):
+            guard let token = rules.viewerTokens[owner], parsed.verify(key: token) else {
+                return .failure(Self.refusal(.unauthorized, "this URL's credential does not match stream '\(owner)''s viewer token (it was changed, or the URL was altered): ask for a new URL"))
+            }
+        case .signed:
+            guard let key = rules.signingKey else {
+                return .failure(Self.refusal(.unauthorized, "this URL is signed, but signed URLs are off on this server (it has no access.signing_key): ask for a new URL"))
+            }
+            guard parsed.verify(key: key) else {
+                return .failure(Self.refusal(.unauthorized, "this URL's signature does not match (signed with another key, or altered): ask for a new URL"))
+            }
+        }
+        return .success(parsed.credential)
+    }
+
     private func check(bearer: [UInt8], stream: String, target: String?) -> Verdict {
         // Every token is compared, so the time taken does not say which one nearly matched.
-        let staff = rules.staffTokens.map { BearerToken.constantTimeEqual(bearer, Array($0.utf8)) }.contains(true)
-        let owners = rules.viewerTokens.filter { BearerToken.constantTimeEqual(bearer, Array($0.value.utf8)) }.map(\.key)
-        if staff || owners.contains(stream) { return .pass(target: target, variant: nil) }
-        if !owners.isEmpty { return .refuse(Self.refusal(.forbidden, "this viewer token is for another stream, not '\(stream)'")) }
+        var staff = false
+        for token in staffTokenBytes where BearerToken.constantTimeEqual(bearer, token) { staff = true }
+        var ownsThis = false, ownsAnother = false
+        for (owner, token) in viewerTokenBytes where BearerToken.constantTimeEqual(bearer, token) {
+            if owner == stream { ownsThis = true } else { ownsAnother = true }
+        }
+        if staff || ownsThis { return .pass(target: target, variant: nil) }
+        if ownsAnother { return .refuse(Self.refusal(.forbidden, "this viewer token is for another stream, not '\(stream)'")) }
         return .refuse(Self.refusal(.unauthorized, "wrong token for stream '\(stream)'"))
     }
 

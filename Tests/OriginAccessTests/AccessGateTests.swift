@@ -125,6 +125,19 @@ import Testing
         #expect(outcome("/access/\(anyVariant)/live/home/720p/index.m3u8") == .unauthorized)
     }
 
+    /// The gate remembers credentials whose MAC it checked; everything else is checked on every
+    /// request, and a credential one character away from a remembered one is not remembered.
+    @Test func aRememberedCredentialIsStillCheckedForStreamExpiryAndVariant() {
+        let credential = Self.signed("home", expires: Int(Self.now) + 60, variant: "540p")
+        #expect(outcome("/access/\(credential)/live/home/540p/index.m3u8") == .pass)
+        #expect(outcome("/access/\(credential)/live/home/540p/000001.ts") == .pass)
+        #expect(outcome("/access/\(credential)/live/home/540p/000001.ts", now: Self.now + 61) == .forbidden)
+        #expect(outcome("/access/\(credential)/live/medical/540p/000001.ts") == .forbidden)
+        #expect(outcome("/access/\(credential)/live/home/720p/000001.ts") == .forbidden)
+        let forged = String(credential.dropLast()) + (credential.last == "A" ? "B" : "A")
+        #expect(outcome("/access/\(forged)/live/home/540p/000001.ts") == .unauthorized)
+    }
+
     @Test func thePrefixIsTakenOffTheTarget() {
         let home = Self.viewer("home", token: "home-viewer-secret")
         #expect(gate.check(target: "/access/\(home)/live/home/720p/index.m3u8?_HLS_msn=5", authorization: nil, now: Self.now)
