@@ -83,7 +83,7 @@ public enum OriginServer {
             router: router,
             server: HTTPServerBuilder { responder in
                 // Before the router: no route sees a private stream's request the gate refused.
-                let channel = OriginHTTP1Channel(responder: access.map { $0.guarding(responder) } ?? responder, clients: clients, idleTimeout: idle,
+                let channel = OriginHTTP1Channel(responder: access.map { $0.guarding(responder, logger: logger) } ?? responder, clients: clients, idleTimeout: idle,
                                                  fastPath: fast, secure: tls != nil)
                 // Hummingbird's TLS channel; the identity's handshake callback serves the
                 // certificate current at each handshake (reloaded on SIGHUP).

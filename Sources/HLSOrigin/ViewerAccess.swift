@@ -56,12 +56,17 @@ extension ViewerAccess {
     /// so the routes see the same paths as without access control. In front of the router,
     /// not a middleware in it: Hummingbird picks a request's route before its middleware runs,
     /// so a rewritten path must be rewritten before the router sees it.
-    func guarding(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+    func guarding(_ responder: @escaping HTTPChannelHandler.Responder, logger: Logger) -> HTTPChannelHandler.Responder {
         { request, writer, channel in
             let spoofed = request.headers[Self.variantLimitHeader] != nil || request.headers[Self.grantHeader] != nil
             switch check(target: request.head.path ?? "/", authorization: request.headers[.authorization]) {
             case let .refuse(refusal):
-                let answer = refusal.response(requestID: RequestID.take(request.headers[RequestID.header]))
+                let requestID = RequestID.take(request.headers[RequestID.header])
+                let answer = refusal.response(requestID: requestID)
+                if logger.logLevel <= .debug {
+                    logger.debug("Request", metadata: ["hb.request.method": "\(request.method)", "hb.request.path": "\(OriginFastResponder.logged(request.head.path ?? ""))",
+                                                       "http.status": "\(answer.status.code)", "request.id": "\(requestID)"])
+                }
                 var headers = answer.headers
                 headers[.contentLength] = String(answer.body.readableBytes)
                 let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: answer.body)
