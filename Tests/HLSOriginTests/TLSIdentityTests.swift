@@ -12,7 +12,14 @@ import Testing
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/venue-certificates.sh").path
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs a program to its end on a thread of its own: blocking a thread of Swift
+    /// concurrency's small shared pool starves every other test's server (seen in CI: another
+    /// suite's server answered nothing for 20 s while these waited for openssl and curl).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await HTTPExchange.onOwnThread { try runBlocking(arguments) }
+    }
+
+    static func runBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0].hasPrefix("/") ? arguments[0] : "/usr/bin/env")
         process.arguments = arguments[0].hasPrefix("/") ? Array(arguments.dropFirst()) : arguments
@@ -26,9 +33,9 @@ import Testing
     }
 
     /// A venue CA and a server certificate for 127.0.0.1, in a new directory.
-    static func certificates(days: Int = 397) throws -> String {
+    static func certificates(days: Int = 397) async throws -> String {
         let directory = NSTemporaryDirectory() + "sideline-tls-\(UUID().uuidString.prefix(8))"
-        let made = try run([script, directory, "127.0.0.1", "localhost", "--days", String(days)])
+        let made = try await run([script, directory, "127.0.0.1", "localhost", "--days", String(days)])
         #expect(made.status == 0, "\(made.output)")
         return directory
     }
@@ -42,8 +49,8 @@ import Testing
         }
     }
 
-    @Test func eachMistakeIsOneErrorThatNamesTheFile() throws {
-        let dir = try Self.certificates()
+    @Test func eachMistakeIsOneErrorThatNamesTheFile() async throws {
+        let dir = try await Self.certificates()
         #expect(error(certificate: "\(dir)/server.pem", key: "\(dir)/server.key") == nil)
         let missing = try #require(error(certificate: "\(dir)/nope.pem", key: "\(dir)/server.key"))
         #expect(missing.file == "\(dir)/nope.pem" && missing.problem == "does not exist")
@@ -60,12 +67,12 @@ import Testing
         #expect("\(mismatch)".hasPrefix("TLS: \(dir)/ca.key is not the private key"))
     }
 
-    @Test func aFailedReloadKeepsTheIdentityInUse() throws {
-        let dir = try Self.certificates(days: 30)
+    @Test func aFailedReloadKeepsTheIdentityInUse() async throws {
+        let dir = try await Self.certificates(days: 30)
         let identity = try TLSIdentity(certificate: "\(dir)/server.pem", key: "\(dir)/server.key")
         let before = identity.notValidAfter
         // Renewed with a longer validity: the reload takes it.
-        _ = try Self.run([Self.script, dir, "127.0.0.1", "--days", "90"])
+        _ = try await Self.run([Self.script, dir, "127.0.0.1", "--days", "90"])
         let renewed = try identity.reload()
         #expect(renewed > before.addingTimeInterval(50 * 86400) && identity.notValidAfter == renewed)
         // A half-written renewal (the key replaced, not the certificate): refused, and kept.
@@ -76,7 +83,7 @@ import Testing
     }
 
     @Test func httpsIsVerifiedAgainstTheVenueCAAndAReloadServesTheNewCertificate() async throws {
-        let dir = try Self.certificates(days: 30)
+        let dir = try await Self.certificates(days: 30)
         let identity = try TLSIdentity(certificate: "\(dir)/server.pem", key: "\(dir)/server.key")
         let registry = StreamRegistry()
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -88,20 +95,20 @@ import Testing
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
         let url = "https://127.0.0.1:\(port)/healthz"
-        func expiry() throws -> String {
+        func expiry() async throws -> String {
             // The certificate the server presents, as openssl reads it.
-            let shown = try Self.run(["sh", "-c", "openssl s_client -connect 127.0.0.1:\(port) -CAfile \(dir)/ca.pem </dev/null 2>/dev/null | openssl x509 -noout -enddate"])
+            let shown = try await Self.run(["sh", "-c", "openssl s_client -connect 127.0.0.1:\(port) -CAfile \(dir)/ca.pem </dev/null 2>/dev/null | openssl x509 -noout -enddate"])
             return shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let verified = try Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url])
+        let verified = try await Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url])
         #expect(verified.status == 0 && verified.output == "ok\n", "\(verified.output)")
-        let unverified = try Self.run(["curl", "-sS", url])
+        let unverified = try await Self.run(["curl", "-sS", url])
         #expect(unverified.status == 60, "without the venue CA, curl refuses the certificate: \(unverified.output)")
-        let first = try expiry()
-        _ = try Self.run([Self.script, dir, "127.0.0.1", "--days", "90"])
+        let first = try await expiry()
+        _ = try await Self.run([Self.script, dir, "127.0.0.1", "--days", "90"])
         try identity.reload()
-        let second = try expiry()
+        let second = try await expiry()
         #expect(first.hasPrefix("notAfter=") && second.hasPrefix("notAfter=") && first != second, "\(first) then \(second)")
-        #expect(try Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url]).output == "ok\n")
+        #expect(try await Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url]).output == "ok\n")
     }
 }
