@@ -66,10 +66,11 @@ import TestSupport
         for k in 0..<3 {
             let fastVideo = try await FFprobe.packets(fastFiles[k], stream: "v")
             let slowVideo = try await FFprobe.packets(slowFiles[k], stream: "v")
-            // The fast variant keeps (nearly) every frame: on two cores shared with the rest of
-            // the suite's parallel tests it has lost one frame to CPU starvation (CI, 59 of
-            // 60), never the tens the slow one loses.
-            #expect(fastVideo.count >= 58, "the fast variant got every frame of segment \(k), or all but two: \(fastVideo.count)")
+            // The fast variant keeps (nearly) every frame: on two cores shared with the suite's
+            // other pipeline tests and the machine's other tenants it has lost frames to CPU
+            // starvation (CI: 59 of 60; 56 of 60 on 2026-11-25, in the pipeline phase, with no
+            // change to the pipeline), never the fifteen or more the slow one loses.
+            #expect(fastVideo.count >= 54, "the fast variant got every frame of segment \(k), or nearly: \(fastVideo.count)")
             #expect(slowVideo.count < 45, "the slow variant lost frames in segment \(k): \(slowVideo.count) of 60")
             let slowFirst = try #require(slowVideo.first)
             #expect(slowFirst.isKeyframe, "segment \(k) of the slow variant starts with its IDR")
