@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "StreamServices",
             dependencies: [
-                "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
+                "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

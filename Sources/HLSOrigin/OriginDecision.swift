@@ -46,11 +46,7 @@ public enum OriginDecision: Equatable, Sendable {
     public static func decideTimed(_ path: Result<OriginPath, OriginPath.Rejection>, directives: Result<PlaylistDirectives, OriginPath.Rejection> = .success(.init()),
                                    held: Bool = false, variantLimit: String? = nil, registry: StreamRegistry,
                                    server: StatusPolicy.ServerCondition = .serving, policy: StatusPolicy = StatusPolicy()) -> Described {
-        var described = describe(path, directives: directives, held: held, variantLimit: variantLimit, registry: registry, server: server, policy: policy)
-        if case let .success(resource) = path, let phase = registry.stream(named: resource.stream)?.phase {
-            described.live = phase != .ended && phase != .removed
-        }
-        return described
+        describe(path, directives: directives, held: held, variantLimit: variantLimit, registry: registry, server: server, policy: policy)
     }
 
     private static func describe(_ path: Result<OriginPath, OriginPath.Rejection>, directives: Result<PlaylistDirectives, OriginPath.Rejection>,
@@ -96,16 +92,18 @@ public enum OriginDecision: Equatable, Sendable {
         case let .refuse(refusal):
             return Described(decision: .refuse(refusal))
         case let .serve(cache):
-            if let file { return Described(decision: .segment(file)) }
+            // Live until ended or removed: CMSD's stream type, from the lookup above (not a second one).
+            let live = stream.map { $0.phase != .ended && $0.phase != .removed } ?? false
+            if let file { return Described(decision: .segment(file), live: live) }
             if let media, let variant = resource.variant {
                 let hold = { (sequence: Int, seconds: Double) in
                     Hold(stream: resource.stream, variant: variant, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, seconds: seconds)
                 }
                 let decision = answer(media, directives: directives, held: held, cache: cache, targetDuration: facts.targetDuration, hold: hold, registry: registry, policy: policy)
-                return Described(decision: decision, publishedAgo: facts.lastPublished.map { max(0, facts.now - $0) })
+                return Described(decision: decision, publishedAgo: facts.lastPublished.map { max(0, facts.now - $0) }, live: live)
             }
             guard let bytes else { return Described(decision: .refuse(StatusPolicy.missingContent)) }
-            return Described(decision: .playlist(bytes, cache))
+            return Described(decision: .playlist(bytes, cache), live: live)
         }
     }
 

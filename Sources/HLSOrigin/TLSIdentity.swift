@@ -97,7 +97,7 @@ public final class TLSIdentity: Sendable {
 
     private static func readable(_ path: String, role: String) throws(TLSIdentityError) {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw TLSIdentityError(file: path, problem: "does not exist", fix: "check server.tls.\(role) in the config")
+            throw TLSIdentityError(file: path, problem: "does not exist", fix: role.hasPrefix("CA") ? "give the venue CA's certificate (ca.pem)" : "check server.tls.\(role) in the config")
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw TLSIdentityError(file: path, problem: "cannot be read by this user", fix: "make it readable by the user the server runs as (chmod/chown)")
@@ -111,4 +111,23 @@ public struct TLSIdentityError: Error, Equatable, CustomStringConvertible {
     public let problem: String
     public let fix: String
     public var description: String { "TLS: \(file) \(problem): \(fix)" }
+}
+
+extension TLSIdentity {
+    /// The client side (`push --ca-file`, `mirror --ca-file`): the system's roots and the
+    /// venue CA in `caFile`, read and checked now with the same checks as the server's files,
+    /// so a wrong file is one clear line at start, not a failed handshake later.
+    public static func clientConfiguration(trusting caFile: String) throws(TLSIdentityError) -> TLSConfiguration {
+        try readable(caFile, role: "CA (--ca-file)")
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+        } catch {
+            throw TLSIdentityError(file: caFile, problem: "is not a PEM certificate (\(error))", fix: "give the venue CA's certificate (ca.pem from scripts/venue-certificates.sh)")
+        }
+        guard !certificates.isEmpty else { throw TLSIdentityError(file: caFile, problem: "holds no certificate", fix: "give the venue CA's certificate (ca.pem)") }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.additionalTrustRoots = [.certificates(certificates)]
+        return configuration
+    }
 }

@@ -95,8 +95,8 @@ struct MirrorCommand: AsyncParsableCommand {
         } catch {
             throw SidelineStartupError(message: "cannot create \(layout.streamDirectory): \(error.localizedDescription); give a writable --data-dir")
         }
-        let client = try UpstreamClient(headers: sendHeaders, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl",
-                                       tls: try VenueCA.clientConfiguration(caFile: caFile))
+        let tls = try caFile.map { file in try startupError { try TLSIdentity.clientConfiguration(trusting: file) } }
+        let client = try UpstreamClient(headers: sendHeaders, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl", tls: tls)
 
         let metrics = PrometheusExport.bootstrap()
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))

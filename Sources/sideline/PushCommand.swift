@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HLSOrigin
 import Logging
 import MediaPipeline
 import PushServices
@@ -75,7 +76,7 @@ struct PushCommand: AsyncParsableCommand {
         guard let secret = token ?? ProcessInfo.processInfo.environment["SIDELINE_INGEST_TOKEN"], !secret.isEmpty else {
             throw SidelineStartupError(message: "push needs the stream's ingest_token: give it with --token or SIDELINE_INGEST_TOKEN")
         }
-        let tls = try VenueCA.clientConfiguration(caFile: caFile)
+        let tls = try caFile.map { file in try startupError { try TLSIdentity.clientConfiguration(trusting: file) } }
         var settings = try SidelineConfiguration.forCommand(config)
         guard settings.streams.count == 1 else {
             throw SidelineStartupError(message: "push encodes one camera, and the config defines \(settings.streams.count) streams; give it a config with one stream (its ladder is what is pushed)")

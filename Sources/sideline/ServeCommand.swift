@@ -44,12 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = try options.resolve(host: host, port: port)
         // TLS: a missing, unreadable, expired or mismatched certificate or key stops the start
         // here, before anything is opened or written, with one line that names the file.
-        let tls: TLSIdentity?
-        do {
-            tls = try settings.server.tls.map { try TLSIdentity(certificate: $0.certificate, key: $0.key) }
-        } catch let error as TLSIdentityError {
-            throw SidelineStartupError(message: error.description)
-        }
+        let tls = try settings.server.tls.map { files in try startupError { try TLSIdentity(certificate: files.certificate, key: files.key) } }
         let metrics = PrometheusExport.bootstrap()
         let allPlans = settings.streams.map { ServePlan(configuration: settings, stream: $0, realtime: !noRealtime) }
         // A stream removed by the operator stays removed (410), even if the config still names it.
@@ -114,13 +109,16 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         let segments = SegmentCache(budget: settings.server.segmentCacheMegabytes << 20)
         let tlsPort = Mutex(settings.server.port)
-        let application = OriginServer.makeApplication(
-            registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,
-            admission: admission, routes: routes,
-            requestMetrics: settings.server.requestMetrics, segments: segments,
-            fastPath: settings.server.fastPath, access: access, logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }, tls: tls,
-            diagnostics: diagnostics
-        ) { boundPort in
+        // The origin, on server.port (over TLS when configured) and, with plain_http: serve, on
+        // the plain port too: the same routes, admission, access and diagnostics on both.
+        let logHeaders = settings.server.logHeaders.compactMap { HTTPField.Name($0) }
+        let origin = { @Sendable (port: Int, tls: TLSIdentity?, onRunning: @escaping @Sendable (Int) async -> Void) in
+            OriginServer.makeApplication(
+                registry: registry, host: settings.server.host, port: port, logger: logger, metrics: metrics, admission: admission, routes: routes,
+                requestMetrics: settings.server.requestMetrics, segments: segments, fastPath: settings.server.fastPath, access: access,
+                logHeaders: logHeaders, tls: tls, diagnostics: diagnostics, onServerRunning: onRunning)
+        }
+        let application = origin(settings.server.port, tls) { boundPort in
             tlsPort.withLock { $0 = boundPort }
             for plan in plans {
                 // A private stream's plain URL answers 401: the operator is told how to get one that plays.
@@ -136,10 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
             case .redirect:
                 return OriginServer.makeRedirectApplication(host: settings.server.host, port: port, tlsPort: { tlsPort.withLock { $0 } }, logger: logger, onServerRunning: announce)
             case .serve:
-                return OriginServer.makeApplication(
-                    registry: registry, host: settings.server.host, port: port, logger: logger, metrics: metrics, admission: admission, routes: routes,
-                    requestMetrics: settings.server.requestMetrics, segments: segments, fastPath: settings.server.fastPath, access: access,
-                    logHeaders: settings.server.logHeaders.compactMap { HTTPField.Name($0) }, diagnostics: diagnostics, onServerRunning: announce)
+                return origin(port, nil, announce)
             }
         }
         var services: [any Service] = [application, consoleService]

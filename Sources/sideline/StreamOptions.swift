@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HLSOrigin
 import Logging
 import SidelineConfig
 import SidelineCore
@@ -83,6 +84,11 @@ extension SidelineConfiguration {
             throw SidelineStartupError(message: error.description)
         }
     }
+}
+
+/// `body`'s TLS error as a startup error (one line, exit status 2).
+func startupError<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as TLSIdentityError { throw SidelineStartupError(message: error.description) }
 }
 
 extension ParsableCommand {

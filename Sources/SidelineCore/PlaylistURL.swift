@@ -2,20 +2,20 @@ import Foundation
 
 /// The URL a person should open, with an address other machines on the LAN can reach when
 /// the server listens on all interfaces.
-enum PlaylistURL {
-    static func master(host: String, port: Int, stream: String, tls: Bool = false) -> String {
+public enum PlaylistURL {
+    public static func master(host: String, port: Int, stream: String, tls: Bool = false) -> String {
         base(host: host, port: port, tls: tls) + "/live/\(stream)/master.m3u8"
     }
 
     /// `http(s)://address:port` of this server as other machines reach it.
-    static func base(host: String, port: Int, tls: Bool) -> String {
+    public static func base(host: String, port: Int, tls: Bool) -> String {
         let address = (host == "0.0.0.0" || host == "::") ? (lanAddress() ?? "127.0.0.1") : host
         let shown = address.contains(":") ? "[\(address)]" : address
         return "\(tls ? "https" : "http")://\(shown):\(port)"
     }
 
     /// The first IPv4 address of an interface that is up and not loopback.
-    static func lanAddress() -> String? {
+    public static func lanAddress() -> String? {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return nil }
         defer { freeifaddrs(list) }

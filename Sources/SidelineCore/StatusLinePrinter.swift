@@ -2,15 +2,15 @@ import Foundation
 
 /// Keeps a status line on standard error, like ffmpeg's: rewritten in place every second on a
 /// terminal; on a pipe or a log file, one line every ten seconds, and the last one at the end.
-struct StatusLinePrinter: Sendable {
+public struct StatusLinePrinter: Sendable {
     let line: @Sendable () -> String
     private let isTerminal = isatty(STDERR_FILENO) == 1
 
-    init(line: @escaping @Sendable () -> String) {
+    public init(line: @escaping @Sendable () -> String) {
         self.line = line
     }
 
-    func run() async {
+    public func run() async {
         var tick = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
@@ -23,7 +23,7 @@ struct StatusLinePrinter: Sendable {
         }
     }
 
-    func finish() { Self.write((isTerminal ? "\r" : "") + line() + "\n") }
+    public func finish() { Self.write((isTerminal ? "\r" : "") + line() + "\n") }
 
-    static func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    public static func write(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 }

@@ -3,23 +3,22 @@ import HLSOrigin
 import MediaPipeline
 import ServiceLifecycle
 import SidelineCore
-import StreamServices
 import Synchronization
 
 /// `serve`'s status line (`StatusLinePrinter`): media time encoded, segments, realtime speed,
 /// output bit rate and the URL to open (`ServeStatusLine`). With several streams, one part per stream.
-final class ConsoleStatus: Sendable {
+public final class ConsoleStatus: Sendable {
     private let streams: [(name: String, statistics: @Sendable () -> PipelineStatistics)]
     private let registry: StreamRegistry
     private let url = Mutex<String?>(nil)
     private let started = ContinuousClock.now
 
-    init(streams: [(name: String, statistics: @Sendable () -> PipelineStatistics)], registry: StreamRegistry) {
+    public init(streams: [(name: String, statistics: @Sendable () -> PipelineStatistics)], registry: StreamRegistry) {
         self.streams = streams
         self.registry = registry
     }
 
-    func announce(stream: String, url: String, note: String? = nil) {
+    public func announce(stream: String, url: String, note: String? = nil) {
         // The line shows one URL; with several streams the announcements carry them all.
         if streams.count == 1 { self.url.withLock { $0 = url } }
         StatusLinePrinter.write("Sideline is serving stream '\(stream)'. Open: \(url)\n" + (note.map { "  \($0)\n" } ?? ""))
@@ -27,9 +26,9 @@ final class ConsoleStatus: Sendable {
 
     private var printer: StatusLinePrinter { StatusLinePrinter { [self] in line() } }
 
-    func run() async { await printer.run() }
+    public func run() async { await printer.run() }
 
-    func finish() { printer.finish() }
+    public func finish() { printer.finish() }
 
     func line() -> String {
         let wall = started.duration(to: .now).inSeconds
@@ -43,10 +42,12 @@ final class ConsoleStatus: Sendable {
 }
 
 /// Keeps the console status line up to date until shutdown.
-struct ConsoleService: Service {
+public struct ConsoleService: Service {
     let console: ConsoleStatus
 
-    func run() async throws {
+    public init(console: ConsoleStatus) { self.console = console }
+
+    public func run() async throws {
         await cancelWhenGracefulShutdown { await console.run() }
     }
 }

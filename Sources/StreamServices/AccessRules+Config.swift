@@ -6,7 +6,7 @@ extension AccessRules {
     /// The config's viewer tokens, signing key and staff tokens, with the environment's
     /// secrets (SIDELINE_SIGNING_KEY, SIDELINE_ANALYST_TOKEN, SIDELINE_ADMIN_TOKEN) in place of
     /// the file's when set.
-    static func from(_ settings: SidelineConfiguration) -> AccessRules {
+    public static func from(_ settings: SidelineConfiguration) -> AccessRules {
         let environment = ProcessInfo.processInfo.environment
         return AccessRules(
             viewerTokens: Dictionary(settings.streams.map { ($0.name, $0.viewerToken) }, uniquingKeysWith: { first, _ in first }),
