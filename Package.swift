@@ -55,10 +55,14 @@ let package = Package(
             name: "SidelineConfig",
             dependencies: ["SidelineCore", .product(name: "Yams", package: "Yams")]
         ),
+        // Pure: how hard each rung's encoder works. The effort steps (x264 presets and the
+        // options behind them), the rule that steps a rung down before it drops frames and up
+        // when there is room, and what the configured streams cost on this machine.
+        .target(name: "EncoderEffort", dependencies: ["SidelineCore"]),
         // The only module that holds FFmpeg pointers.
         .target(
             name: "MediaPipeline",
-            dependencies: ["CFFmpeg", "HLSPlaylist", "MPEGTS", "SidelineCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CFFmpeg", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "SegmentStore",
@@ -127,7 +131,7 @@ let package = Package(
         .target(
             name: "StreamServices",
             dependencies: [
-                "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
+                "EncoderEffort", "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -172,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "sideline",
             dependencies: [
-                "SidelineConfig", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginAPI", "OriginPolicy", "PlayerSessions", "SidelineCore", "StreamMirroring",
+                "SidelineConfig", "EncoderEffort", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginAPI", "OriginPolicy", "PlayerSessions", "SidelineCore", "StreamMirroring",
                 "StreamServices", "MirrorServices", "PushServices", "StreamPushing", "WatchPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -197,6 +201,7 @@ let package = Package(
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),
         .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
+        .testTarget(name: "EncoderEffortTests", dependencies: ["EncoderEffort", "SidelineCore"]),
         .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
         .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
         // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the

@@ -1,0 +1,95 @@
+import SidelineCore
+
+/// Whether the configured streams fit on this machine, from the measured costs: the CPU they
+/// need at their configured effort against what the box has (its cores less a share for
+/// serving), and if they do not fit, the effort at which they would, or the ladder.
+public struct CapacityPlan: Sendable, Equatable {
+    public struct Stream: Sendable, Equatable {
+        public var name: String
+        public var ladder: [Rung]
+        public init(name: String, ladder: [Rung]) {
+            self.name = name
+            self.ladder = ladder
+        }
+    }
+
+    /// Share of the cores encoding may plan to use; the rest is for serving, the page, the OS
+    /// and the peaks every encoder has (an IDR costs several frames' time).
+    public static let encodingShare = 0.8
+
+    /// Cores' worth of CPU at each uniform step: index 0 as configured, 1 one step down on
+    /// every rung that has one, and so on.
+    public let needByStep: [Double]
+    public let available: Double
+    public let cores: Int
+    /// The first uniform step that fits; nil when not even the cheapest does.
+    public let fittingStep: Int?
+    /// The streams' names and the number of streams.
+    public let streams: [Stream]
+    /// When nothing fits: how many of each ladder's best rungs to leave out (same for all) so
+    /// that the cheapest step fits; nil when even one rung per stream does not.
+    public let rungsToLeaveOut: Int?
+
+    public init(streams: [Stream], costs: CostTable, cores: Int) {
+        self.streams = streams
+        self.cores = cores
+        available = Double(cores) * Self.encodingShare
+        let depth = streams.flatMap(\.ladder).map { EffortSteps.steps(for: $0).count }.max() ?? 1
+        func need(step: Int, leavingOut: Int) -> Double {
+            streams.reduce(0.0) { total, stream in
+                let rungs = stream.ladder.dropFirst(min(leavingOut, stream.ladder.count - 1))
+                return total + costs.decode + rungs.reduce(0.0) { sum, rung in
+                    let steps = EffortSteps.steps(for: rung)
+                    let chosen = steps[min(step, steps.count - 1)]
+                    return sum + (costs.cost(rung, chosen) ?? 0)
+                }
+            }
+        }
+        needByStep = (0..<depth).map { need(step: $0, leavingOut: 0) }
+        let available = self.available
+        fittingStep = needByStep.firstIndex { $0 <= available }
+        if fittingStep == nil {
+            let longest = streams.map(\.ladder.count).max() ?? 1
+            rungsToLeaveOut = (1..<max(longest, 1)).first { need(step: depth - 1, leavingOut: $0) <= available }
+        } else {
+            rungsToLeaveOut = nil
+        }
+    }
+
+    public var fits: Bool { fittingStep == 0 }
+
+    /// The step name a uniform step index means for the first stream's best rung.
+    private func stepName(_ index: Int) -> String {
+        guard let rung = streams.first?.ladder.first else { return "step \(index)" }
+        let steps = EffortSteps.steps(for: rung)
+        return steps[min(index, steps.count - 1)].name
+    }
+
+    private static func cores(_ value: Double) -> String {
+        let text = String(Int((value * 10).rounded()))
+        return text.count == 1 ? "0.\(text)" : "\(text.dropLast()).\(text.suffix(1))"
+    }
+
+    /// One message for the operator when the streams do not fit at their configured effort; nil when they do.
+    public var warning: String? {
+        guard !fits else { return nil }
+        let what = "\(streams.count) stream\(streams.count == 1 ? "" : "s") (\(streams.map(\.name).joined(separator: ", ")))"
+        let head = "\(what) need about \(Self.cores(needByStep[0])) cores at \(stepName(0)); this machine has \(cores) "
+            + "(\(Self.cores(available)) for encoding)."
+        if let step = fittingStep {
+            let fitting = stepName(step)
+            let setting = EffortSteps.presets.contains(fitting) ? "set video.ladder[].preset: \(fitting) to start there for good, " : ""
+            return head + " They fit at \(fitting) (\(Self.cores(needByStep[step])) cores): encoders start there and step up when"
+                + " there is room. \(setting.isEmpty ? "C" : "Or \(setting)c")arry fewer streams, or use a machine with more cores to keep \(stepName(0))."
+        }
+        if let leaveOut = rungsToLeaveOut {
+            return head + " Even at \(stepName(needByStep.count - 1)) they need \(Self.cores(needByStep.last!)) cores, and frames will be dropped."
+                + " Leave the best \(leaveOut) rung\(leaveOut == 1 ? "" : "s") out of each ladder (video.ladder), or carry fewer streams."
+        }
+        return head + " Even one rung per stream at \(stepName(needByStep.count - 1)) does not fit, and frames will be dropped: carry fewer streams."
+    }
+
+    /// The step each stream's rungs start at: the fitting step when the configured one does not
+    /// fit (so a start loses no frame finding it out), else 0.
+    public var startingStep: Int { fittingStep ?? max(needByStep.count - 1, 0) }
+}
