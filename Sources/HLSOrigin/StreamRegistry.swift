@@ -43,6 +43,10 @@ public final class StreamRegistry: Sendable {
         public var lastPublished: Double?
         /// The last write to the data directory that failed, while writes fail; nil when fine.
         public var writeError: String?
+        /// How many effort steps below its configured preset the variant's encoder runs, and
+        /// that step's name (`EncoderEffort`); 0 and nil while it runs as configured.
+        public var effortStep = 0
+        public var effortName: String?
 
         /// The full playlist as served (with EXT-X-SERVER-CONTROL while live).
         public var playlistText: String? { playlist.map { String(buffer: $0.full.plain) } }
@@ -251,6 +255,14 @@ public final class StreamRegistry: Sendable {
     /// Notes that writing this variant's files fails (with the reason), or works again (nil).
     public func setWriteError(stream: String, variant: String, _ reason: String?) {
         streams.withLock { $0[stream]?.variants[variant]?.writeError = reason }
+    }
+
+    /// Notes the effort step a variant's encoder runs at (0: as configured).
+    public func setEffort(stream: String, variant: String, step: Int, name: String) {
+        streams.withLock { s in
+            s[stream]?.variants[variant]?.effortStep = step
+            s[stream]?.variants[variant]?.effortName = step > 0 ? name : nil
+        }
     }
 
     /// Marks a variant failed (with the reason) or healthy again (nil).

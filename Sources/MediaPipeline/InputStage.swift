@@ -280,12 +280,13 @@ final class InputStage {
             }
             let startsSegment = clock.startsSegment(frame: index)
             for worker in workers {
-                switch feedPolicy.decide(queued: worker.queue.count, essential: startsSegment) {
+                switch feedPolicy.decide(queued: worker.queue.count, essential: startsSegment, framesQueued: worker.queuedFrames.load(ordering: .relaxed)) {
                 case .send:
                     guard let owned = OwnedFrame(cloning: frame) else { throw PipelineError.internalFailure("av_frame_clone failed") }
                     worker.feed(.video(owned, index: index, captured: captured), policy: feedPolicy)
                 case .drop:
                     worker.droppedFrames += 1
+                    worker.droppedCount.add(1, ordering: .relaxed)
                     statistics { $0.framesDroppedBySlowVariants += 1 }
                     if worker.droppedFrames == 1 || worker.droppedFrames % 300 == 0 {
                         logger.warning("variant cannot keep up with the live input; dropping frames (segment starts are kept)",

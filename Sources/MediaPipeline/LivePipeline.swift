@@ -48,10 +48,14 @@ public final class LivePipeline: Sendable {
         let shared = self.shared
         let clock = configuration.clock
         let firstVariant = configuration.variants.first?.name
+        // The same test InputStage makes for its feed policy: a live input cannot wait.
+        let live = configuration.realtime || !input.kind.needsPacing
+        let queueCapacity = Self.queueCapacity(frameRate: configuration.frameRate)
         var workers: [VariantWorker] = []
         for spec in configuration.variants {
             let isFirst = spec.name == firstVariant
-            let worker = try VariantWorker(spec: spec, clock: clock, audio: audio, logger: logger, onEvent: onEvent) { mediaTime, segmentBytes in
+            let worker = try VariantWorker(spec: spec, clock: clock, audio: audio, logger: logger, queueCapacity: queueCapacity, effort: configuration.effort,
+                                           live: live, onEvent: onEvent) { mediaTime, segmentBytes in
                 shared.stats.withLock { s in
                     if isFirst { s.mediaTime = max(s.mediaTime, mediaTime) }
                     if let segmentBytes {
@@ -75,6 +79,15 @@ public final class LivePipeline: Sendable {
             isStopping: { shared.stopping.load(ordering: .relaxed) },
             timings: timings, drills: drills, stopDeadline: deadline, onEvent: onEvent
         ))
+    }
+
+    /// Frames a variant may fall behind before the input leaves frames out for it: one second.
+    /// It was 8 frames, and a start (every encoder of every stream warming up at once) or an
+    /// IDR on a busy machine overran that; the effort rule steps a rung down once it is 0.3 s
+    /// behind, well before this fills. The frames are references to the decoded picture the
+    /// variants share, so a second of 720p holds at most 41 MB.
+    static func queueCapacity(frameRate: FrameRate) -> Int {
+        max(8, Int(frameRate.value.rounded(.up)))
     }
 
     /// Whether the input carries audio that will be encoded.

@@ -1,3 +1,4 @@
+import EncoderEffort
 import SidelineCore
 /// Everything one live pipeline needs: where the input is and how to encode it.
 public struct PipelineConfiguration: Sendable {
@@ -24,7 +25,10 @@ public struct PipelineConfiguration: Sendable {
     public var segmentDuration: Double
     public var variants: [Rung]
     public var audio: AudioSpec
-    /// Seconds each named variant waits before encoding a frame. Internal, for tests only: it
+    /// Effort steps, threads per rung (see `EffortSettings`).
+    public var effort = EffortSettings()
+    /// Seconds each named variant waits before encoding a frame at its configured effort (times
+    /// the step's relative cost at a cheaper one). Internal, for tests only: it
     /// stands in for a machine too slow for a rung (a real encoder's speed depends on the
     /// machine, so it cannot make a test deterministic), so the feed policy can be tested.
     var simulatedEncodeDelay: [String: Double] = [:]
@@ -45,4 +49,28 @@ public struct PipelineConfiguration: Sendable {
     }
 
     public var clock: SegmentClock { SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration) }
+}
+
+/// How hard each rung's encoder works on a live input (`EncoderEffort`): the step it starts at,
+/// the rule that moves it, and x264's threads per rung. A file encoded as fast as possible
+/// always runs at the configured effort (there, busy all the time is the point).
+public struct EffortSettings: Sendable {
+    /// Whether rungs step their effort down and up on a live input.
+    public var adaptive: Bool
+    public var rule: EffortRule
+    /// The step every rung starts at (the capacity plan's fitting step; clamped per rung).
+    public var startingStep: Int
+    /// x264 threads per rung; 0 lets x264 choose (1.5 per core, for every rung at once).
+    public var threadsPerRung: Int
+    /// Each rung's steps' relative costs by variant name, from the machine's measured table;
+    /// a rung not listed uses its steps' own estimates.
+    public var relativeCosts: [String: [Double]]
+
+    public init(adaptive: Bool = true, rule: EffortRule = .standard, startingStep: Int = 0, threadsPerRung: Int = 0, relativeCosts: [String: [Double]] = [:]) {
+        self.adaptive = adaptive
+        self.rule = rule
+        self.startingStep = startingStep
+        self.threadsPerRung = threadsPerRung
+        self.relativeCosts = relativeCosts
+    }
 }

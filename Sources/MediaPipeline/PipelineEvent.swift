@@ -1,3 +1,4 @@
+import EncoderEffort
 import Foundation
 import HLSPlaylist
 
@@ -16,9 +17,22 @@ public enum PipelineEvent: Sendable {
     case inputLost(reason: String, since: Date, firstSlateSegment: Int)
     /// The input is back at `at`; segment `firstLiveSegment` is the first with its pictures.
     case inputRestored(at: Date, firstLiveSegment: Int)
+    /// A variant's encoder effort: its starting step at its first segment boundary on a live
+    /// input, then every change the effort rule made (`change` and the `load` it saw).
+    case effort(variant: String, EffortReport)
     /// Every variant has written its last segment. `endOfStream` is true when the input ended
     /// or the operator stopped the stream, so its playlists can be closed with EXT-X-ENDLIST.
     case finished(endOfStream: Bool)
+}
+
+/// Where a variant's encoder effort stands, and why it moved.
+public struct EffortReport: Sendable, Equatable {
+    /// Steps below the configured effort (0 = as configured).
+    public var step: Int
+    /// The step's name: the x264 preset, or `ultrafast-b`.
+    public var name: String
+    public var change: EffortChange?
+    public var load: SegmentLoad?
 }
 
 /// Counters for the console status line and the logs. A snapshot: plain values.

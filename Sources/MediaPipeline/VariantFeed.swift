@@ -14,7 +14,7 @@ import CFFmpeg
 struct FeedPolicy: Sendable, Equatable {
     /// Whether the input thread may wait for room (a file encoded as fast as possible).
     let mayWait: Bool
-    /// Messages a variant may hold before droppable frames are dropped.
+    /// Video frames a variant may hold before droppable frames are dropped.
     let capacity: Int
     /// Messages a variant may hold, counting essential ones, before it counts as stalled.
     let essentialLimit: Int
@@ -32,9 +32,10 @@ struct FeedPolicy: Sendable, Equatable {
         case abandon
     }
 
-    /// What to do with a message when the variant already holds `queued` messages.
-    func decide(queued: Int, essential: Bool) -> Decision {
-        if mayWait || queued < capacity { return .send }
+    /// What to do with a message when the variant already holds `queued` messages, of which
+    /// `framesQueued` are video frames (all of them when not given).
+    func decide(queued: Int, essential: Bool, framesQueued: Int? = nil) -> Decision {
+        if mayWait || ((framesQueued ?? queued) < capacity && queued < essentialLimit) { return .send }
         if !essential { return .drop }
         return queued < essentialLimit ? .send : .abandon
     }
@@ -44,11 +45,15 @@ extension VariantWorker {
     /// Queues a message the policy has admitted: waits for room on a file encoded as fast as
     /// possible, never on a live input.
     func feed(_ message: VariantMessage, policy: FeedPolicy) {
-        if policy.mayWait {
+        let isVideo = if case .video = message { true } else { false }
+        // Counted before it is queued, so the worker's decrement never comes first.
+        if isVideo { queuedFrames.add(1, ordering: .relaxed) }
+        let added = if policy.mayWait {
             queue.put(message)
         } else {
-            _ = queue.offer(message, limit: policy.essentialLimit)
+            queue.offer(message, limit: policy.essentialLimit) == .added
         }
+        if isVideo && !added { queuedFrames.subtract(1, ordering: .relaxed) }
     }
 
     func abandonAsStalled(policy: FeedPolicy) {

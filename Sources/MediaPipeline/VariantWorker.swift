@@ -1,4 +1,5 @@
 import CFFmpeg
+import EncoderEffort
 import Foundation
 import HLSPlaylist
 import Logging
@@ -38,6 +39,22 @@ final class VariantWorker {
     private let logger: Logger
     /// Frames the input thread left out because this variant's queue was full (input thread only).
     var droppedFrames = 0
+    /// The same count, for this variant's own thread to read (the effort rule's measurement).
+    let droppedCount = Atomic<Int>(0)
+    /// Video frames in the queue: how far behind the live input the variant is. The queue's own
+    /// count includes audio packets (about 1.6 per frame), which say nothing about that.
+    let queuedFrames = Atomic<Int>(0)
+
+    /// The effort steps this rung may run at (configured first), the rule's state, whether it
+    /// applies (a live input), and x264's threads.
+    private let steps: [EffortStep]
+    private var effort: EffortState
+    private let adaptsEffort: Bool
+    private let threads: Int
+    private let now: @Sendable () -> Double
+    /// What this thread measured over the segment being encoded.
+    private var meter = (busy: 0.0, frames: 0, droppedBefore: 0)
+    private var reportedStartingEffort = false
     /// Set once the variant has been reported failed, by its own thread or the input's.
     private let reportedFailure = Atomic<Bool>(false)
 
@@ -49,26 +66,38 @@ final class VariantWorker {
     var bitRates: BitRateControl?
     private var bitRateGeneration = 0
 
-    init(spec: Rung, clock: SegmentClock, audio: AudioEncoder?, logger: Logger,
+    /// `queueCapacity`: frames the variant may fall behind before the input leaves frames out
+    /// for it; `live`: whether effort follows the machine (see `EffortSettings`).
+    init(spec: Rung, clock: SegmentClock, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
+         live: Bool = false, now: @escaping @Sendable () -> Double = MonotonicClock.seconds,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
          onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) {
         self.spec = spec
         self.clock = clock
-        self.queue = BoundedQueue(capacity: 8)
+        self.queue = BoundedQueue(capacity: queueCapacity)
         self.scaler = VideoScaler(width: spec.width, height: spec.height)
         self.audio = audio
         self.onEvent = onEvent
         self.onEncoded = onEncoded
         self.logger = logger
-        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, audio: audio, onEvent: onEvent, onEncoded: onEncoded)
+        let steps = EffortSteps.steps(for: spec)
+        self.steps = steps
+        let costs = settings.relativeCosts[spec.name].flatMap { $0.count == steps.count ? $0 : nil } ?? steps.map(\.relativeCost)
+        self.adaptsEffort = live && settings.adaptive
+        self.effort = EffortState(rule: settings.rule, costs: costs, frameRate: clock.frameRate.value,
+                                  startingStep: live && settings.adaptive ? settings.startingStep : 0)
+        self.threads = settings.threadsPerRung
+        self.now = now
+        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, step: steps[effort.step], threads: settings.threadsPerRung, audio: audio,
+                                                onEvent: onEvent, onEncoded: onEncoded)
     }
 
     /// A new encoder and muxer for this variant. The muxer starts its first segment at the
     /// first IDR it is given, so a replacement joins the output timeline at a segment boundary.
-    private static func makeEncoder(spec: Rung, clock: SegmentClock, audio: AudioEncoder?,
+    private static func makeEncoder(spec: Rung, clock: SegmentClock, step: EffortStep, threads: Int, audio: AudioEncoder?,
                                     onEvent: @escaping @Sendable (PipelineEvent) -> Void,
                                     onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) -> (VideoEncoder, SegmentMuxer) {
-        let encoder = try VideoEncoder(spec: spec, clock: clock)
+        let encoder = try VideoEncoder(spec: spec, clock: clock, step: step, threads: threads)
         let name = spec.name
         do {
             let muxer = try SegmentMuxer(video: encoder, audio: audio, clock: clock) { segment in
@@ -91,7 +120,7 @@ final class VariantWorker {
                     resumeWith = nil
                     if try process(first) { return }
                 }
-                while let message = queue.take() {
+                while let message = takeMessage() {
                     if try process(message) { return }
                 }
                 return
@@ -101,6 +130,12 @@ final class VariantWorker {
                 resumeWith = boundary
             }
         }
+    }
+
+    private func takeMessage() -> VariantMessage? {
+        let message = queue.take()
+        if case .video = message { queuedFrames.subtract(1, ordering: .relaxed) }
+        return message
     }
 
     /// Handles one message; true once the last one (`.end`) has been handled.
@@ -129,7 +164,7 @@ final class VariantWorker {
         var backoff = Backoff.encoderRecovery
         backoff.failed(at: MonotonicClock.seconds())
         var ready = false
-        while let message = queue.take() {
+        while let message = takeMessage() {
             guard case let .video(_, index, _) = message else {
                 if case .end = message {
                     queue.close()
@@ -161,7 +196,8 @@ final class VariantWorker {
 
     private func rebuildEncoder() throws {
         if drills?.isVariantHeldDown(spec.name) == true { throw DrillFailure(variant: spec.name) }
-        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, audio: audio, onEvent: onEvent, onEncoded: onEncoded)
+        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, step: steps[effort.step], threads: threads, audio: audio,
+                                                onEvent: onEvent, onEncoded: onEncoded)
         captureTimes = [:]
         reportedFormat = false
         // The new encoder starts at the configured rate: apply the asked one again.
@@ -186,14 +222,21 @@ final class VariantWorker {
     private func encode(_ frame: OwnedFrame, index: Int64, captured: Date) throws {
         guard let source = frame.pointer else { return }
         if drills?.takeFailure(for: spec.name) == true { throw DrillFailure(variant: spec.name) }
-        if simulatedEncodeDelay > 0 { Thread.sleep(forTimeInterval: simulatedEncodeDelay) }
+        let boundary = clock.startsSegment(frame: index)
+        if boundary { try followEffort() }
+        let started = ContinuousClock.now
+        defer {
+            meter.busy += started.duration(to: .now).inSeconds
+            meter.frames += 1
+        }
+        // A stand-in for a slow machine costs what a real encoder would at this step.
+        if simulatedEncodeDelay > 0 { Thread.sleep(forTimeInterval: simulatedEncodeDelay * effort.costs[effort.step]) }
         var scaled: UnsafeMutablePointer<AVFrame>? = try scaler.scale(source)
         defer { av_frame_free(&scaled) }
         let output = scaled!
         output.pointee.pts = index
         // Force an IDR exactly on segment boundaries, and clear the source's own picture types
         // so its keyframes cause no extra cuts.
-        let boundary = clock.startsSegment(frame: index)
         if let bitRates, bitRates.generation != bitRateGeneration {
             bitRateGeneration = bitRates.generation
             let wanted = bitRates.rate(for: spec.name) ?? spec.bitrate.bitsPerSecond
@@ -202,6 +245,34 @@ final class VariantWorker {
         output.pointee.pict_type = boundary ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if boundary { captureTimes[index] = captured }
         try encoder.encode(output) { packet in try handle(packet) }
+    }
+
+    /// At a segment boundary, before its first frame: what the rung measured over the segment
+    /// that ended goes to the effort rule, and a change of step starts a new encoder here, where
+    /// the forced IDR begins a new coded sequence anyway. The old encoder is drained first, so
+    /// its last frames close the segment that ends.
+    private func followEffort() throws {
+        guard adaptsEffort else { return }
+        if !reportedStartingEffort {
+            reportedStartingEffort = true
+            onEvent(.effort(variant: spec.name, EffortReport(step: effort.step, name: steps[effort.step].name, change: nil, load: nil)))
+        }
+        defer { meter = (0, 0, droppedCount.load(ordering: .relaxed)) }
+        guard meter.frames > 0 else { return }
+        let dropped = droppedCount.load(ordering: .relaxed)
+        let load = SegmentLoad(mediaSeconds: Double(meter.frames + dropped - meter.droppedBefore) * clock.frameRate.frameDuration,
+                               busySeconds: meter.busy, backlogFrames: queuedFrames.load(ordering: .relaxed), droppedFrames: dropped - meter.droppedBefore)
+        guard let change = effort.decide(after: load, at: now()) else { return }
+        let step = steps[effort.step]
+        try encoder.encode(nil) { packet in try handle(packet) }
+        encoder = try VideoEncoder(spec: spec, clock: clock, step: step, threads: threads)
+        // The new encoder starts at the configured rate: apply the asked one again.
+        bitRateGeneration = -1
+        logger.notice("variant encoder effort changed at a segment boundary", metadata: [
+            "variant": "\(spec.name)", "effort": "\(step.name)", "change": "\(change)",
+            "busy-share": "\(DecimalFormat.compact(load.busyShare))", "backlog-frames": "\(load.backlogFrames)", "dropped": "\(load.droppedFrames)",
+        ])
+        onEvent(.effort(variant: spec.name, EffortReport(step: effort.step, name: step.name, change: change, load: load)))
     }
 
     private func handle(_ packet: UnsafeMutablePointer<AVPacket>) throws {

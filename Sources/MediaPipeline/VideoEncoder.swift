@@ -1,16 +1,23 @@
 import CFFmpeg
+import EncoderEffort
 import SidelineCore
 
 /// libx264 for one variant, set up so that IDRs fall exactly where the segment clock says:
 /// GOP as long as the longest segment, no scene-cut keyframes, closed GOPs, and a forced IDR
 /// on each frame whose `pict_type` is I.
+///
+/// `step` is the effort it runs at (the rung's own preset, or a cheaper step the effort rule
+/// chose); `threads` is x264's thread count (0: x264's own choice, 1.5 per core).
 final class VideoEncoder {
     let spec: Rung
+    let step: EffortStep
     private(set) var context: UnsafeMutablePointer<AVCodecContext>?
     private let packet: UnsafeMutablePointer<AVPacket>
 
-    init(spec: Rung, clock: SegmentClock) throws(PipelineError) {
+    init(spec: Rung, clock: SegmentClock, step: EffortStep? = nil, threads: Int = 0) throws(PipelineError) {
         self.spec = spec
+        let step = step ?? EffortSteps.steps(for: spec)[0]
+        self.step = step
         guard let codec = avcodec_find_encoder_by_name("libx264") else { throw .encoderUnavailable(name: "libx264") }
         guard let context = avcodec_alloc_context3(codec), let packet = av_packet_alloc() else {
             throw .internalFailure("cannot allocate the video encoder")
@@ -29,19 +36,21 @@ final class VideoEncoder {
         context.pointee.rc_buffer_size = Int32(clamping: spec.bufsize.bitsPerSecond)
         context.pointee.gop_size = Int32(clock.maximumFramesPerSegment)
         context.pointee.keyint_min = Int32(clock.maximumFramesPerSegment)
+        context.pointee.thread_count = Int32(threads)
         // No AV_CODEC_FLAG_GLOBAL_HEADER: MPEG-TS needs SPS/PPS in band, before every IDR.
-        av_opt_set(context.pointee.priv_data, "preset", spec.preset, 0)
+        av_opt_set(context.pointee.priv_data, "preset", step.preset, 0)
         av_opt_set(context.pointee.priv_data, "profile", spec.profile, 0)
         av_opt_set(context.pointee.priv_data, "forced-idr", "1", 0)
         var x264Params = "scenecut=0:open-gop=0"
         if let lookahead = spec.lookahead { x264Params += ":rc-lookahead=\(lookahead)" }
+        if !step.x264Params.isEmpty { x264Params += ":" + step.x264Params }
         av_opt_set(context.pointee.priv_data, "x264-params", x264Params, 0)
         let opened = avcodec_open2(context, codec, nil)
         if opened < 0 {
             avcodec_free_context(&self.context)
             var p: UnsafeMutablePointer<AVPacket>? = packet
             av_packet_free(&p)
-            throw .encoderSetupFailed(variant: spec.name, reason: "libx264 rejected the settings (\(FFmpegError.text(for: opened)))")
+            throw .encoderSetupFailed(variant: spec.name, reason: "libx264 rejected the settings at effort \(step.name) (\(FFmpegError.text(for: opened)))")
         }
     }
 

@@ -88,9 +88,15 @@ public struct StreamsAPI: Sendable {
         /// Measured from the segments on disk, in bits per second.
         public var averageBitRate: Int
         public var peakSegmentBitRate: Int
+        /// Effort steps below the configured preset the encoder runs at now (0: as configured),
+        /// and that step's name while below (`superfast`, `ultrafast-b`).
+        public var effortStep: Int
+        public var effort: String?
 
         public init(name: String, state: String = "live", failure: String? = nil, writeError: String? = nil, playlist: String, segments: Int, durationRecorded: Double,
-                    bytesRecorded: Int = 0, averageBitRate: Int, peakSegmentBitRate: Int) {
+                    bytesRecorded: Int = 0, averageBitRate: Int, peakSegmentBitRate: Int, effortStep: Int = 0, effort: String? = nil) {
+            self.effortStep = effortStep
+            self.effort = effort
             self.bytesRecorded = bytesRecorded
             self.name = name
             self.state = state
@@ -130,7 +136,8 @@ public struct StreamsAPI: Sendable {
                         name: variantName, state: variant.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: variant.failure, writeError: variant.writeError,
                         playlist: "\(prefix)/live/\(name)/\(variantName)/index.m3u8",
                         segments: recorded.segments, durationRecorded: (recorded.duration * 1000).rounded() / 1000, bytesRecorded: recorded.bytes,
-                        averageBitRate: Int(recorded.averageBitRate.rounded()), peakSegmentBitRate: Int(recorded.peakBitRate.rounded())
+                        averageBitRate: Int(recorded.averageBitRate.rounded()), peakSegmentBitRate: Int(recorded.peakBitRate.rounded()),
+                        effortStep: variant.effortStep, effort: variant.effortName
                     )
                 }
             )

@@ -33,7 +33,11 @@ public final class ConsoleStatus: Sendable {
     func line() -> String {
         let wall = started.duration(to: .now).inSeconds
         var text = streams.map { stream in
-            let part = ServeStatusLine.part(stream.statistics(), phase: registry.stream(named: stream.name)?.phase.rawValue ?? "?", wall: wall)
+            let entry = registry.stream(named: stream.name)
+            let effort = (entry?.variantOrder ?? []).compactMap { name in
+                entry?.variants[name]?.effortName.map { (variant: name, name: $0) }
+            }
+            let part = ServeStatusLine.part(stream.statistics(), phase: entry?.phase.rawValue ?? "?", wall: wall, effort: effort)
             return streams.count == 1 ? part : "\(stream.name): \(part)"
         }.joined(separator: " | ")
         if let url = url.withLock({ $0 }) { text += " \(url)" }

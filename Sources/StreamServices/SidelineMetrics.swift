@@ -24,9 +24,16 @@ public enum SidelineMetrics {
         /// Real segments that came after their slot was filled and took the fill's place in
         /// the recording (a pushed backlog).
         let lateSegmentsRecorded: Counter
+        /// Steps below the configured effort the variant's encoder runs at now (0 = as configured).
+        let effort: Gauge
+        let effortStepsDown: Counter
+        let effortStepsUp: Counter
 
         init(stream: String, variant: String) {
             let labels = [("stream", stream), ("variant", variant)]
+            effort = Gauge(label: "sideline_encoder_effort", dimensions: labels)
+            effortStepsDown = Counter(label: "sideline_effort_steps_total", dimensions: labels + [("direction", "down")])
+            effortStepsUp = Counter(label: "sideline_effort_steps_total", dimensions: labels + [("direction", "up")])
             segments = Counter(label: "sideline_segments_published_total", dimensions: labels)
             bytes = Counter(label: "sideline_segment_bytes_total", dimensions: labels)
             bandwidthExceeded = Counter(label: "sideline_segment_bandwidth_exceeded_total", dimensions: labels)

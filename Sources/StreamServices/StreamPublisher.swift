@@ -141,6 +141,14 @@ public final class StreamPublisher: Sendable {
             registry.setFailure(stream: streamName, variant: variant, reason)
             variantMetrics[variant]?.failures.increment()
             core.withLock { $0.variantFailed(variant) }
+        case let .effort(variant, report):
+            registry.setEffort(stream: streamName, variant: variant, step: report.step, name: report.name)
+            variantMetrics[variant]?.effort.record(report.step)
+            switch report.change {
+            case .down: variantMetrics[variant]?.effortStepsDown.increment()
+            case .up: variantMetrics[variant]?.effortStepsUp.increment()
+            case nil: break
+            }
         case let .inputLost(reason, since, firstSlateSegment):
             core.withLock { $0.inputLost(since: since, firstSlateSegment: firstSlateSegment) }
             registry.setPhase(stream: streamName, .inputLost)

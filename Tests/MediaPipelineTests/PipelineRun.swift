@@ -18,6 +18,8 @@ final class PipelineRun: Sendable {
         /// The run hit its timeout and was stopped.
         var timedOut = false
         var statistics = PipelineStatistics()
+        /// Each variant's effort reports, in order.
+        var efforts: [String: [EffortReport]] = [:]
     }
 
     static func configuration(input: String, loop: Bool = false, variants: [Rung] = [.test720p]) -> PipelineConfiguration {
@@ -58,6 +60,7 @@ final class PipelineRun: Sendable {
                     o.outages.append("lost \(firstSlateSegment): \(reason)")
                     if stopOnInputLoss { stop = true }
                 case let .inputRestored(_, firstLiveSegment): o.outages.append("restored \(firstLiveSegment)")
+                case let .effort(variant, report): o.efforts[variant, default: []].append(report)
                 }
             }
             if let stopWhen, outcome.withLock({ stopWhen($0) }) { stop = true }

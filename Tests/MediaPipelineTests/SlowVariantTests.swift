@@ -63,6 +63,7 @@ import TestSupport
 
         let fastFiles = try PipelineRun.write(fastSegments, to: try makeTemporaryDirectory("slow-variant-fast"))
         let slowFiles = try PipelineRun.write(slowSegments, to: try makeTemporaryDirectory("slow-variant-slow"))
+        var slowTotal = 0
         for k in 0..<3 {
             let fastVideo = try await FFprobe.packets(fastFiles[k], stream: "v")
             let slowVideo = try await FFprobe.packets(slowFiles[k], stream: "v")
@@ -71,10 +72,14 @@ import TestSupport
             // starvation (CI: 59 of 60; 56 of 60 on 2026-11-25, in the pipeline phase, with no
             // change to the pipeline), never the fifteen or more the slow one loses.
             #expect(fastVideo.count >= 54, "the fast variant got every frame of segment \(k), or nearly: \(fastVideo.count)")
-            #expect(slowVideo.count < 45, "the slow variant lost frames in segment \(k): \(slowVideo.count) of 60")
+            // At 10 frames a second it can take 20 of each segment's 60, plus the one second of
+            // frames its queue holds: it loses frames in every segment.
+            #expect(slowVideo.count < 55, "the slow variant lost frames in segment \(k): \(slowVideo.count) of 60")
+            slowTotal += slowVideo.count
             let slowFirst = try #require(slowVideo.first)
             #expect(slowFirst.isKeyframe, "segment \(k) of the slow variant starts with its IDR")
             #expect(abs(slowFirst.pts - (fastVideo.first?.pts ?? -1)) < 0.001, "both variants start segment \(k) at the same PTS")
         }
+        #expect(slowTotal < 120, "the slow variant kept \(slowTotal) of 180 frames")
     }
 }
