@@ -89,6 +89,14 @@ public struct CapacityPlan: Sendable, Equatable {
         return head + " Even one rung per stream at \(stepName(needByStep.count - 1)) does not fit, and frames will be dropped: carry fewer streams."
     }
 
+    /// x264 threads for each rung: the cores shared out among every rung of every stream, at
+    /// least one. x264's own default (1.5 threads per core for each encoder) puts 27 threads
+    /// on two cores for three cameras of three rungs; one thread per rung keeps each encoder's
+    /// busy time a true measure of its headroom, and frame threads add a frame of delay each.
+    public var threadsPerRung: Int {
+        max(1, cores / max(1, streams.reduce(0) { $0 + $1.ladder.count }))
+    }
+
     /// The step each stream's rungs start at: the fitting step when the configured one does not
     /// fit (so a start loses no frame finding it out), else 0.
     public var startingStep: Int { fittingStep ?? max(needByStep.count - 1, 0) }

@@ -45,8 +45,20 @@ public enum Bandwidth {
         rates.audio.map { Double($0.sampleRate) / 1024 } ?? 0
     }
 
+    /// How far one segment's video may run above `maxrate`, as a share of it. x264's VBV bounds
+    /// the rate over a segment by maxrate plus what the buffer held at its start (bufsize / the
+    /// segment's duration: up to 3 Mbit/s more for the default 720p rung), but with the average
+    /// rate below maxrate it spends little of it: segments with a cut and a large IDR measured
+    /// 1-3% above maxrate (3.66-3.75 against 3.65 Mbit/s advertised, three cameras on two
+    /// cores, 2026-11-25); `scripts/bench/effort-scenarios.sh` counts overruns against this in
+    /// four 10-minute scenarios (Docs/benchmarks.md, "Effort under load"). The full VBV bound
+    /// would double the 720p rung's BANDWIDTH and send players to lower rungs for nothing.
+    public static let vbvBurst = 0.1
+
+    /// The most one segment of the rung carries, per second: BANDWIDTH.
     public static func peak(_ rates: RungRates) -> Int {
-        transport(payloadBitsPerSecond: rates.maxrate + (rates.audio?.bitrate ?? 0), frameRate: rates.frameRate, audioFramesPerSecond: audioFrames(rates))
+        let video = Int((Double(rates.maxrate) * (1 + vbvBurst)).rounded())
+        return transport(payloadBitsPerSecond: video + (rates.audio?.bitrate ?? 0), frameRate: rates.frameRate, audioFramesPerSecond: audioFrames(rates))
     }
 
     public static func average(_ rates: RungRates) -> Int {

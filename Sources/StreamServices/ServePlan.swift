@@ -14,11 +14,14 @@ public struct ServePlan: Sendable {
     public let configuration: SidelineConfiguration
     public let stream: StreamSettings
     let realtime: Bool
+    /// Where each rung's encoder effort starts and how it moves (`EncodingCapacity.effort`).
+    public var effort: EffortSettings
 
-    public init(configuration: SidelineConfiguration, stream: StreamSettings, realtime: Bool) {
+    public init(configuration: SidelineConfiguration, stream: StreamSettings, realtime: Bool, effort: EffortSettings = EffortSettings()) {
         self.configuration = configuration
         self.stream = stream
         self.realtime = realtime
+        self.effort = effort
     }
 
     public var pipelineConfiguration: PipelineConfiguration {
@@ -36,6 +39,7 @@ public struct ServePlan: Sendable {
             audioInputOptions: stream.audioInputOptions
         )
         configuration.lossTimeout = stream.lossTimeout
+        configuration.effort = effort
         return configuration
     }
 

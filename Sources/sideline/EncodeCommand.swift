@@ -1,4 +1,5 @@
 import ArgumentParser
+import EncoderEffort
 import Foundation
 import HLSOrigin
 import Logging
@@ -21,10 +22,13 @@ struct EncodeCommand: AsyncParsableCommand {
     var realtime = false
     @Option(help: "Stop after this many seconds of media (for looped or endless inputs).")
     var mediaLimit: Double?
+    @Flag(help: "Measure what each rung costs at each effort step on this machine, print the table and whether the configured streams fit, and keep it for serve.")
+    var calibrate = false
 
     func run() async throws {
         options.bootstrapLogging()
         try await reportingStartupErrors {
+            if calibrate { return try await calibrateMachine() }
             var settings = try options.resolve()
             guard settings.streams.count == 1 else {
                 throw SidelineStartupError(message: "encode records one stream, and the config defines \(settings.streams.count) (\(settings.streams.map(\.name).joined(separator: ", "))). Give it a config with one stream, or use serve.")
@@ -66,6 +70,18 @@ struct EncodeCommand: AsyncParsableCommand {
 }
 
 /// CPU time (user + system) this process has used, all threads.
+extension EncodeCommand {
+    /// `--calibrate`: the whole table for the config's streams, measured again, kept, printed.
+    private func calibrateMachine() async throws {
+        let settings = try options.resolve()
+        let input = options.input ?? EncodingCapacity.calibrationInput(for: settings.streams)
+        let table = try await EncodingCapacity.complete(CostTable(machine: EncoderCalibration.machine), for: settings.streams,
+                                                        segmentDuration: settings.segmentDuration, input: input)
+        EncodingCapacity.keep(table, logger: Logger(label: "sideline"))
+        print(EncodingCapacity.report(table, for: settings.streams, input: input))
+    }
+}
+
 enum CPUTime {
     static func process() -> Double {
         var usage = rusage()

@@ -52,15 +52,16 @@ import Testing
         #expect(assembly.playlist(rungs: rungs, listing: ["360p"]) == nil)
     }
 
-    /// BANDWIDTH bounds the TS bit rate: payload x 188/184 plus one packet per video frame, per
-    /// AAC frame and 20 PSI packets a second.
+    /// BANDWIDTH bounds the TS bit rate: the video's maxrate with the VBV burst allowance (10%),
+    /// the audio, x 188/184, plus one packet per video frame, per AAC frame and 20 PSI packets
+    /// a second.
     @Test func bandwidthCountsTransportOverhead() {
         let packets = 30.0 + 48_000.0 / 1024 + 20
-        let expected = Int(((900_000.0 + 128_000) * 188 / 184 + packets * 188 * 8).rounded(.up))
+        let expected = Int(((990_000.0 + 128_000) * 188 / 184 + packets * 188 * 8).rounded(.up))
         #expect(Bandwidth.peak(Self.rates) == expected)
         #expect(Bandwidth.average(Self.rates) < Bandwidth.peak(Self.rates))
         let silent = RungRates(rung: Self.rung, audio: nil, frameRate: 30)
-        let payload: Double = 900_000.0 * 188 / 184
+        let payload: Double = 990_000.0 * 188 / 184
         let overhead: Double = 50 * 188 * 8
         #expect(Bandwidth.peak(silent) == Int((payload + overhead).rounded(.up)))
     }
