@@ -104,6 +104,16 @@ public enum EncodingCapacity {
         return (plan, table)
     }
 
+    /// One `ServePlan` per configured stream, each with the effort its encoders start at: what
+    /// the streams cost on this machine (measured once, kept) decides it. Not measured for a
+    /// file encoded as fast as possible (not `realtime`): there effort never steps.
+    public static func servePlans(_ settings: SidelineConfiguration, realtime: Bool, logger: Logger) async -> [ServePlan] {
+        let capacity = realtime ? await plan(for: settings.streams, segmentDuration: settings.segmentDuration, logger: logger) : nil
+        return settings.streams.map { stream in
+            ServePlan(configuration: settings, stream: stream, realtime: realtime, effort: effort(for: stream, plan: capacity?.0, table: capacity?.1))
+        }
+    }
+
     /// The pipeline's effort settings for one stream under `plan`.
     public static func effort(for stream: StreamSettings, plan: CapacityPlan?, table: CostTable?) -> EffortSettings {
         guard let plan, let table else { return EffortSettings() }
@@ -113,6 +123,15 @@ public enum EncodingCapacity {
 }
 
 extension EncodingCapacity {
+    /// Measures the whole table for `streams` again (with `input`, or the usual calibration
+    /// input), keeps it, and returns the report.
+    public static func calibrate(_ streams: [StreamSettings], segmentDuration: Double, input: String?, logger: Logger) async throws -> String {
+        let input = input ?? calibrationInput(for: streams)
+        let table = try await complete(CostTable(machine: EncoderCalibration.machine), for: streams, segmentDuration: segmentDuration, input: input)
+        keep(table, logger: logger)
+        return report(table, for: streams, input: input)
+    }
+
     /// `sideline encode --calibrate`'s table: each rung at each step, against its configured
     /// step, then what the streams need against what the machine has.
     public static func report(_ table: CostTable, for streams: [StreamSettings], input: String) -> String {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import EncoderEffort
 import Foundation
 import HLSOrigin
 import Logging
@@ -74,11 +73,7 @@ extension EncodeCommand {
     /// `--calibrate`: the whole table for the config's streams, measured again, kept, printed.
     private func calibrateMachine() async throws {
         let settings = try options.resolve()
-        let input = options.input ?? EncodingCapacity.calibrationInput(for: settings.streams)
-        let table = try await EncodingCapacity.complete(CostTable(machine: EncoderCalibration.machine), for: settings.streams,
-                                                        segmentDuration: settings.segmentDuration, input: input)
-        EncodingCapacity.keep(table, logger: Logger(label: "sideline"))
-        print(EncodingCapacity.report(table, for: settings.streams, input: input))
+        print(try await EncodingCapacity.calibrate(settings.streams, segmentDuration: settings.segmentDuration, input: options.input, logger: Logger(label: "sideline")))
     }
 }
 

@@ -46,13 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
         // here, before anything is opened or written, with one line that names the file.
         let tls = try settings.server.tls.map { files in try startupError { try TLSIdentity(certificate: files.certificate, key: files.key) } }
         let metrics = PrometheusExport.bootstrap()
-        // What the streams cost on this machine (measured once, kept): one message when they do
-        // not fit, and every encoder starts at the effort that does.
-        let capacity = noRealtime ? nil : await EncodingCapacity.plan(for: settings.streams, segmentDuration: settings.segmentDuration, logger: logger)
-        let allPlans = settings.streams.map { stream in
-            ServePlan(configuration: settings, stream: stream, realtime: !noRealtime,
-                      effort: EncodingCapacity.effort(for: stream, plan: capacity?.0, table: capacity?.1))
-        }
+        // Every encoder starts at the effort this machine can carry (one message when less than configured).
+        let allPlans = await EncodingCapacity.servePlans(settings, realtime: !noRealtime, logger: logger)
         // A stream removed by the operator stays removed (410), even if the config still names it.
         let removed = allPlans.filter { StreamTombstone.read($0.layout) != nil }
         for plan in removed {
