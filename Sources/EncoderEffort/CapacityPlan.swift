@@ -89,12 +89,15 @@ public struct CapacityPlan: Sendable, Equatable {
         return head + " Even one rung per stream at \(stepName(needByStep.count - 1)) does not fit, and frames will be dropped: carry fewer streams."
     }
 
-    /// x264 threads for each rung: the cores shared out among every rung of every stream, at
-    /// least one. x264's own default (1.5 threads per core for each encoder) puts 27 threads
-    /// on two cores for three cameras of three rungs; one thread per rung keeps each encoder's
-    /// busy time a true measure of its headroom, and frame threads add a frame of delay each.
+    /// x264 threads for each rung: one when there are at least as many rungs (of every stream)
+    /// as cores, else 0 (x264's own choice, 1.5 per core). x264's default puts 27 threads on
+    /// two cores for three cameras of three rungs; one thread per rung keeps each encoder's busy
+    /// time a true measure of its headroom and took `sideline encode`'s CPU per media second
+    /// for three rungs from 0.943 to 0.858. With fewer rungs than cores one thread would leave
+    /// cores idle: one rung on two cores with two threads ran at 0.84x the CLI's speed against
+    /// 1.00x with x264's choice (scripts/bench/benchmark.sh, Docs/benchmarks.md).
     public var threadsPerRung: Int {
-        max(1, cores / max(1, streams.reduce(0) { $0 + $1.ladder.count }))
+        streams.reduce(0) { $0 + $1.ladder.count } >= cores ? 1 : 0
     }
 
     /// The step each stream's rungs start at: the fitting step when the configured one does not

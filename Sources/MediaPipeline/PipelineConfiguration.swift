@@ -61,6 +61,7 @@ public struct EffortSettings: Sendable {
     /// The step every rung starts at (the capacity plan's fitting step; clamped per rung).
     public var startingStep: Int
     /// x264 threads per rung; 0 lets x264 choose (1.5 per core, for every rung at once).
+    /// `CapacityPlan.threadsPerRung` decides it.
     public var threadsPerRung: Int
     /// Each rung's steps' relative costs by variant name, from the machine's measured table;
     /// a rung not listed uses its steps' own estimates.

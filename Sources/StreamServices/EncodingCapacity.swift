@@ -114,6 +114,14 @@ public enum EncodingCapacity {
         }
     }
 
+    /// `sideline encode`'s effort settings: x264 threads shared out among the stream's rungs as
+    /// `serve` shares them, and (with --realtime) the effort rule from the configured step.
+    public static func encodeEffort(_ stream: StreamSettings) -> EffortSettings {
+        let plan = CapacityPlan(streams: [.init(name: stream.name, ladder: stream.video.ladder)], costs: CostTable(machine: ""),
+                                cores: ProcessInfo.processInfo.activeProcessorCount)
+        return EffortSettings(threadsPerRung: plan.threadsPerRung)
+    }
+
     /// The pipeline's effort settings for one stream under `plan`.
     public static func effort(for stream: StreamSettings, plan: CapacityPlan?, table: CostTable?) -> EffortSettings {
         guard let plan, let table else { return EffortSettings() }

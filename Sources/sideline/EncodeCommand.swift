@@ -33,7 +33,7 @@ struct EncodeCommand: AsyncParsableCommand {
                 throw SidelineStartupError(message: "encode records one stream, and the config defines \(settings.streams.count) (\(settings.streams.map(\.name).joined(separator: ", "))). Give it a config with one stream, or use serve.")
             }
             settings.streams[0].loop = options.loop ?? false
-            let plan = ServePlan(configuration: settings, stream: settings.streams[0], realtime: realtime)
+            let plan = ServePlan(configuration: settings, stream: settings.streams[0], realtime: realtime, effort: EncodingCapacity.encodeEffort(settings.streams[0]))
             let started = ContinuousClock.now
             let cpuBefore = CPUTime.process()
             let logger = Logger(label: "sideline")

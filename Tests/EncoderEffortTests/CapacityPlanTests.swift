@@ -74,7 +74,8 @@ import Testing
         #expect(CapacityPlan(streams: streams(3), costs: Self.costs, cores: 4).fits)
     }
 
-    @Test(arguments: [(2, 1, 2), (2, 3, 1), (8, 3, 2), (16, 3, 5), (2, 9, 1)])
+    /// 0 is x264's own choice.
+    @Test(arguments: [(2, 1, 0), (2, 2, 1), (2, 3, 1), (8, 3, 0), (8, 9, 1), (2, 9, 1)])
     func threadsShareTheCoresAmongEveryRung(cores: Int, rungs: Int, threads: Int) {
         let plan = CapacityPlan(streams: [.init(name: "cam", ladder: Array(repeating: Self.ladder[0], count: rungs))], costs: Self.costs, cores: cores)
         #expect(plan.threadsPerRung == threads)
