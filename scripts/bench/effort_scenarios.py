@@ -18,7 +18,6 @@ to the anchor: the same input encoded by `sideline encode` at the fixed configur
     scripts/bench/effort-scenarios.sh                     # all four, 10 minutes each
     SECONDS_EACH=120 SCENARIOS="a d" scripts/bench/effort-scenarios.sh
 """
-import json
 import os
 import re
 import shutil
@@ -66,17 +65,19 @@ def total(values, name, **labels):
 
 
 def write_config(path, streams, port, data):
+    # The simulated players all come from 127.0.0.1: no per-client connection limit.
     with open(path, "w") as f:
-        f.write(f"server: {{host: 127.0.0.1, port: {port}}}\ndata_dir: {data}\nstreams:\n")
+        f.write(f"server: {{host: 127.0.0.1, port: {port}, max_connections_per_client: 0}}\ndata_dir: {data}\nstreams:\n")
         for name in streams:
             f.write(f"  - {{name: {name}, input: {SAMPLE}, loop: true}}\n")
 
 
-def wait_for(url, seconds=120):
+def wait_for(url, seconds=120, segments=0):
     deadline = time.time() + seconds
     while time.time() < deadline:
         try:
-            if urllib.request.urlopen(url, timeout=2).status == 200:
+            answer = urllib.request.urlopen(url, timeout=2)
+            if answer.status == 200 and answer.read().count(b".ts\n") >= segments:
                 return
         except Exception:
             pass
@@ -111,13 +112,25 @@ def chromium_load(port, stream, stop):
     return report
 
 
-def quality(playlist, seconds=None):
-    """PSNR and SSIM (all planes) of a recorded 720p playlist against the looped source scaled to 720p."""
-    limit = ["-t", str(seconds)] if seconds else []
+def quality(playlist):
+    """PSNR and SSIM (all planes) of a recorded 720p playlist against the looped source scaled to 720p.
+
+    The playlist is a live EVENT playlist (a stopped server leaves it open for a restart), which
+    ffmpeg would follow from its live edge: its segments are joined into one file instead.
+    """
+    directory = os.path.dirname(playlist)
+    joined = playlist + ".joined.ts"
+    with open(playlist) as listing, open(joined, "wb") as out:
+        for line in listing:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                with open(os.path.join(directory, line), "rb") as segment:
+                    shutil.copyfileobj(segment, out)
     graph = (f"[1:v]scale={TOP[1]}:{TOP[2]}:flags=bicubic,setpts=PTS-STARTPTS[ref];[0:v]setpts=PTS-STARTPTS[enc];"
-             "[enc]split[e1][e2];[ref]split[r1][r2];[e1][r1]psnr;[e2][r2]ssim")
-    result = subprocess.run(["ffmpeg", "-nostats", "-v", "info", *limit, "-i", playlist, "-stream_loop", "-1", "-i", SAMPLE,
+             "[enc]split[e1][e2];[ref]split[r1][r2];[e1][r1]psnr=shortest=1;[e2][r2]ssim=shortest=1")
+    result = subprocess.run(["ffmpeg", "-nostats", "-v", "info", "-i", joined, "-stream_loop", "-1", "-i", SAMPLE,
                              "-lavfi", graph, "-an", "-f", "null", "-"], capture_output=True, text=True)
+    os.remove(joined)
     psnr = re.search(r"PSNR .* average:([0-9.]+)", result.stderr)
     ssim = re.search(r"SSIM .* All:([0-9.]+)", result.stderr)
     if not psnr or not ssim:
@@ -178,7 +191,8 @@ def scenario(name):
             player.start()
             helpers.append(player)
         if name == "c":
-            wait_for(f"http://127.0.0.1:{port}/live/main/360p/index.m3u8")
+            # The simulated players start three segments back from the live edge.
+            wait_for(f"http://127.0.0.1:{port}/live/main/360p/index.m3u8", segments=4)
             simulator = subprocess.Popen([sys.executable, "-c",
                                           "import sys; sys.path.insert(0, 'scripts/bench'); import player_simulator as s; "
                                           f"s.run('127.0.0.1', {port}, {server.pid}, ['720p', '540p', '360p'], 200, {SECONDS - 20}, processes=2)"],

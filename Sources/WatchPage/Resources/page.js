@@ -107,7 +107,10 @@ function showStream() {
     }
     const shown = samples[samples.length - 1];
     rows.push("<tr><td style='color:" + colours[i % colours.length] + "'>" + v.name + "</td><td><span class='state " + v.state + "'>" + v.state +
-      "</span></td><td>" + formatRate(shown.rate) + "</td><td>" + formatSeconds(v.durationRecorded) + "</td></tr>");
+      "</span></td><td>" + formatRate(shown.rate) + "</td><td>" + formatSeconds(v.durationRecorded) + "</td><td>" +
+      // The encoder's effort: empty while as configured, else the cheaper step it runs at to keep up.
+      (v.effortStep > 0 ? "<span title='" + v.effortStep + " step(s) below the configured preset, to keep every frame'>" + v.effort + "</span>" : "") +
+      "</td></tr>");
   });
   $("variants").innerHTML = rows.join("");
   const best = info.variants[0];
