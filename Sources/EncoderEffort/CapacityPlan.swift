@@ -74,7 +74,7 @@ public struct CapacityPlan: Sendable, Equatable {
     public var warning: String? {
         guard !fits else { return nil }
         let what = "\(streams.count) stream\(streams.count == 1 ? "" : "s") (\(streams.map(\.name).joined(separator: ", ")))"
-        let head = "\(what) need about \(Self.cores(needByStep[0])) cores at \(stepName(0)); this machine has \(cores) "
+        let head = "\(what) \(streams.count == 1 ? "needs" : "need") about \(Self.cores(needByStep[0])) cores at \(stepName(0)); this machine has \(cores) "
             + "(\(Self.cores(available)) for encoding)."
         if let step = fittingStep {
             let fitting = stepName(step)

@@ -82,7 +82,7 @@ public final class LivePipeline: Sendable {
     }
 
     /// Frames a variant may fall behind before the input leaves frames out for it: one second.
-    /// It was 8 frames, and a start (every encoder of every stream warming up at once) or an
+    /// It was 8 messages, audio included, and a start (every encoder of every stream warming up at once) or an
     /// IDR on a busy machine overran that; the effort rule steps a rung down once it is 0.3 s
     /// behind, well before this fills. The frames are references to the decoded picture the
     /// variants share, so a second of 720p holds at most 41 MB.

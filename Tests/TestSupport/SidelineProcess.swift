@@ -9,8 +9,9 @@ public final class SidelineProcess: @unchecked Sendable {
     public let process = Process()
     public let logPath: String
 
-    /// Starts `sideline <command>` (serve unless given) with `arguments`.
-    public init(command: String = "serve", arguments: [String]) throws {
+    /// Starts `sideline <command>` (serve unless given) with `arguments`, and `environment` on
+    /// top of this process's own.
+    public init(command: String = "serve", arguments: [String], environment: [String: String] = [:]) throws {
         let directory = try makeTemporaryDirectory("serve-log")
         logPath = directory + "/stderr.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -20,6 +21,7 @@ public final class SidelineProcess: @unchecked Sendable {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = process.standardError
         process.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         try process.run()
     }
 

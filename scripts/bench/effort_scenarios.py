@@ -185,6 +185,9 @@ def scenario(name):
         sampler.start()
         helpers.append(sampler)
         if name == "b":
+            # Chromium gives up on a master that is not there yet (DEMUXER_ERROR_COULD_NOT_PARSE).
+            wait_for(f"http://127.0.0.1:{port}/live/{streams[0]}/360p/index.m3u8", segments=2)
+
             def play():
                 extra["chromium"] = chromium_load(port, streams[0], stop)
             player = threading.Thread(target=play)
