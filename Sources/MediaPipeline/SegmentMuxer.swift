@@ -26,6 +26,8 @@ final class SegmentMuxer {
     private var pendingAudio: [OwnedPacket] = []
     private var open: (index: Int, startPTS: Int64, captured: Date, keyframeRanges: [Range<Int>])?
     private var lastVideoPTS: Int64 = 0
+    /// The last video DTS written, in the stream's time base (see `write`).
+    private var lastVideoDTS: Int64?
     private let frameDuration90k: Int64
     private let emit: (EncodedSegment) -> Void
     private let clock: SegmentClock
@@ -150,6 +152,16 @@ final class SegmentMuxer {
         let offset = av_rescale_q(Self.timestampOffset, AVRational(num: 1, den: 90000), stream.pointee.time_base)
         if packet.pointee.pts != sideline_nopts_value() { packet.pointee.pts += offset }
         if packet.pointee.dts != sideline_nopts_value() { packet.pointee.dts += offset }
+        if stream == videoStream, packet.pointee.dts != sideline_nopts_value() {
+            // A new encoder joining at a segment boundary (an effort step, a recovery) places
+            // its first DTS by the PTS gap of its first frames: with a frame dropped just after
+            // the boundary that lands on the old encoder's last DTS, and libavformat refuses the
+            // packet (EINVAL). One tick later (1/90000 s) keeps DTS rising and below the PTS.
+            if let last = lastVideoDTS, packet.pointee.dts <= last {
+                packet.pointee.dts = min(last + 1, packet.pointee.pts == sideline_nopts_value() ? last + 1 : packet.pointee.pts)
+            }
+            lastVideoDTS = packet.pointee.dts
+        }
         packet.pointee.stream_index = stream.pointee.index
         try check(av_write_frame(context, packet), "av_write_frame")
     }
