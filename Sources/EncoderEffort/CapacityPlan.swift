@@ -78,7 +78,7 @@ public struct CapacityPlan: Sendable, Equatable {
             + "(\(Self.cores(available)) for encoding)."
         if let step = fittingStep {
             let fitting = stepName(step)
-            let setting = EffortSteps.presets.contains(fitting) ? "set video.ladder[].preset: \(fitting) to start there for good, " : ""
+            let setting = Rung.presets.contains(fitting) ? "set video.ladder[].preset: \(fitting) to start there for good, " : ""
             return head + " They fit at \(fitting) (\(Self.cores(needByStep[step])) cores): encoders start there and step up when"
                 + " there is room. \(setting.isEmpty ? "C" : "Or \(setting)c")arry fewer streams, or use a machine with more cores to keep \(stepName(0))."
         }
@@ -92,12 +92,17 @@ public struct CapacityPlan: Sendable, Equatable {
     /// x264 threads for each rung: one when there are at least as many rungs (of every stream)
     /// as cores, else 0 (x264's own choice, 1.5 per core). x264's default puts 27 threads on
     /// two cores for three cameras of three rungs; one thread per rung keeps each encoder's busy
-    /// time a true measure of its headroom and took `sideline encode`'s CPU per media second
-    /// for three rungs from 0.943 to 0.858. With fewer rungs than cores one thread would leave
-    /// cores idle: one rung on two cores with two threads ran at 0.84x the CLI's speed against
-    /// 1.00x with x264's choice (scripts/bench/benchmark.sh, Docs/benchmarks.md).
+    /// time a true measure of its headroom. Against the CLI it did not measurably change
+    /// `sideline encode`'s CPU for three rungs (0.932x with x264's threads, 0.939x with one,
+    /// single runs of `REPS=1 SKIP_LATENCY=1 scripts/bench/benchmark.sh`); one rung on two cores
+    /// with two threads ran at 0.84x the CLI's speed against 1.00x with x264's choice
+    /// (Docs/benchmarks.md, "x264 threads per rung").
+    public static func threadsPerRung(rungs: Int, cores: Int) -> Int {
+        rungs >= cores ? 1 : 0
+    }
+
     public var threadsPerRung: Int {
-        streams.reduce(0) { $0 + $1.ladder.count } >= cores ? 1 : 0
+        Self.threadsPerRung(rungs: streams.reduce(0) { $0 + $1.ladder.count }, cores: cores)
     }
 
     /// The step each stream's rungs start at: the fitting step when the configured one does not

@@ -25,9 +25,6 @@ public struct EffortStep: Sendable, Equatable {
 }
 
 public enum EffortSteps {
-    /// x264's presets, fastest first (the config accepts these names).
-    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
-
     /// The step below `superfast`: ultrafast with B-frames (b-pyramid) and CABAC put back.
     /// Every step keeps B-frames with b-pyramid, as every preset from superfast up has them:
     /// x264's decode delay is then two frames at every step, so DTS never goes backwards where
@@ -38,19 +35,17 @@ public enum EffortSteps {
     /// partitions and no weighted prediction ("superfast-lean", 0.53-0.68x of veryfast) on
     /// every rung, at a higher PSNR, so that candidate is not a step (Docs/benchmarks.md).
     static let belowSuperfast = [
+        // 0.40-0.49 of veryfast on the three rungs (effort_steps.py): their middle.
         EffortStep(name: "ultrafast-b", preset: "ultrafast", x264Params: "bframes=3:b-pyramid=normal:cabac=1", relativeCost: 0.45),
     ]
 
-    /// Relative costs of the presets between superfast and veryfast against veryfast, and an
-    /// estimate for slower presets (each preset roughly 1.3x the one below it; only their
-    /// order matters to the rule, which measures what it runs).
+    /// Cost against veryfast: superfast 0.6 (0.59-0.64 measured on the three rungs by
+    /// `scripts/bench/effort_steps.py`, Docs/benchmarks.md "Effort steps"). Presets slower than
+    /// veryfast were not measured: 1.3x per preset is a guess that only orders them, and the
+    /// rule's step-up prediction uses the machine's calibrated figures where it has them.
     private static func presetCost(_ preset: String) -> Double {
-        let index = presets.firstIndex(of: preset) ?? 2
-        switch index {
-        case 0: return 0.45
-        case 1: return 0.6
-        default: return pow13(index - 2)
-        }
+        let index = Rung.presets.firstIndex(of: preset) ?? 2
+        return index == 1 ? 0.6 : pow13(index - 2)
     }
 
     private static func pow13(_ exponent: Int) -> Double {
@@ -62,13 +57,13 @@ public enum EffortSteps {
     /// The steps a rung may run at, the configured preset first. A rung configured at
     /// `ultrafast` has no cheaper step.
     public static func steps(for rung: Rung) -> [EffortStep] {
-        let configured = presets.firstIndex(of: rung.preset) ?? 2
+        let configured = Rung.presets.firstIndex(of: rung.preset) ?? 2
         guard configured > 0 else { return [EffortStep(name: rung.preset, preset: rung.preset, relativeCost: 1)] }
         let anchor = presetCost(rung.preset)
         var steps: [EffortStep] = []
         // The configured preset, then each faster preset down to superfast.
         for index in stride(from: configured, through: 1, by: -1) {
-            let preset = presets[index]
+            let preset = Rung.presets[index]
             steps.append(EffortStep(name: preset, preset: preset, relativeCost: presetCost(preset) / anchor))
         }
         for step in belowSuperfast {

@@ -25,20 +25,20 @@ public enum EncoderCalibration {
         }
         // The decoder's frame threads do its work: the process's CPU time, not this thread's
         // (nothing else of the process runs while it calibrates).
-        let decodeStart = ThreadCPUTime.process()
+        let decodeStart = CPUTime.process()
+        func keep(_ decoded: UnsafeMutablePointer<AVFrame>) {
+            if frames.count < wanted, let owned = OwnedFrame(cloning: decoded) { frames.append(owned) }
+        }
         while frames.count < wanted, try source.read(into: packet!) {
             defer { av_packet_unref(packet) }
             guard packet!.pointee.stream_index == source.video.streamIndex else { continue }
-            source.video.decode(packet, frame: frame!) { decoded in
-                if frames.count < wanted, let owned = OwnedFrame(cloning: decoded) { frames.append(owned) }
-            }
+            source.video.decode(packet, frame: frame!, keep)
         }
-        if frames.count < wanted { source.video.decode(nil, frame: frame!) { decoded in
-            if frames.count < wanted, let owned = OwnedFrame(cloning: decoded) { frames.append(owned) }
-        } }
+        // A clip shorter than `seconds`: what the decoder still holds.
+        if frames.count < wanted { source.video.decode(nil, frame: frame!, keep) }
         guard !frames.isEmpty else { throw .internalFailure("calibration: \(input) gave no video frame to measure with") }
         let media = Double(frames.count) / frameRate.value
-        var table = CostTable(machine: machine, decode: (ThreadCPUTime.process() - decodeStart) / media)
+        var table = CostTable(machine: machine, decode: (CPUTime.process() - decodeStart) / media)
         let clock = SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration)
         for rung in rungs {
             for step in EffortSteps.steps(for: rung) where table.cost(rung, step) == nil {
@@ -52,7 +52,7 @@ public enum EncoderCalibration {
     private static func encodeCost(of frames: [OwnedFrame], rung: Rung, step: EffortStep, clock: SegmentClock) throws(PipelineError) -> Double {
         let encoder = try VideoEncoder(spec: rung, clock: clock, step: step, threads: 1)
         let scaler = VideoScaler(width: rung.width, height: rung.height)
-        let start = ThreadCPUTime.now()
+        let start = CPUTime.thread()
         do {
             for (index, owned) in frames.enumerated() {
                 guard let source = owned.pointer else { continue }
@@ -66,7 +66,7 @@ public enum EncoderCalibration {
         } catch {
             throw .encoderSetupFailed(variant: rung.name, reason: "calibration encode at \(step.name) failed: \(error)")
         }
-        return ThreadCPUTime.now() - start
+        return CPUTime.thread() - start
     }
 
     /// What identifies this machine for a kept table: CPU model and core count. A table is
@@ -76,21 +76,5 @@ public enum EncoderCalibration {
             .split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown CPU"
         return "\(model) x\(ProcessInfo.processInfo.activeProcessorCount)"
-    }
-}
-
-/// The calling thread's CPU time in seconds (user + system).
-enum ThreadCPUTime {
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-
-    /// The whole process's CPU time in seconds.
-    static func process() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }

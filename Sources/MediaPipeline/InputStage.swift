@@ -285,12 +285,11 @@ final class InputStage {
                     guard let owned = OwnedFrame(cloning: frame) else { throw PipelineError.internalFailure("av_frame_clone failed") }
                     worker.feed(.video(owned, index: index, captured: captured), policy: feedPolicy)
                 case .drop:
-                    worker.droppedFrames += 1
-                    worker.droppedCount.add(1, ordering: .relaxed)
+                    let dropped = worker.droppedFrames.add(1, ordering: .relaxed).newValue
                     statistics { $0.framesDroppedBySlowVariants += 1 }
-                    if worker.droppedFrames == 1 || worker.droppedFrames % 300 == 0 {
+                    if dropped == 1 || dropped % 300 == 0 {
                         logger.warning("variant cannot keep up with the live input; dropping frames (segment starts are kept)",
-                                       metadata: ["variant": "\(worker.spec.name)", "dropped": "\(worker.droppedFrames)"])
+                                       metadata: ["variant": "\(worker.spec.name)", "dropped": "\(dropped)"])
                     }
                 case .abandon:
                     worker.abandonAsStalled(policy: feedPolicy)

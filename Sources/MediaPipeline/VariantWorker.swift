@@ -37,10 +37,9 @@ final class VariantWorker {
     private let onEvent: @Sendable (PipelineEvent) -> Void
     private let onEncoded: @Sendable (_ mediaTime: Double, _ segmentBytes: Int?) -> Void
     private let logger: Logger
-    /// Frames the input thread left out because this variant's queue was full (input thread only).
-    var droppedFrames = 0
-    /// The same count, for this variant's own thread to read (the effort rule's measurement).
-    let droppedCount = Atomic<Int>(0)
+    /// Frames the input thread left out because this variant's queue was full. Written by the
+    /// input thread, read by this variant's own (the effort rule's measurement).
+    let droppedFrames = Atomic<Int>(0)
     /// Video frames in the queue: how far behind the live input the variant is. The queue's own
     /// count includes audio packets (about 1.6 per frame), which say nothing about that.
     let queuedFrames = Atomic<Int>(0)
@@ -83,9 +82,9 @@ final class VariantWorker {
         let steps = EffortSteps.steps(for: spec)
         self.steps = steps
         let costs = settings.relativeCosts[spec.name].flatMap { $0.count == steps.count ? $0 : nil } ?? steps.map(\.relativeCost)
-        self.adaptsEffort = live && settings.adaptive
-        self.effort = EffortState(rule: settings.rule, costs: costs, frameRate: clock.frameRate.value,
-                                  startingStep: live && settings.adaptive ? settings.startingStep : 0)
+        let adapts = live && settings.adaptive
+        self.adaptsEffort = adapts
+        self.effort = EffortState(rule: settings.rule, costs: costs, frameRate: clock.frameRate.value, startingStep: adapts ? settings.startingStep : 0)
         self.threads = settings.threadsPerRung
         self.now = now
         (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, step: steps[effort.step], threads: settings.threadsPerRung, audio: audio,
@@ -257,9 +256,9 @@ final class VariantWorker {
             reportedStartingEffort = true
             onEvent(.effort(variant: spec.name, EffortReport(step: effort.step, name: steps[effort.step].name, change: nil, load: nil)))
         }
-        defer { meter = (0, 0, droppedCount.load(ordering: .relaxed)) }
+        defer { meter = (0, 0, droppedFrames.load(ordering: .relaxed)) }
         guard meter.frames > 0 else { return }
-        let dropped = droppedCount.load(ordering: .relaxed)
+        let dropped = droppedFrames.load(ordering: .relaxed)
         let load = SegmentLoad(mediaSeconds: Double(meter.frames + dropped - meter.droppedBefore) * clock.frameRate.frameDuration,
                                busySeconds: meter.busy, backlogFrames: queuedFrames.load(ordering: .relaxed), droppedFrames: dropped - meter.droppedBefore)
         guard let change = effort.decide(after: load, at: now()) else { return }

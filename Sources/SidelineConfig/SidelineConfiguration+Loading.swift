@@ -3,8 +3,8 @@ import SidelineCore
 import Yams
 
 extension SidelineConfiguration {
-    /// x264's presets, fastest first.
-    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    /// x264's presets, fastest first (`Rung.presets`).
+    public static let presets = Rung.presets
     public static let profiles = ["baseline", "main", "high"]
 
     /// A name that can stand in a URL path segment and a directory name as it is.

@@ -11,8 +11,11 @@ public struct Rung: Sendable, Equatable {
     /// `maxrate` and `bufsize`: the VBV model that bounds the peak (and so BANDWIDTH).
     public var maxrate: BitRate
     public var bufsize: BitRate
-    /// `preset`: an x264 preset, ultrafast ... placebo.
+    /// `preset`: one of `Rung.presets`.
     public var preset: String
+
+    /// x264's presets, fastest first: what `preset` may be, and the order effort steps down in.
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
     /// `profile`: baseline, main or high.
     public var profile: String
     /// `lookahead`: x264's rc-lookahead in frames; nil keeps the preset's. Each frame of

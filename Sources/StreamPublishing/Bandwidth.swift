@@ -48,9 +48,10 @@ public enum Bandwidth {
     /// How far one segment's video may run above `maxrate`, as a share of it. x264's VBV bounds
     /// the rate over a segment by maxrate plus what the buffer held at its start (bufsize / the
     /// segment's duration: up to 3 Mbit/s more for the default 720p rung), but with the average
-    /// rate below maxrate it spends little of it: segments with a cut and a large IDR measured
-    /// 1-3% above maxrate (3.66-3.75 against 3.65 Mbit/s advertised, three cameras on two
-    /// cores, 2026-11-25); `scripts/bench/effort-scenarios.sh` counts overruns against this in
+    /// rate below maxrate it spends little of it: with no allowance, 720p segments with a cut
+    /// and a large IDR came 0.2% and 2.7% above BANDWIDTH (3.66 and 3.75 against 3.65 Mbit/s,
+    /// logged by `sideline serve` with three streams of the sample on two cores, 2026-11-25);
+    /// `scripts/bench/effort-scenarios.sh` counts overruns against this in
     /// four 10-minute scenarios (Docs/benchmarks.md, "Effort under load"). The full VBV bound
     /// would double the 720p rung's BANDWIDTH and send players to lower rungs for nothing.
     public static let vbvBurst = 0.1

@@ -3,6 +3,7 @@ import Foundation
 import HLSPlaylist
 import Logging
 import MediaPipeline
+import SegmentStore
 import SidelineConfig
 import SidelineCore
 
@@ -33,16 +34,14 @@ public enum EncodingCapacity {
         return table
     }
 
-    /// Writes the table whole (a temporary file renamed over the old one), so a reader never
-    /// sees half of it. A table that cannot be kept is measured again next time: logged, not fatal.
+    /// Writes the table whole (`AtomicFile`), so a reader never sees half of it. A table that
+    /// cannot be kept is measured again next time: logged, not fatal.
     public static func keep(_ table: CostTable, at path: String = tablePath, logger: Logger) {
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
-            try encoder.encode(table).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            try AtomicFile.write(Array(try encoder.encode(table)), to: path)
         } catch {
             logger.warning("the measured encoding costs could not be kept; they will be measured again at the next start",
                            metadata: ["file": "\(path)", "error": "\(error)"])
@@ -117,9 +116,7 @@ public enum EncodingCapacity {
     /// `sideline encode`'s effort settings: x264 threads shared out among the stream's rungs as
     /// `serve` shares them, and (with --realtime) the effort rule from the configured step.
     public static func encodeEffort(_ stream: StreamSettings) -> EffortSettings {
-        let plan = CapacityPlan(streams: [.init(name: stream.name, ladder: stream.video.ladder)], costs: CostTable(machine: ""),
-                                cores: ProcessInfo.processInfo.activeProcessorCount)
-        return EffortSettings(threadsPerRung: plan.threadsPerRung)
+        EffortSettings(threadsPerRung: CapacityPlan.threadsPerRung(rungs: stream.video.ladder.count, cores: ProcessInfo.processInfo.activeProcessorCount))
     }
 
     /// The pipeline's effort settings for one stream under `plan`.

@@ -76,12 +76,3 @@ extension EncodeCommand {
         print(try await EncodingCapacity.calibrate(settings.streams, segmentDuration: settings.segmentDuration, input: options.input, logger: Logger(label: "sideline")))
     }
 }
-
-enum CPUTime {
-    static func process() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-    }
-}

@@ -33,15 +33,7 @@ def main():
     browser = Browser(shutil.which("chromium") or "chromium", profile)
     report = {"currentTime": 0, "error": None}
     try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        browser.send("Page.enable", session=session)
-        browser.send("Page.navigate", {"url": page}, session=session)
-        browser.wait_event("Page.loadEventFired", 30)
-
-        def evaluate(expression):
-            return browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session)["result"].get("value")
-
+        evaluate = browser.open(page)
         evaluate("window.v = document.createElement('video'); v.muted = true; document.body.appendChild(v); "
                  f"v.src = {json.dumps(args.url)}; v.play().catch(() => {{}}); 0")
         deadline = time.monotonic() + args.seconds

@@ -101,6 +101,19 @@ class Browser:
             if event is not None:
                 self.events.append(event)
 
+    def open(self, url):
+        """A new tab at `url`, once loaded; returns a function that evaluates JavaScript in it
+        and gives back the value."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.send("Page.enable", session=session)
+        self.send("Page.navigate", {"url": url}, session=session)
+        self.wait_event("Page.loadEventFired", 30)
+
+        def evaluate(expression):
+            return self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session)["result"].get("value")
+        return evaluate
+
     def close(self):
         try:
             self.send("Browser.close", timeout=5)

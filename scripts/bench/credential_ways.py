@@ -140,15 +140,7 @@ def chromium_plays(url, port, seconds=10):
     profile = tempfile.mkdtemp(prefix="sideline-ways-")
     browser = Browser(shutil.which("chromium"), profile)
     try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        browser.send("Page.enable", session=session)
-        browser.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/page.html"}, session=session)
-        browser.wait_event("Page.loadEventFired", 30)
-
-        def evaluate(expression):
-            return browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session)["result"].get("value")
-
+        evaluate = browser.open(f"http://127.0.0.1:{port}/page.html")
         evaluate(f"const v = document.getElementById('v'); v.src = {json.dumps(url)}; v.play().catch(() => {{}}); 0")
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:

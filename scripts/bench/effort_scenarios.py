@@ -22,15 +22,15 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "bench"))
+from serve_benchmark import free_port, get, wait_for  # noqa: E402
 SIDELINE = os.path.join(ROOT, ".build", "release", "sideline")
 SAMPLE = os.path.join(ROOT, "Samples", "sample.mp4")
 SECONDS = int(os.environ.get("SECONDS_EACH", "600"))
@@ -41,21 +41,13 @@ TOP = ("720p", 1280, 720)
 METRIC = re.compile(r'^(\w+)\{([^}]*)\} ([0-9.eE+-]+)$')
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def metrics(port):
-    """{(name, frozenset(labels)): value} from /metrics."""
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    """{(name, frozenset of (label, value)): value} from /metrics."""
     values = {}
-    for line in text.splitlines():
+    for line in get(f"http://127.0.0.1:{port}/metrics").decode().splitlines():
         match = METRIC.match(line)
         if match:
-            labels = frozenset(tuple(part.split("=", 1)) for part in re.findall(r'(\w+="[^"]*")', match.group(2)))
-            labels = frozenset((k, v.strip('"')) for k, v in labels)
+            labels = frozenset(re.findall(r'(\w+)="([^"]*)"', match.group(2)))
             values[(match.group(1), labels)] = float(match.group(3))
     return values
 
@@ -72,17 +64,9 @@ def write_config(path, streams, port, data):
             f.write(f"  - {{name: {name}, input: {SAMPLE}, loop: true}}\n")
 
 
-def wait_for(url, seconds=120, segments=0):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            answer = urllib.request.urlopen(url, timeout=2)
-            if answer.status == 200 and answer.read().count(b".ts\n") >= segments:
-                return
-        except Exception:
-            pass
-        time.sleep(0.5)
-    raise SystemExit(f"{url} did not answer within {seconds} s")
+def has_segments(count):
+    """For `wait_for`: a media playlist listing at least `count` segments."""
+    return lambda body: body.count(b".ts\n") >= count
 
 
 def chromium_load(port, stream, stop):
@@ -93,15 +77,7 @@ def chromium_load(port, stream, stop):
     browser = Browser(shutil.which("chromium") or "chromium", profile)
     report = {}
     try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        browser.send("Page.enable", session=session)
-        browser.send("Page.navigate", {"url": f"http://127.0.0.1:{port}/healthz"}, session=session)
-        browser.wait_event("Page.loadEventFired", 30)
-
-        def evaluate(expression):
-            return browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session)["result"].get("value")
-
+        evaluate = browser.open(f"http://127.0.0.1:{port}/healthz")
         evaluate("window.v = document.createElement('video'); v.muted = true; document.body.appendChild(v); "
                  f"v.src = 'http://127.0.0.1:{port}/live/{stream}/master.m3u8'; v.play().catch(() => {{}}); 0")
         while not stop.wait(5):
@@ -165,7 +141,7 @@ def scenario(name):
     extra = {}
     helpers = []
     try:
-        wait_for(f"http://127.0.0.1:{port}/healthz")
+        wait_for(f"http://127.0.0.1:{port}/healthz", seconds=120)
 
         def sample():
             last = time.time()
@@ -186,7 +162,7 @@ def scenario(name):
         helpers.append(sampler)
         if name == "b":
             # Chromium gave up (DEMUXER_ERROR_COULD_NOT_PARSE) on the stream opened at two segments; at eight s it plays.
-            wait_for(f"http://127.0.0.1:{port}/live/{streams[0]}/360p/index.m3u8", segments=4)
+            wait_for(f"http://127.0.0.1:{port}/live/{streams[0]}/360p/index.m3u8", has_segments(4), seconds=120)
 
             def play():
                 extra["chromium"] = chromium_load(port, streams[0], stop)
@@ -195,7 +171,7 @@ def scenario(name):
             helpers.append(player)
         if name == "c":
             # The simulated players start three segments back from the live edge.
-            wait_for(f"http://127.0.0.1:{port}/live/main/360p/index.m3u8", segments=4)
+            wait_for(f"http://127.0.0.1:{port}/live/main/360p/index.m3u8", has_segments(4), seconds=120)
             simulator = subprocess.Popen([sys.executable, "-c",
                                           "import sys; sys.path.insert(0, 'scripts/bench'); import player_simulator as s; "
                                           f"s.run('127.0.0.1', {port}, {server.pid}, ['720p', '540p', '360p'], 200, {SECONDS - 20}, processes=2)"],
