@@ -53,11 +53,14 @@ public struct DateRange: Sendable, Equatable {
     public static func parse(attributes text: String) -> DateRange? {
         guard let values = AttributeList.parse(text) else { return nil }
         guard let id = values["ID"], let start = values["START-DATE"].flatMap({ ProgramDateTime.parse(Substring($0)) }) else { return nil }
+        // Rendered as quoted strings: a value that holds a quote would not read back.
+        guard SessionData.isQuotable(id), values["CLASS"].map(SessionData.isQuotable) ?? true else { return nil }
         let end = values["END-DATE"].flatMap { ProgramDateTime.parse(Substring($0)) }
         if values["END-DATE"] != nil && end == nil { return nil }
-        let duration = values["DURATION"].flatMap { Double($0) }
-        if values["DURATION"] != nil && (duration == nil || duration! < 0) { return nil }
-        let client = values.filter { $0.key.hasPrefix("X-") }
+        // Finite and bounded: it is rendered, and added to dates.
+        let duration = values["DURATION"].flatMap { PlaylistLimits.decimal($0, in: 0...PlaylistLimits.longestSpan) }
+        if values["DURATION"] != nil && duration == nil { return nil }
+        let client = values.filter { $0.key.hasPrefix("X-") && SessionData.isQuotable($0.value) }
         return DateRange(id: id, classLabel: values["CLASS"], startDate: start, endDate: end, duration: duration, clientAttributes: client)
     }
 }

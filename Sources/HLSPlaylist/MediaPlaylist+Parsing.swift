@@ -43,6 +43,7 @@ extension MediaPlaylist {
         var nextDiscontinuity = false
         var nextGap = false
         var nextRange: MediaSegment.ByteRange?
+        var nextRangeLine = 0
         var nextDateRanges: [DateRange] = []
         var previousRangeEnd: [String: Int] = [:]
 
@@ -55,7 +56,15 @@ extension MediaPlaylist {
                 segment.gap = nextGap
                 segment.dateRanges = nextDateRanges
                 if var range = nextRange {
-                    if range.offset < 0 { range.offset = previousRangeEnd[line] ?? 0 }
+                    // Length and offset are each within PlaylistLimits.largestNumber, and so is an
+                    // offset carried on from the range before, so the sum cannot overflow.
+                    if range.offset < 0 {
+                        let end = previousRangeEnd[line] ?? 0
+                        guard end <= PlaylistLimits.largestNumber else {
+                            throw .invalidValue(tag: "#EXT-X-BYTERANGE", value: "\(range.length) (following on at byte \(end))", line: nextRangeLine)
+                        }
+                        range.offset = end
+                    }
                     previousRangeEnd[line] = range.offset + range.length
                     segment.byteRange = range
                 }
@@ -69,14 +78,18 @@ extension MediaPlaylist {
                 continue
             }
             let (tag, value) = split(line)
+            func invalid() -> PlaylistParseError { .invalidValue(tag: tag, value: value ?? "", line: lineNumber) }
+            /// A decimal-integer within `PlaylistLimits.largestNumber`, so sums of it cannot overflow.
             func integer() throws(PlaylistParseError) -> Int {
-                guard let v = value, let n = Int(v), n >= 0 else { throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber) }
+                guard let v = value, let n = PlaylistLimits.count(v) else { throw invalid() }
                 return n
             }
             switch tag {
             case "#EXT-X-VERSION": playlist.version = try integer()
             case "#EXT-X-TARGETDURATION":
-                playlist.targetDuration = try integer()
+                let target = try integer()
+                guard Double(target) <= PlaylistLimits.longestSegment else { throw invalid() }
+                playlist.targetDuration = target
                 sawTarget = true
             case "#EXT-X-MEDIA-SEQUENCE": playlist.mediaSequence = try integer()
             case "#EXT-X-DISCONTINUITY-SEQUENCE": playlist.discontinuitySequence = try integer()
@@ -104,11 +117,14 @@ extension MediaPlaylist {
                 // <length>[@<offset>]; without an offset the range follows the previous one of the
                 // same URI (§4.3.2.2). Sideline always writes the offset.
                 let parts = (value ?? "").split(separator: "@", omittingEmptySubsequences: false)
-                guard parts.count <= 2, let length = Int(parts[0]), length >= 0,
-                      parts.count == 1 || Int(parts[1]).map({ $0 >= 0 }) == true else {
-                    throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
+                guard parts.count <= 2, let length = PlaylistLimits.count(parts[0]) else { throw invalid() }
+                var offset = -1
+                if parts.count == 2 {
+                    guard let given = PlaylistLimits.count(parts[1]) else { throw invalid() }
+                    offset = given
                 }
-                nextRange = MediaSegment.ByteRange(length: length, offset: parts.count == 2 ? Int(parts[1])! : -1)
+                nextRange = MediaSegment.ByteRange(length: length, offset: offset)
+                nextRangeLine = lineNumber
             case "#EXT-X-PROGRAM-DATE-TIME":
                 guard let v = value, let date = ProgramDateTime.parse(Substring(v)) else {
                     throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
@@ -117,9 +133,7 @@ extension MediaPlaylist {
             case "#EXTINF":
                 if pending != nil { throw .extinfWithoutURI(line: pendingLine) }
                 let durationText = value.map { String($0.prefix { $0 != "," }) } ?? ""
-                guard let duration = Double(durationText), duration >= 0, duration.isFinite else {
-                    throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
-                }
+                guard let duration = PlaylistLimits.decimal(durationText, in: 0...PlaylistLimits.longestSegment) else { throw invalid() }
                 pending = MediaSegment(uri: "", duration: duration)
                 pendingLine = lineNumber
             default:

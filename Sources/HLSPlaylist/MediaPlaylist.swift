@@ -60,6 +60,7 @@ public struct MediaPlaylist: Sendable, Equatable {
     /// RFC 8216 §4.3.3.1: "The EXTINF duration of each Media Segment in the Playlist file, when
     /// rounded to the nearest integer, MUST be less than or equal to the target duration."
     public var segmentsExceedingTargetDuration: [MediaSegment] {
-        segments.filter { Int($0.duration.rounded()) > targetDuration }
+        // Compared as Doubles: no conversion that could trap on a duration no Int holds.
+        segments.filter { $0.duration.rounded() > Double(targetDuration) }
     }
 }

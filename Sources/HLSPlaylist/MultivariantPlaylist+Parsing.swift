@@ -27,7 +27,10 @@ extension MultivariantPlaylist {
                 playlist.version = version
             case "#EXT-X-INDEPENDENT-SEGMENTS": playlist.independentSegments = true
             case "#EXT-X-START":
-                guard let offset = try attributes()["TIME-OFFSET"].flatMap(Double.init) else { throw .invalidValue(tag: tag, value: value, line: lineNumber) }
+                let span = PlaylistLimits.longestSpan
+                guard let offset = try attributes()["TIME-OFFSET"].flatMap({ PlaylistLimits.decimal($0, in: -span...span) }) else {
+                    throw .invalidValue(tag: tag, value: value, line: lineNumber)
+                }
                 playlist.startOffset = offset
             case "#EXT-X-SESSION-DATA":
                 let list = try attributes()
@@ -37,10 +40,11 @@ extension MultivariantPlaylist {
                 pending = (try attributes(), lineNumber)
             case "#EXT-X-I-FRAME-STREAM-INF":
                 let list = try attributes()
-                guard let uri = list["URI"], let bandwidth = list["BANDWIDTH"].flatMap(Int.init) else {
+                guard let uri = list["URI"], SessionData.isQuotable(uri), let bandwidth = list["BANDWIDTH"].flatMap(PlaylistLimits.count),
+                      let codecs = codecs(list["CODECS"]), let resolution = resolution(list["RESOLUTION"]) else {
                     throw .invalidValue(tag: tag, value: value, line: lineNumber)
                 }
-                playlist.iFrameStreams.append(IFrameStream(uri: uri, bandwidth: bandwidth, codecs: codecs(list["CODECS"]), resolution: resolution(list["RESOLUTION"])))
+                playlist.iFrameStreams.append(IFrameStream(uri: uri, bandwidth: bandwidth, codecs: codecs, resolution: resolution))
             default:
                 continue
             }
@@ -49,21 +53,41 @@ extension MultivariantPlaylist {
         return playlist
     }
 
+    /// The numbers are bounded (`PlaylistLimits`): they go on into sums of bit rates, pixel
+    /// counts and the FRAME-RATE a master renders.
     private static func variant(_ list: [String: String], uri: String, line: Int) throws(PlaylistParseError) -> VariantStream {
-        guard let bandwidth = list["BANDWIDTH"].flatMap(Int.init) else {
-            throw .invalidValue(tag: "#EXT-X-STREAM-INF", value: "BANDWIDTH=\(list["BANDWIDTH"] ?? "(missing)")", line: line)
+        func invalid(_ name: String) -> PlaylistParseError {
+            .invalidValue(tag: "#EXT-X-STREAM-INF", value: "\(name)=\(list[name] ?? "(missing)")", line: line)
         }
-        return VariantStream(uri: uri, bandwidth: bandwidth, averageBandwidth: list["AVERAGE-BANDWIDTH"].flatMap(Int.init), codecs: codecs(list["CODECS"]),
-                             resolution: resolution(list["RESOLUTION"]), frameRate: list["FRAME-RATE"].flatMap(Double.init), videoRange: list["VIDEO-RANGE"],
-                             noClosedCaptions: list["CLOSED-CAPTIONS"] == "NONE")
+        guard let bandwidth = list["BANDWIDTH"].flatMap(PlaylistLimits.count) else { throw invalid("BANDWIDTH") }
+        var average: Int?
+        if let text = list["AVERAGE-BANDWIDTH"] {
+            guard let value = PlaylistLimits.count(text) else { throw invalid("AVERAGE-BANDWIDTH") }
+            average = value
+        }
+        var frameRate: Double?
+        if let text = list["FRAME-RATE"] {
+            guard let value = PlaylistLimits.decimal(text, in: Double.leastNonzeroMagnitude...PlaylistLimits.highestFrameRate) else { throw invalid("FRAME-RATE") }
+            frameRate = value
+        }
+        guard let codecs = codecs(list["CODECS"]) else { throw invalid("CODECS") }
+        guard let resolution = resolution(list["RESOLUTION"]) else { throw invalid("RESOLUTION") }
+        return VariantStream(uri: uri, bandwidth: bandwidth, averageBandwidth: average, codecs: codecs, resolution: resolution, frameRate: frameRate,
+                             videoRange: list["VIDEO-RANGE"], noClosedCaptions: list["CLOSED-CAPTIONS"] == "NONE")
     }
 
-    private static func codecs(_ text: String?) -> [String] {
-        text.map { $0.split(separator: ",").map(String.init) } ?? []
+    /// Nil when the list holds a quote (it is rendered inside one).
+    private static func codecs(_ text: String?) -> [String]? {
+        guard let text else { return [] }
+        return SessionData.isQuotable(text) ? text.split(separator: ",").map(String.init) : nil
     }
 
-    private static func resolution(_ text: String?) -> VariantStream.Resolution? {
-        guard let parts = text?.split(separator: "x"), parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else { return nil }
+    /// `.some(nil)` when absent or not of the form WxH (as before: left out); nil when a
+    /// dimension is a number outside 1...65,535.
+    private static func resolution(_ text: String?) -> VariantStream.Resolution?? {
+        guard let parts = text?.split(separator: "x"), parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else { return .some(nil) }
+        let dimensions = 1...PlaylistLimits.largestDimension
+        guard dimensions.contains(width), dimensions.contains(height) else { return nil }
         return .init(width: width, height: height)
     }
 }

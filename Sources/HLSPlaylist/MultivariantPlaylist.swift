@@ -135,7 +135,8 @@ extension MultivariantPlaylist {
             if let average = variant.averageBandwidth { attributes.append("AVERAGE-BANDWIDTH=\(average)") }
             if !variant.codecs.isEmpty { attributes.append("CODECS=\"\(variant.codecs.joined(separator: ","))\"") }
             if let r = variant.resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
-            if let fps = variant.frameRate { attributes.append("FRAME-RATE=\(DecimalFormat.fixed(fps, places: 3))") }
+            // A rate that is not a positive number (a model built wrong) is left out, not rendered as one.
+            if let fps = variant.frameRate, fps.isFinite, fps > 0 { attributes.append("FRAME-RATE=\(DecimalFormat.fixed(fps, places: 3))") }
             if let range = variant.videoRange { attributes.append("VIDEO-RANGE=\(range)") }
             if variant.noClosedCaptions { attributes.append("CLOSED-CAPTIONS=NONE") }
             text += "#EXT-X-STREAM-INF:" + attributes.joined(separator: ",") + "\n" + variant.uri + "\n"

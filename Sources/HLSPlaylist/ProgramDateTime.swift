@@ -6,8 +6,11 @@ import Foundation
 /// Done with integer calendar arithmetic rather than a DateFormatter: it runs once per segment
 /// on the publish path, needs no locale, and is trivially thread-safe.
 public enum ProgramDateTime {
+    /// Dates outside years 0000 to 9999 (only a computation gone wrong makes one: a parsed
+    /// date-time has four digits of year) are written as the nearest of those, never a trap.
     public static func format(_ date: Date) -> String {
-        let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let stamp = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let totalMillis = stamp.isNaN ? 0 : Int64(min(max(stamp, firstRepresentable), lastRepresentable))
         let millis = Int(((totalMillis % 1000) + 1000) % 1000)
         let totalSeconds = (totalMillis - Int64(millis)) / 1000
         let days = Int(floorDiv(totalSeconds, 86_400))
@@ -78,6 +81,10 @@ public enum ProgramDateTime {
         let seconds = Double(days) * 86_400 + Double(hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
         return Date(timeIntervalSince1970: seconds)
     }
+
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z, in milliseconds since 1970.
+    private static let firstRepresentable = -62_167_219_200_000.0
+    private static let lastRepresentable = 253_402_300_799_999.0
 
     private static func pad(_ value: Int, _ width: Int) -> String {
         let digits = String(value)

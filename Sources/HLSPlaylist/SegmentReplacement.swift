@@ -50,12 +50,13 @@ public struct SegmentReplacement: Sendable, Equatable {
     /// Reads a DATERANGE of the replacement CLASS; nil for any other, or one that lacks what a
     /// replacement needs.
     public init?(_ range: DateRange) {
+        // The duration becomes an entry's EXTINF: bounded as a parsed EXTINF is.
         guard range.classLabel == Self.dateRangeClass, let replaces = range.clientAttributes["X-REPLACES"], let uri = range.clientAttributes["X-URI"],
-              let duration = range.duration else { return nil }
+              let duration = range.duration, duration <= PlaylistLimits.longestSegment else { return nil }
         var keyframe: MediaSegment.ByteRange?
         if let text = range.clientAttributes["X-KEYFRAME"] {
             let parts = text.split(separator: "@")
-            guard parts.count == 2, let length = Int(parts[0]), let offset = Int(parts[1]), length > 0, offset >= 0 else { return nil }
+            guard parts.count == 2, let length = PlaylistLimits.count(parts[0]), let offset = PlaylistLimits.count(parts[1]), length > 0 else { return nil }
             keyframe = MediaSegment.ByteRange(length: length, offset: offset)
         }
         self.init(replaces: replaces, uri: uri, duration: duration, startDate: range.startDate, keyframe: keyframe)

@@ -41,7 +41,7 @@ public struct ServerControl: Sendable, Equatable {
         guard let list = AttributeList.parse(text) else { return nil }
         var control = ServerControl()
         if let skip = list["CAN-SKIP-UNTIL"] {
-            guard let seconds = Double(skip), seconds >= 0, seconds.isFinite else { return nil }
+            guard let seconds = PlaylistLimits.decimal(skip, in: 0...PlaylistLimits.longestSpan) else { return nil }
             control.canSkipUntil = seconds
         }
         guard let dateRanges = flag(list["CAN-SKIP-DATERANGES"]), let block = flag(list["CAN-BLOCK-RELOAD"]) else { return nil }

@@ -88,7 +88,7 @@ public enum PushedSegmentCheck {
     static func videoStream(in bytes: [UInt8], pmt packet: TransportStreamPacket) -> (pid: Int, type: Int)? {
         guard packet.unitStart, packet.hasPayload else { return nil }
         let section = packet.payload + 1 + Int(bytes[packet.payload])
-        let packetEnd = packet.start + TransportStreamPacket.size
+        let packetEnd = packet.end
         guard section + 12 <= packetEnd else { return nil }
         let sectionLength = Int(bytes[section + 1] & 0x0F) << 8 | Int(bytes[section + 2])
         let end = min(section + 3 + sectionLength - 4, packetEnd)
@@ -107,12 +107,13 @@ public enum PushedSegmentCheck {
     /// random_access_indicator (§2.4.3.5), or an IDR slice (H.264 NAL type 5; HEVC IRAP, types
     /// 16-23) among the NAL units of that PES.
     static func isKeyframe(_ first: TransportStreamPacket, of video: [TransportStreamPacket], hevc: Bool, in bytes: [UInt8]) -> Bool {
-        if first.hasAdaptationField, bytes[first.start + 4] > 0, bytes[first.start + 5] & 0x40 != 0 { return true }
-        guard let pes = first.pesHeaderOffset(in: bytes) else { return false }
-        var payload = Array(bytes[(pes + 9 + Int(bytes[pes + 8]))..<(first.start + TransportStreamPacket.size)])
+        if first.isRandomAccess(in: bytes) { return true }
+        // A PES header that claims more than its packet holds starts its data at the packet's end.
+        guard let data = first.elementaryStreamStart(in: bytes) else { return false }
+        var payload = Array(bytes[data..<first.end])
         for packet in video.drop(while: { $0 != first }).dropFirst() {
             if packet.unitStart { break }
-            if packet.hasPayload { payload += bytes[packet.payload..<(packet.start + TransportStreamPacket.size)] }
+            if packet.hasPayload { payload += bytes[packet.payload..<packet.end] }
         }
         var i = 0
         while i + 3 < payload.count {
@@ -128,7 +129,7 @@ public enum PushedSegmentCheck {
     }
 
     static func pts(of packet: TransportStreamPacket, in bytes: [UInt8]) -> Int64? {
-        guard let pes = packet.pesHeaderOffset(in: bytes), bytes[pes + 7] & 0x80 != 0 else { return nil }
-        return TransportStreamRestamp.readTimestamp(bytes, at: pes + 9)
+        guard let at = packet.timestampOffsets(in: bytes)?.pts else { return nil }
+        return TransportStreamRestamp.readTimestamp(bytes, at: at)
     }
 }

@@ -31,7 +31,8 @@ public enum SegmentCheck {
         for offset in stride(from: 0, to: bytes.count, by: TransportStreamPacket.size) where bytes[offset] != TransportStreamPacket.syncByte {
             return .missingSyncByte(offset: offset)
         }
-        let first = TransportStreamPacket(bytes, at: 0)!
+        // Whole packets with sync bytes were just checked, so the first one reads.
+        guard let first = TransportStreamPacket(bytes, at: 0) else { return .missingSyncByte(offset: 0) }
         return first.pid == 0 ? nil : .notStartingWithProgramTable(pid: first.pid)
     }
 }

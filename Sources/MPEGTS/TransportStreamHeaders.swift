@@ -34,7 +34,7 @@ public enum TransportStreamHeaders {
     public static func programMapPIDs(in bytes: [UInt8], pat packet: TransportStreamPacket) -> [Int] {
         guard packet.unitStart, packet.hasPayload else { return [] }
         let section = packet.payload + 1 + Int(bytes[packet.payload]) // after the pointer field
-        let packetEnd = packet.start + TransportStreamPacket.size
+        let packetEnd = packet.end
         guard section + 8 <= packetEnd else { return [] }
         let sectionLength = Int(bytes[section + 1] & 0x0F) << 8 | Int(bytes[section + 2])
         let end = min(section + 3 + sectionLength - 4, packetEnd) // less the CRC

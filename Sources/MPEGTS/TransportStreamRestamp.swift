@@ -22,7 +22,12 @@ public enum TransportStreamRestamp {
     /// Returns `bytes` with every timestamp moved by `offset` ticks of 90 kHz and, for the
     /// `copy`-th copy in a row of the same bytes, every PID's continuity counter advanced by
     /// `copy` times its packet count, so the counters run on from the previous copy.
+    ///
+    /// Any `offset` and `copy` are taken: timestamps wrap at 2^33 and counters at 16, so both
+    /// are reduced to those first and no sum can overflow.
     public static func restamp(_ bytes: [UInt8], by offset: Int64, copy: Int = 0) throws(Failure) -> [UInt8] {
+        let offset = (offset % wrap + wrap) % wrap
+        let copy = copy & 0x0F
         var packets: [TransportStreamPacket] = []
         for start in stride(from: 0, to: bytes.count - TransportStreamPacket.size + 1, by: TransportStreamPacket.size) {
             guard let packet = TransportStreamPacket(bytes, at: start) else { throw .notTransportStream(offset: start) }
@@ -34,14 +39,14 @@ public enum TransportStreamRestamp {
         for packet in packets {
             if copy > 0, packet.hasPayload, let count = payloadPackets[packet.pid] {
                 let at = packet.continuityCounterByte
-                out[at] = (out[at] & 0xF0) | UInt8((Int(out[at] & 0x0F) + copy * count) & 0x0F)
+                out[at] = (out[at] & 0xF0) | UInt8((Int(out[at] & 0x0F) + copy * (count & 0x0F)) & 0x0F)
             }
             if let pcr = packet.pcrOffset(in: out) { shiftPCR(&out, at: pcr, by: offset) }
-            // PES header: flags at +7 say whether PTS (at +9) and DTS (at +14) follow.
-            guard let pes = packet.pesHeaderOffset(in: out) else { continue }
-            let flags = out[pes + 7] >> 6
-            if flags & 0x2 != 0 { shiftTimestamp(&out, at: pes + 9, by: offset) }
-            if flags == 0x3 { shiftTimestamp(&out, at: pes + 14, by: offset) }
+            // PES header: flags at +7 say whether PTS (at +9) and DTS (at +14) follow; a header
+            // whose timestamps would run past its packet is left as it is.
+            guard let (pts, dts) = packet.timestampOffsets(in: out) else { continue }
+            if let pts { shiftTimestamp(&out, at: pts, by: offset) }
+            if let dts { shiftTimestamp(&out, at: dts, by: offset) }
         }
         return out
     }
@@ -49,8 +54,8 @@ public enum TransportStreamRestamp {
     /// The first PTS of the first PES with one, in 90 kHz ticks (for tests and checks).
     public static func firstPTS(_ bytes: [UInt8]) -> Int64? {
         for start in stride(from: 0, to: bytes.count - TransportStreamPacket.size + 1, by: TransportStreamPacket.size) {
-            guard let packet = TransportStreamPacket(bytes, at: start), let pes = packet.pesHeaderOffset(in: bytes), bytes[pes + 7] & 0x80 != 0 else { continue }
-            return readTimestamp(bytes, at: pes + 9)
+            guard let packet = TransportStreamPacket(bytes, at: start), let pts = packet.timestampOffsets(in: bytes)?.pts else { continue }
+            return readTimestamp(bytes, at: pts)
         }
         return nil
     }

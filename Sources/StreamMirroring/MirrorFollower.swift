@@ -97,7 +97,7 @@ public final class MirrorFollower: Sendable {
                 backoff.succeeded()
                 // Without blocking reload, poll at half a target duration while nothing changes.
                 if !advanced && !state.withLock({ $0.canBlockReload }) {
-                    try await sleep(Double(targetDuration) / 2)
+                    try await sleep(UpstreamRequests.pollInterval(targetDuration: targetDuration))
                 }
             } catch is CancellationError {
                 return
@@ -135,14 +135,17 @@ public final class MirrorFollower: Sendable {
         var iFrames: MediaPlaylist?
         if advanced, let iFramesURL {
             // Best effort: the media playlist is what matters; I-frames follow at the next advance.
-            if let answer = try? await upstream.get(iFramesURL, gzip: true, timeout: Double(target + 2)), answer.status == 200 {
+            if let answer = try? await upstream.get(iFramesURL, gzip: true, timeout: UpstreamRequests.iFramesTimeout(targetDuration: target)), answer.status == 200 {
                 iFrames = try? MediaPlaylist.parse(answer.text)
             }
         }
         let conflict: String? = state.withLock { state in
             if let listed = state.listed, let conflict = MirrorListing.conflict(mirrored: listed, upstream: upstreamPlaylist) { return conflict }
-            if let bad = upstreamPlaylist.segments.first(where: { !UpstreamRequests.isPlainFileName($0.uri) }) {
-                return "the upstream lists segment '\(bad.uri)', which is not a file name in the variant's directory (a Sideline upstream lists 000042.ts)"
+            // Every name the mirror would fetch and store: the entries and the late segments
+            // that replace some of them (X-URI), which become files beside them just the same.
+            let names = upstreamPlaylist.segments.map(\.uri) + upstreamPlaylist.replacements.values.map(\.uri)
+            if let bad = names.first(where: { !UpstreamRequests.isPlainFileName($0) }) {
+                return "the upstream lists segment '\(bad)', which is not a file name in the variant's directory (a Sideline upstream lists 000042.ts)"
             }
             state.upstream = upstreamPlaylist
             if let iFrames { state.upstreamIFrames = iFrames }
@@ -171,7 +174,9 @@ public final class MirrorFollower: Sendable {
         defer { if !pending.isEmpty { report(.unpublishedKept(variant: variant, count: pending.count)) } }
         while let entry = state.withLock({ $0.listing?.downloads.first }) {
             try Task.checkCancellation()
-            let url = URL(string: entry.uri, relativeTo: mediaURL)!.absoluteURL
+            guard let url = URL(string: entry.uri, relativeTo: mediaURL)?.absoluteURL else {
+                throw Failure(description: "the upstream lists segment '\(entry.uri)', which does not make a URL beside \(mediaURL.absoluteString)")
+            }
             let answer = try await upstream.get(url, gzip: false, timeout: UpstreamRequests.downloadTimeout(targetDuration: targetDuration))
             switch UpstreamRequests.segmentOutcome(answer, url: url) {
             case .store:

@@ -75,8 +75,12 @@ public struct MirrorSession: Sendable {
         return nil
     }
 
-    private func mediaURL(_ variant: String, _ playlist: String) -> URL {
-        URL(string: "\(variant)/\(playlist)", relativeTo: upstreamMaster)!.absoluteURL
+    /// Throws when the upstream's variant name does not make a URL (it named it; it is not trusted).
+    private func mediaURL(_ variant: String, _ playlist: String) throws -> URL {
+        guard let url = URL(string: "\(variant)/\(playlist)", relativeTo: upstreamMaster)?.absoluteURL else {
+            throw MirrorRefusal("the upstream's variant '\(variant)' does not make a URL beside \(upstreamMaster.absoluteString)")
+        }
+        return url
     }
 
     private func makeFollowers(_ selection: MirrorMaster.Selection) async throws -> [MirrorFollower] {
@@ -85,8 +89,8 @@ public struct MirrorSession: Sendable {
         destination.register(title: title, variants: selection.variants, targetDuration: targetDuration)
         try destination.storeMaster(selection.master)
         let followers = try selection.variants.map { variant in
-            try MirrorFollower(variant: variant, mediaURL: mediaURL(variant, "index.m3u8"),
-                               iFramesURL: selection.iFrameVariants.contains(variant) ? mediaURL(variant, "iframes.m3u8") : nil,
+            try MirrorFollower(variant: variant, mediaURL: try mediaURL(variant, "index.m3u8"),
+                               iFramesURL: selection.iFrameVariants.contains(variant) ? try mediaURL(variant, "iframes.m3u8") : nil,
                                targetDuration: targetDuration, upstream: upstream, destination: destination, clock: clock, sleep: sleep, report: report)
         }
         if followers.contains(where: \.hasContent) { destination.setMode(.following) }
@@ -96,9 +100,10 @@ public struct MirrorSession: Sendable {
     /// The target duration: from what is stored, or from the upstream's first media playlist.
     private func targetDuration(of variant: String) async throws -> Int {
         if let stored = try? destination.stored(variant: variant).listed { return stored.targetDuration }
+        let url = try mediaURL(variant, "index.m3u8")
         while true {
             try Task.checkCancellation()
-            if let answer = try? await upstream.get(mediaURL(variant, "index.m3u8"), gzip: true, timeout: 10), answer.status == 200,
+            if let answer = try? await upstream.get(url, gzip: true, timeout: 10), answer.status == 200,
                let playlist = try? MediaPlaylist.parse(answer.text) {
                 return playlist.targetDuration
             }

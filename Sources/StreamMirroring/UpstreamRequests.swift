@@ -12,17 +12,29 @@ public enum UpstreamRequests {
     public static func reload(_ media: URL, after previous: MediaPlaylist?, canBlockReload: Bool) -> URL {
         guard canBlockReload, let previous, !previous.endList,
               var components = URLComponents(url: media, resolvingAgainstBaseURL: true) else { return media }
+        // Both bounded (PlaylistLimits): the sum cannot overflow.
         let next = previous.mediaSequence + previous.segments.count
         components.queryItems = (components.queryItems ?? []).filter { $0.name != "_HLS_msn" } + [URLQueryItem(name: "_HLS_msn", value: String(next))]
         return components.url ?? media
     }
 
+    /// The target duration the waits below are computed from: the upstream's, but at most a
+    /// minute. An upstream is not trusted: one that says a day would hold every reload for days
+    /// (and one that says Int.max would overflow the arithmetic).
+    static func waitingTarget(_ targetDuration: Int) -> Int { min(max(targetDuration, 1), 60) }
+
     /// How long a reload may take: a blocking reload is held up to three target durations
     /// by a Sideline upstream (the draft's minimum), plus two seconds for the network.
-    public static func reloadTimeout(targetDuration: Int) -> Double { Double(3 * targetDuration + 2) }
+    public static func reloadTimeout(targetDuration: Int) -> Double { Double(3 * waitingTarget(targetDuration) + 2) }
 
     /// A segment's download: at least 10 s, or four target durations on a slow uplink.
-    public static func downloadTimeout(targetDuration: Int) -> Double { Double(max(10, 4 * targetDuration)) }
+    public static func downloadTimeout(targetDuration: Int) -> Double { Double(max(10, 4 * waitingTarget(targetDuration))) }
+
+    /// The I-frame playlist's fetch, best effort: a target duration plus two seconds.
+    public static func iFramesTimeout(targetDuration: Int) -> Double { Double(waitingTarget(targetDuration) + 2) }
+
+    /// Without blocking reload, a playlist is polled every half target duration (RFC 8216 §6.3.4).
+    public static func pollInterval(targetDuration: Int) -> Double { Double(waitingTarget(targetDuration)) / 2 }
 
     /// What an answer to a segment request means.
     public enum SegmentOutcome: Sendable, Equatable {

@@ -47,6 +47,15 @@ public struct IngestLedger: Sendable {
 
         /// The longest segment accepted: longer ones would overlap the next slot's timestamps.
         public var longestSegment: Double { segmentDuration * 1.5 }
+
+        /// How far past the session's highest listed sequence number a segment may be listed: a
+        /// day of slots. A pusher's outage leaves a gap that long at most; a number beyond it
+        /// would put the segment in a slot days ahead, and the publishing core fills every slot
+        /// before the one a segment takes.
+        public var longestSequenceJump: Int {
+            guard segmentDuration.isFinite, segmentDuration > 0 else { return 0 }
+            return Int(min(86_400 / segmentDuration, 1e9).rounded(.up))
+        }
     }
 
     /// A segment received and not yet listed.
@@ -98,6 +107,10 @@ public struct IngestLedger: Sendable {
         case playlistUnreadable(String)
         case segmentNotReceived(name: String, sequence: Int)
         case durationMismatch(name: String, listed: Double, measured: Double)
+        /// The playlist lists the same segment under several sequence numbers.
+        case repeatedEntry(name: String, sequences: [Int])
+        /// A sequence number more than `limit` past the highest the session listed.
+        case sequenceJump(name: String, sequence: Int, highest: Int, limit: Int)
 
         public var description: String {
             switch self {
@@ -111,6 +124,10 @@ public struct IngestLedger: Sendable {
                 "the playlist lists '\(name)' (media sequence \(sequence)), which this server has not received: upload each segment before the playlist that lists it"
             case let .durationMismatch(name, listed, measured):
                 "the playlist gives '\(name)' EXTINF \(DecimalFormat.compact(listed)) s, but its video lasts \(DecimalFormat.compact(measured)) s"
+            case let .repeatedEntry(name, sequences):
+                "the playlist lists '\(name)' more than once (media sequence \(sequences.map(String.init).joined(separator: ", "))): list each segment once, under one sequence number"
+            case let .sequenceJump(name, sequence, highest, limit):
+                "the playlist lists '\(name)' at media sequence \(sequence), more than \(limit) (a day of segments) past \(highest), the highest this session listed: an encoder that starts again starts its numbers again below that"
             }
         }
     }
@@ -156,13 +173,16 @@ public struct IngestLedger: Sendable {
     /// `restoring`: what an earlier process of the server kept (`persisted`).
     public init(settings: Settings, restoring: Persisted? = nil) {
         self.settings = settings
-        variants = Dictionary(uniqueKeysWithValues: settings.variants.map { ($0, VariantLedger()) })
+        // A ladder that names a variant twice has it once.
+        variants = Dictionary(settings.variants.map { ($0, VariantLedger()) }, uniquingKeysWith: { first, _ in first })
         guard let restoring, let session = restoring.session else { return }
         self.session = session
-        for (variant, highest) in restoring.highestListed where variants[variant] != nil {
-            variants[variant]!.session = session.number
-            variants[variant]!.highestListed = highest
-            variants[variant]!.restoredUpTo = highest
+        for (variant, highest) in restoring.highestListed {
+            guard var ledger = variants[variant] else { continue }
+            ledger.session = session.number
+            ledger.highestListed = highest
+            ledger.restoredUpTo = highest
+            variants[variant] = ledger
         }
     }
 
@@ -189,7 +209,7 @@ public struct IngestLedger: Sendable {
     /// replaced a received segment of the same name (a retried upload).
     public mutating func segmentReceived(variant: String, name: String, inspection: PushedSegmentCheck.Inspection) -> Result<Bool, Rejection> {
         if let rejection = check(segment: name, of: variant, inspection: inspection) { return .failure(rejection) }
-        var ledger = variants[variant]!
+        guard var ledger = variants[variant] else { return .failure(.unknownVariant(variant, known: settings.variants)) }
         let replaced = ledger.received[name] != nil
         ledger.received[name] = Received(duration: inspection.duration, firstPTS: inspection.firstPTS, keyframeEnd: inspection.keyframeEnd)
         if ledger.session == session?.number, ledger.listed.values.contains(where: { $0.name == name && $0.firstPTS != inspection.firstPTS }) {
@@ -204,15 +224,23 @@ public struct IngestLedger: Sendable {
     /// session whose playlist carries no EXT-X-PROGRAM-DATE-TIME. `startSession`: called once
     /// when a new session begins, returns the slot its first segment takes.
     public mutating func playlistReceived(variant: String, text: String, now: Date, startSession: () -> Int) -> Result<[Listing], Rejection> {
-        if let rejection = check(variant: variant) { return .failure(rejection) }
+        guard var ledger = variants[variant] else { return .failure(.unknownVariant(variant, known: settings.variants)) }
         let playlist: MediaPlaylist
         do {
+            // The parser bounds every number (PlaylistLimits): the sequence numbers below, a
+            // bounded media sequence plus an index, cannot overflow.
             playlist = try MediaPlaylist.parse(text)
         } catch {
             return .failure(.playlistUnreadable("\(error)"))
         }
-        var ledger = variants[variant]!
         let entries = playlist.segments.enumerated().map { (sequence: playlist.mediaSequence + $0.offset, segment: $0.element) }
+        // A segment listed twice would be listed into two slots, and taken from the received
+        // set once: refused before anything changes.
+        var sequencesByName: [String: [Int]] = [:]
+        for entry in entries where !entry.segment.gap { sequencesByName[entry.segment.uri, default: []].append(entry.sequence) }
+        if let repeated = entries.first(where: { (sequencesByName[$0.segment.uri]?.count ?? 0) > 1 }) {
+            return .failure(.repeatedEntry(name: repeated.segment.uri, sequences: sequencesByName[repeated.segment.uri] ?? []))
+        }
         let startsAgain = ledger.restartSeen
             || (ledger.highestListed.map { highest in (entries.last?.sequence ?? highest) < highest } ?? false)
             || entries.contains { entry in ledger.listed[entry.sequence].map { $0.name != entry.segment.uri } ?? false }
@@ -252,28 +280,48 @@ public struct IngestLedger: Sendable {
         }
         // Joins the session another variant began since this one last listed, or begins one.
         let joinable = session.map { !inCurrentSession && $0.number != ledger.session } ?? false
+        if let session, joinable || inCurrentSession {
+            // Numbers of the session go to slots from its first: none may lie far beyond what it listed.
+            let highest = variants.values.filter { $0.session == session.number }.compactMap(\.highestListed).max() ?? session.firstSequence
+            let limit = settings.longestSequenceJump
+            if let far = fresh.first(where: { $0.sequence > highest && $0.sequence - highest > limit }) {
+                return .failure(.sequenceJump(name: far.segment.uri, sequence: far.sequence, highest: highest, limit: limit))
+            }
+        }
         if !joinable && !inCurrentSession {
             let slot = startSession()
             let startDate = firstFresh.segment.programDateTime ?? now.addingTimeInterval(-firstReceived.duration)
-            let origin = Int64((settings.slotStart(slot) * 90_000).rounded()) + settings.timestampOrigin
+            let origin = Self.ticks(settings.slotStart(slot)) &+ settings.timestampOrigin
             session = Session(number: (session?.number ?? 0) + 1, firstSlot: slot, firstSequence: firstFresh.sequence,
-                              firstPTS: firstReceived.firstPTS, startDate: startDate, shift: origin - firstReceived.firstPTS)
+                              firstPTS: firstReceived.firstPTS, startDate: startDate, shift: origin &- firstReceived.firstPTS)
         }
-        let current = session!
+        guard let current = session else {
+            variants[variant] = ledger
+            return .success([])
+        }
         ledger.session = current.number
         var listings: [Listing] = []
         for entry in fresh {
-            let received = ledger.received.removeValue(forKey: entry.segment.uri)!
-            let sinceStart = Double(received.firstPTS - current.firstPTS) / 90_000
+            // Each was found received above, and no name is listed twice.
+            guard let received = ledger.received.removeValue(forKey: entry.segment.uri) else { continue }
+            let sinceStart = Double(received.firstPTS &- current.firstPTS) / 90_000
             let slot = current.firstSlot + entry.sequence - current.firstSequence
             listings.append(Listing(name: entry.segment.uri, sequence: entry.sequence, slot: slot, duration: received.duration, shift: current.shift,
                                     programDateTime: entry.segment.programDateTime ?? current.startDate.addingTimeInterval(sinceStart),
-                                    startTime: Double(received.firstPTS + current.shift - settings.timestampOrigin) / 90_000,
+                                    startTime: Double(received.firstPTS &+ current.shift &- settings.timestampOrigin) / 90_000,
                                     keyframeEnd: received.keyframeEnd))
             ledger.listed[entry.sequence] = (entry.segment.uri, received.firstPTS)
             ledger.highestListed = max(ledger.highestListed ?? entry.sequence, entry.sequence)
         }
         variants[variant] = ledger
         return .success(listings)
+    }
+
+    /// Seconds as 90 kHz ticks; a time no Int64 of ticks holds (only a clock gone wrong gives
+    /// one) saturates rather than traps.
+    static func ticks(_ seconds: Double) -> Int64 {
+        let ticks = (seconds * 90_000).rounded()
+        guard ticks.isFinite else { return ticks.isNaN ? 0 : (ticks > 0 ? .max : .min) }
+        return ticks >= 0x1p63 ? .max : ticks < -0x1p63 ? .min : Int64(ticks)
     }
 }
