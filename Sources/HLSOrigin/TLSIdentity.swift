@@ -39,6 +39,22 @@ public final class TLSIdentity: Sendable {
         return loaded.notValidAfter
     }
 
+    /// The name the certificate in use is for: its first subject alternative name, a DNS name
+    /// or an IP address (what `server.public_name` is when the config gives none). Nil when it
+    /// has neither.
+    public var certificateName: String? {
+        let leaf = current.withLock { $0.chain[0] }
+        for name in leaf._subjectAlternativeNames() {
+            let bytes = name.contents.withUnsafeBufferPointer { Array($0) }
+            if name.nameType == .dnsName { return String(decoding: bytes, as: UTF8.self) }
+            if name.nameType == .ipAddress, bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+            if name.nameType == .ipAddress, bytes.count == 16 {
+                return "[" + stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":") + "]"
+            }
+        }
+        return nil
+    }
+
     /// When the certificate in use expires.
     public var notValidAfter: Date { current.withLock { $0.notValidAfter } }
 
@@ -47,6 +63,7 @@ public final class TLSIdentity: Sendable {
     public var serverConfiguration: TLSConfiguration {
         let loaded = current.withLock { $0 }
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: loaded.chain.map { .certificate($0) }, privateKey: .privateKey(loaded.key))
+        Self.restrict(&configuration)
         configuration.sslContextCallback = { [self] _, promise in
             let now = self.current.withLock { $0 }
             var override = NIOSSLContextConfigurationOverride()
@@ -55,6 +72,22 @@ public final class TLSIdentity: Sendable {
             promise.succeed(override)
         }
         return configuration
+    }
+
+    /// The TLS 1.2 suites the server offers: forward secret (ECDHE) and authenticated
+    /// encryption (AES-GCM, ChaCha20-Poly1305) only, as Mozilla's "intermediate" profile has
+    /// them. No CBC or SHA-1 suite, no static RSA key exchange. TLS 1.3's suites are all
+    /// AEAD and forward secret; BoringSSL does not let them be chosen.
+    public static let tls12CipherSuites = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+        "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+        "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ]
+
+    /// TLS 1.2 and 1.3 only (1.0 and 1.1 are deprecated, RFC 8996), with `tls12CipherSuites`.
+    static func restrict(_ configuration: inout TLSConfiguration) {
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuites = tls12CipherSuites.joined(separator: ":")
     }
 
     static func load(certificate: String, key: String, now: Date) throws(TLSIdentityError) -> Loaded {
@@ -127,6 +160,7 @@ extension TLSIdentity {
         }
         guard !certificates.isEmpty else { throw TLSIdentityError(file: caFile, problem: "holds no certificate", fix: "give the venue CA's certificate (ca.pem)") }
         var configuration = TLSConfiguration.makeClientConfiguration()
+        restrict(&configuration)
         configuration.additionalTrustRoots = [.certificates(certificates)]
         return configuration
     }

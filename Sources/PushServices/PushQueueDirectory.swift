@@ -27,6 +27,18 @@ public final class PushQueueDirectory: Sendable {
         configured.isEmpty ? "\(dataDirectory)/push-queue/\(stream)" : configured
     }
 
+    /// The queue holds a private stream's footage before the server's gate ever sees it: its
+    /// owner (the user push runs as) alone may list and read it, whatever the umask.
+    static let directoryMode: Int16 = 0o700
+    static let fileMode: mode_t = 0o600
+
+    /// Makes `path` (and what leads to it) if needed, and gives it `directoryMode`, also when
+    /// an earlier version made it readable by everyone.
+    static func ownerOnlyDirectory(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: directoryMode], ofItemAtPath: path)
+    }
+
     private init(path: String, timeline: PushTimeline) {
         self.path = path
         self.timeline = timeline
@@ -42,7 +54,7 @@ public final class PushQueueDirectory: Sendable {
     /// of `variants`, none of them sent yet.
     public static func open(path: String, segmentDuration: Double, variants: [String], now: Date, logger: Logger) throws(Unusable) -> (PushQueueDirectory, PushQueue) {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try ownerOnlyDirectory(path)
         } catch {
             throw Unusable(description: "cannot create the push queue directory \(path): \(error.localizedDescription); give a writable --queue-dir")
         }
@@ -115,9 +127,9 @@ public final class PushQueueDirectory: Sendable {
 
     /// Keeps a finished segment: its bytes, then its description (only then does it count).
     public func keep(_ bytes: [UInt8], as segment: PushQueue.Segment, of variant: String) throws {
-        try FileManager.default.createDirectory(atPath: variantDirectory(variant), withIntermediateDirectories: true)
-        try AtomicFile.write(bytes, to: segmentPath(variant, segment.slot))
-        try AtomicFile.write(Array(try JSONEncoder().encode(segment)), to: descriptionPath(variant, segment.slot))
+        try Self.ownerOnlyDirectory(variantDirectory(variant))
+        try AtomicFile.write(bytes, to: segmentPath(variant, segment.slot), mode: Self.fileMode)
+        try AtomicFile.write(Array(try JSONEncoder().encode(segment)), to: descriptionPath(variant, segment.slot), mode: Self.fileMode)
     }
 
     /// A queued segment's bytes; nil when its file is gone.
@@ -140,6 +152,6 @@ public final class PushQueueDirectory: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = Array(try encoder.encode(state))
-        try writes.withLock { _ in try AtomicFile.write(bytes, to: "\(path)/state.json") }
+        try writes.withLock { _ in try AtomicFile.write(bytes, to: "\(path)/state.json", mode: Self.fileMode) }
     }
 }

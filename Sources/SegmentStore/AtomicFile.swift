@@ -8,11 +8,13 @@ public enum AtomicFile {
     /// Temporary files start with this; a restart may delete any it finds.
     public static let temporaryPrefix = ".tmp-"
 
-    public static func write(_ bytes: some Collection<UInt8>, to path: String) throws(StoreError) {
+    /// `mode`: the new file's permissions (less the umask); 0o600 for what only its owner
+    /// may read (push's queue).
+    public static func write(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o644) throws(StoreError) {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temporary = "\(directory)/\(temporaryPrefix)\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw .writeFailed(path: path, reason: StoreError.errnoText()) }
         var failure: StoreError?
         let written: Bool = bytes.withContiguousStorageIfAvailable { buffer in

@@ -1,3 +1,5 @@
+import SidelineCore
+
 /// What is wrong with a configuration, phrased for the person who wrote it: which file, which
 /// key, what was found, and what would be accepted.
 public enum ConfigError: Error, Equatable, CustomStringConvertible {
@@ -15,7 +17,8 @@ public enum ConfigError: Error, Equatable, CustomStringConvertible {
         case let .unknownKey(file, key, known):
             "config file \(file): unknown key '\(key)'. Known keys here: \(known.sorted().joined(separator: ", ")). Check its spelling and indentation."
         case let .invalidValue(file, key, value, expected):
-            "config \(file): '\(key)' is '\(value)', expected \(expected)."
+            // A secret's value is never echoed (Redaction): the message goes to logs and terminals.
+            "config \(file): '\(key)' is '\(Redaction.configValue(key: key, value: value))', expected \(expected)."
         }
     }
 }

@@ -7,7 +7,7 @@ import TestSupport
 /// server: the ended one answers 200 with EXT-X-ENDLIST, the removed one 410 for every URL,
 /// its recording is deleted, and it stays 410 after a restart.
 @Suite struct EndAndRemoveEndToEndTests {
-    static let token = "operator-token"
+    static let token = "operator-token-0123456789"
     static let config = """
         admin:
           token: \(token)

@@ -10,7 +10,7 @@ import TestSupport
 /// and it comes back by itself after an EXT-X-DISCONTINUITY (or, failed for good, at a
 /// restart). The default policies, which keep players playing, are `PlayThroughEndToEndTests`.
 @Suite struct FailureDrillEndToEndTests {
-    static let token = "drill-token"
+    static let token = "drill-token-0123456789"
     static let config = """
         admin:
           token: \(token)

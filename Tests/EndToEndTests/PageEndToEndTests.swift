@@ -9,7 +9,7 @@ import TestSupport
 @Suite(.serialized) struct PageEndToEndTests {
     @Test func thePagePlaysMarksAndDownloadsAClip() async throws {
         let directory = try makeTemporaryDirectory("page")
-        try (TestLadders.twoRungs + "\nanalyst:\n  token: page-secret\n").write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
+        try (TestLadders.twoRungs + "\nanalyst:\n  token: page-secret-0123456789\n").write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
         let port = try freePort()
         let server = try SidelineProcess(arguments: ["--config", directory + "/config.yaml", "--host", "127.0.0.1", "--port", String(port),
                                                      "--data-dir", directory + "/data"])
@@ -24,7 +24,7 @@ import TestSupport
 
         let downloads = try makeTemporaryDirectory("page-downloads")
         let label = "Marked from the page"
-        let run = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/page_check.py", base + "/", "--token", "page-secret",
+        let run = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/page_check.py", base + "/", "--token", "page-secret-0123456789",
                                                     "--label", label, "--downloads", downloads, "--seconds", "6"], timeout: 180)
         #expect(run.status == 0, "page_check.py: \(run.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout) \(run.stderr)")

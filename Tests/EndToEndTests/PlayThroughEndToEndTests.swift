@@ -14,7 +14,7 @@ import TestSupport
 /// - every segment listed before the drill is still listed, unchanged, and decodes;
 /// - the media timestamps of the whole recording never go back (ffprobe, every segment).
 @Suite(.serialized) struct PlayThroughEndToEndTests {
-    static let token = "play-through"
+    static let token = "play-through-0123456789"
     static let playFor = 60.0
     static let drillAt = 15.0
 

@@ -13,6 +13,8 @@ import TestSupport
             #expect(lines.contains(expected), "\(expected)")
         }
         #expect(lines.contains { $0.hasPrefix("ExecStart=") && $0.contains("sideline serve --config") })
+        // `systemctl reload` (Docs/operations.md, "TLS") sends SIGHUP to the server itself.
+        #expect(lines.contains("ExecReload=/bin/kill -HUP $MAINPID"))
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "systemd-analyze is not installed"))

@@ -111,4 +111,36 @@ import Testing
         #expect(first.hasPrefix("notAfter=") && second.hasPrefix("notAfter=") && first != second, "\(first) then \(second)")
         #expect(try await Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url]).output == "ok\n")
     }
+    /// Whether openssl completes a handshake with `arguments` (its version and cipher
+    /// options). `@SECLEVEL=0` lets this openssl offer TLS 1.0, 1.1 and CBC suites at all, so a
+    /// refusal is the server's, not the client's own policy.
+    static func handshakes(port: Int, ca: String, _ arguments: String) async throws -> Bool {
+        let shown = try await run(["sh", "-c", "openssl s_client -connect 127.0.0.1:\(port) -CAfile \(ca) \(arguments) </dev/null 2>&1"])
+        return shown.status == 0 && !shown.output.contains("Cipher is (NONE)")
+    }
+
+    @Test func onlyTLS12And13WithForwardSecretAEADSuitesAreAccepted() async throws {
+        let dir = try await Self.certificates()
+        let identity = try TLSIdentity(certificate: "\(dir)/server.pem", key: "\(dir)/server.key")
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let app = OriginServer.makeApplication(registry: StreamRegistry(), host: "127.0.0.1", port: 0, logger: logger, tls: identity) { continuation.yield($0) }
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let ca = "\(dir)/ca.pem"
+        let weak = "-cipher 'DEFAULT:@SECLEVEL=0'"
+        #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_3"))
+        #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_2"))
+        // The venue certificate's key is ECDSA (scripts/venue-certificates.sh).
+        #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305"))
+        #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_1 \(weak)"), "TLS 1.1 refused")
+        #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1 \(weak)"), "TLS 1.0 refused")
+        // The CBC-SHA1 suite the issue saw (ECDSA's and RSA's), and CBC-SHA256: refused over TLS 1.2.
+        #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher 'ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES256-SHA:@SECLEVEL=0'"))
+        #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher 'ECDHE-ECDSA-AES128-SHA256:@SECLEVEL=0'"))
+        #expect(identity.certificateName == "127.0.0.1")
+    }
 }

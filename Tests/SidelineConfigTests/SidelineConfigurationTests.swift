@@ -193,8 +193,8 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     }
 
     @Test func sessionMetadataAndStartOffset() throws {
-        let backups = try SidelineConfiguration.parse(yaml: "stream:\n  backups: [http://10.0.0.3:8081, https://bench.local/]\nanalyst:\n  token: t\n")
-        #expect(backups.streams[0].backups == ["http://10.0.0.3:8081", "https://bench.local/"] && backups.analyst.token == "t")
+        let backups = try SidelineConfiguration.parse(yaml: "stream:\n  backups: [http://10.0.0.3:8081, https://bench.local/]\nanalyst:\n  token: analyst-0123456789\n")
+        #expect(backups.streams[0].backups == ["http://10.0.0.3:8081", "https://bench.local/"] && backups.analyst.token == "analyst-0123456789")
         let config = try SidelineConfiguration.parse(yaml: "stream:\n  title: North v South\n  keywords: football, final\n  start_offset: -6\n")
         #expect(config.streams[0].title == "North v South")
         #expect(config.streams[0].keywords == "football, final")

@@ -11,7 +11,7 @@ BIN="${SIDELINE:-.build/release/sideline}"
 [ -x "$BIN" ] || swift build -c release --product sideline >/dev/null
 WORK=$(mktemp -d)
 PORT="${PORT:-18990}"
-TOKEN=bench
+TOKEN=bench-admin-0123456789
 cat >"$WORK/gap.yaml" <<YAML
 admin: {token: $TOKEN, drills: true}
 stream: {input: testpattern}

@@ -12,7 +12,7 @@ import json, os, re, signal, socket, subprocess, sys, tempfile, time, urllib.req
 
 PLAY_FOR = 60.0
 DRILL_AT = 15.0
-TOKEN = "drills"
+TOKEN = "drills-admin-0123456789"
 BIN = ".build/release/sideline"
 SAMPLE = "Samples/sample.mp4"
 

@@ -1,0 +1,57 @@
+import Foundation
+@testable import HLSOrigin
+import Hummingbird
+import Logging
+import Testing
+
+/// The plain port (`server.plain_port`, `plain_http: redirect`): 308 to the configured name,
+/// never to the request's Host, with the TLS port's connection limits.
+@Suite struct PlainRedirectTests {
+    @Test func locationIsThePublicNameWithTheSameTarget() {
+        #expect(OriginServer.redirectLocation(publicName: "sideline.venue", tlsPort: 8443, target: "/live/main/master.m3u8?x=1")
+            == "https://sideline.venue:8443/live/main/master.m3u8?x=1")
+        #expect(OriginServer.redirectLocation(publicName: "10.0.0.2", tlsPort: 443, target: "/") == "https://10.0.0.2/")
+        // Targets a client could steer the redirect with go to the root.
+        #expect(OriginServer.redirectLocation(publicName: "a", tlsPort: 443, target: "//evil.example/x") == "https://a/")
+        #expect(OriginServer.redirectLocation(publicName: "a", tlsPort: 443, target: "http://evil.example/") == "https://a/")
+        #expect(OriginServer.redirectLocation(publicName: "a", tlsPort: 443, target: nil) == "https://a/")
+    }
+
+    @Test func theNameIsConfiguredOrTheCertificatesOrTheListeningAddress() {
+        #expect(OriginServer.publicName(configured: "sideline.venue", tls: nil, host: "10.0.0.2") == "sideline.venue")
+        #expect(OriginServer.publicName(configured: nil, tls: nil, host: "10.0.0.2") == "10.0.0.2")
+        #expect(OriginServer.publicName(configured: nil, tls: nil, host: "0.0.0.0") == "localhost")
+        #expect(OriginServer.publicName(configured: nil, tls: nil, host: "fe80::1") == "[fe80::1]")
+    }
+
+    @Test func aLiveRedirectIgnoresTheHostHeaderAndClosesIdleConnections() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let admission = AdmissionControl(limits: .init(maxConnections: 100, maxRequestsInFlight: 100, maxConnectionsPerClient: 8, idleTimeout: .milliseconds(200)))
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = OriginServer.makeRedirectApplication(publicName: "sideline.venue", host: "127.0.0.1", port: 0, tlsPort: { 8443 }, admission: admission,
+                                                       logger: logger) { continuation.yield($0) }
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        // The request says Host: 127.0.0.1 (HTTPExchange); the answer names the public name.
+        let held = try connectTCP(port: port)
+        defer { close(held) }
+        let first = try #require(try await HTTPExchange.exchange([.get("/live/main/master.m3u8")], on: held).first)
+        #expect(first.statusLine.hasPrefix("HTTP/1.1 308"))
+        #expect(first.header("location") == "https://sideline.venue:8443/live/main/master.m3u8")
+        // A connection that sends nothing is closed after the idle timeout, as on the TLS port
+        // (the plain port had none).
+        let idle = try connectTCP(port: port)
+        defer { close(idle) }
+        let started = ContinuousClock.now
+        let closed = try await HTTPExchange.onOwnThread {
+            var byte: UInt8 = 0
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(idle, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            return recv(idle, &byte, 1, 0) == 0
+        }
+        #expect(closed && ContinuousClock.now - started < .seconds(4))
+    }
+}
