@@ -39,6 +39,9 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         case tooLarge = "too-large"
         /// A `Range` that starts at or past the end of the segment (RFC 9110 §15.5.17).
         case rangeNotSatisfiable = "range-not-satisfiable"
+        /// Too many refused credentials from one address (`CredentialThrottle`): 429 with
+        /// `Retry-After` (RFC 6585 §4) until it may try again.
+        case tooManyAttempts = "too-many-attempts"
         /// A playlist of a stream with no segment yet: it will exist in seconds.
         case starting
         /// The server is shutting down.
@@ -57,6 +60,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             case .streamRemoved: 410
             case .tooLarge: 413
             case .rangeNotSatisfiable: 416
+            case .tooManyAttempts: 429
             case .internalError: 500
             case .starting, .draining, .overloaded: 503
             }
