@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTPTypes
 import OriginAccess
 import OriginPolicy
+import SidelineCore
 
 /// Answers a `/live/` request without leaving the event loop when its answer is already in
 /// memory: every playlist form (full, delta, gzip, 304), a blocking-reload request that need
@@ -84,7 +85,7 @@ struct OriginFastResponder: Sendable {
             var metadata: Logger.Metadata = ["hb.request.method": "\(head.method)", "hb.request.path": "\(Self.logged(path))", "sideline.fast_path": "true",
                                              "http.status": "\(response.status.code)", "request.id": "\(requestID)"]
             metadata["access"] = grant.map { "\($0)" }
-            for name in logHeaders { if let value = head.headerFields[name] { metadata["request.header.\(name.canonicalName)"] = "\(value)" } }
+            Self.log(logHeaders, of: head.headerFields, to: &metadata)
             logger.debug("Request", metadata: metadata)
         }
         response.headers[.contentLength] = String(response.body.readableBytes)
@@ -93,12 +94,16 @@ struct OriginFastResponder: Sendable {
         return response
     }
 
-    /// A refused target may still hold a credential (a wrong or expired one): the log shows
-    /// `/access/…` in its place.
-    static func logged(_ target: String) -> String {
-        guard target.hasPrefix(AccessGate.prefix) else { return target }
-        let rest = target.dropFirst(AccessGate.prefix.count)
-        return AccessGate.prefix + "…" + rest[(rest.firstIndex(of: "/") ?? rest.endIndex)...]
+    /// A target as the log shows it: every credential in it (an access prefix's, a `?token=`)
+    /// redacted, also in a refused target (a wrong or expired credential is still one).
+    static func logged(_ target: String) -> String { Redaction.url(target) }
+
+    /// The configured request headers (`server.log_headers`) into a log line's metadata, each
+    /// value as `Redaction` lets a log show it (no `Authorization`, `Cookie` or token).
+    static func log(_ names: [HTTPField.Name], of fields: HTTPFields, to metadata: inout Logger.Metadata) {
+        for name in names {
+            if let value = fields[name] { metadata["request.header.\(name.canonicalName)"] = "\(Redaction.header(name: name.canonicalName, value: value))" }
+        }
     }
 }
 

@@ -20,6 +20,8 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let fastPath: OriginFastResponder?
     /// Whether TLS is under this channel (the requests' scheme is https).
     var secure = false
+    /// Refused credentials slowed per address (429); nil: not slowed.
+    var throttling: CredentialThrottling?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -32,6 +34,7 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withDecoderLimitConfiguration: .init()
             )
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
+            if let throttling { try pipeline.addHandler(CredentialThrottleHandler(throttling: throttling)) }
             try pipeline.addHandler(ClientConnectionLimiter(clients: clients))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
             if let fastPath { try pipeline.addHandler(OriginFastPath(responder: fastPath)) }

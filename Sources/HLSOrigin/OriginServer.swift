@@ -37,6 +37,7 @@ public enum OriginServer {
         logHeaders: [HTTPField.Name] = [],
         tls: TLSIdentity? = nil,
         diagnostics: PlayerDiagnostics? = nil,
+        throttling: CredentialThrottling? = nil,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> some ApplicationProtocol {
         // HEAD answers like GET (same status and headers, no body): players probe segments with it.
@@ -84,36 +85,13 @@ public enum OriginServer {
             server: HTTPServerBuilder { responder in
                 // Before the router: no route sees a private stream's request the gate refused.
                 let channel = OriginHTTP1Channel(responder: access.map { $0.guarding(responder, logger: logger) } ?? responder, clients: clients, idleTimeout: idle,
-                                                 fastPath: fast, secure: tls != nil)
+                                                 fastPath: fast, secure: tls != nil, throttling: throttling)
                 // Hummingbird's TLS channel; the identity's handshake callback serves the
                 // certificate current at each handshake (reloaded on SIGHUP).
                 guard let tls else { return channel }
                 return try TLSChannel(channel, tlsConfiguration: tls.serverConfiguration)
             },
             configuration: .init(address: .hostname(host, port: port), serverName: serverName, availableConnectionsDelegate: admission.connectionCounter),
-            onServerRunning: { channel in await onServerRunning?(channel.localAddress?.port ?? port) },
-            logger: logger
-        )
-    }
-
-    /// The plain-HTTP port beside a TLS one (`server.plain_port` with `plain_http: redirect`):
-    /// every request is answered 308 with the same path and query on `https://<host>:tlsPort`,
-    /// which players and browsers follow.
-    public static func makeRedirectApplication(host: String, port: Int, tlsPort: @escaping @Sendable () -> Int, logger: Logger,
-                                               onServerRunning: (@Sendable (Int) async -> Void)? = nil) -> some ApplicationProtocol {
-        let router = Router(options: .autoGenerateHeadEndpoints)
-        router.add(middleware: RequestIDMiddleware())
-        router.get("**") { request, _ in
-            let authority = request.head.authority ?? host
-            // The Host header's name without its port (IPv6 literals keep their brackets).
-            let name = authority.hasPrefix("[") ? String(authority[...(authority.firstIndex(of: "]") ?? authority.startIndex)])
-                : String(authority.split(separator: ":").first ?? Substring(host))
-            let location = "https://\(name):\(tlsPort())\(request.head.path ?? "/")"
-            return Response(status: .permanentRedirect, headers: [.location: location, .cacheControl: CachePolicy.noStore.headerValue, .contentLength: "0"])
-        }
-        return Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "Sideline"),
             onServerRunning: { channel in await onServerRunning?(channel.localAddress?.port ?? port) },
             logger: logger
         )

@@ -25,7 +25,8 @@ extension Refusal {
             headers[.acceptRanges] = "bytes"
             headers[.contentRange] = "bytes */\(size)"
         }
-        var body = reason + "\n"
+        // No file paths in answers (`publicReason`).
+        var body = publicReason + "\n"
         if let requestID {
             headers[RequestID.header] = requestID
             body += "request-id: \(requestID)\n"

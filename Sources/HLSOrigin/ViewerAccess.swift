@@ -100,7 +100,8 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
             response = try error.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["request.id": "\(id)", "error": "\(error)"])
-            response = Response(Refusal(.internalError, "the server failed to answer: \(error)").response(requestID: id))
+            // The error's text (file paths, a library's internals) stays in the log line above.
+            response = Response(Refusal(.internalError, "the server failed to answer; its log has the details under request ID \(id)").response(requestID: id))
         }
         response.headers[RequestID.header] = id
         return response
@@ -110,7 +111,7 @@ struct RequestIDMiddleware<Context: RequestContext>: RouterMiddleware {
 /// One log line per request (debug level, as Hummingbird's was): method, path (without an
 /// access credential: the log does not keep secrets), status, the request's ID, how it was let
 /// in (`access`), and the request headers the config asks for (`server.log_headers`: a
-/// player's session ID, its User-Agent...).
+/// player's session ID, its User-Agent...), credentials redacted (`OriginFastResponder.log`).
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let level: Logger.Level
     let headers: [HTTPField.Name]
@@ -118,11 +119,11 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
         if context.logger.logLevel <= level {
-            var metadata: Logger.Metadata = ["hb.request.method": "\(request.method)", "hb.request.path": "\(request.head.path ?? "")",
+            var metadata: Logger.Metadata = ["hb.request.method": "\(request.method)", "hb.request.path": "\(OriginFastResponder.logged(request.head.path ?? ""))",
                                              "http.status": "\(response.status.code)"]
             metadata["request.id"] = response.headers[RequestID.header].map { "\($0)" }
             metadata["access"] = request.headers[ViewerAccess.grantHeader].map { "\($0)" }
-            for name in headers { if let value = request.headers[name] { metadata["request.header.\(name.canonicalName)"] = "\(value)" } }
+            OriginFastResponder.log(headers, of: request.headers, to: &metadata)
             context.logger.log(level: level, "Request", metadata: metadata)
         }
         return response
