@@ -13,17 +13,39 @@ extension SidelineConfiguration {
             && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }
     }
 
-    /// An ingest token: long enough not to be guessed, and only characters that travel in an
-    /// `Authorization` header as they are.
-    static func isIngestToken(_ text: String) -> Bool {
-        (16...256).contains(text.count) && text.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }
+    /// A token or key (ingest, viewer, analyst, admin tokens; the signing key): only
+    /// characters that travel in an `Authorization` header as they are, and the minimum
+    /// strength this server asks of every secret: at least 16 characters, at least 8 of them
+    /// different (which turns away `aaaaaaaaaaaaaaaa` and `abababababababab`). Guessing is
+    /// slowed as well (429 after a burst of wrong credentials), but only a long random secret
+    /// holds: 'openssl rand -hex 16' gives 32 characters, 128 bits.
+    static func isStrongSecret(_ text: String) -> Bool {
+        (16...256).contains(text.count) && text.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F } && Set(text).count >= 8
     }
 
-    static let secretExpected = "a secret of 16 to 256 visible ASCII characters (no spaces), such as the output of 'openssl rand -hex 16'"
+    static let secretExpected = "a secret of 16 to 256 visible ASCII characters (no spaces), at least 8 of them different, such as the output of 'openssl rand -hex 16'"
+
+    /// The secrets the environment gives in place of the config's (SIDELINE_ADMIN_TOKEN,
+    /// SIDELINE_ANALYST_TOKEN, SIDELINE_SIGNING_KEY), checked as the config's are: a weak one
+    /// stops the start, named, never shown.
+    public static func checkEnvironmentSecrets(_ environment: [String: String]) throws(ConfigError) {
+        for name in ["SIDELINE_ADMIN_TOKEN", "SIDELINE_ANALYST_TOKEN", "SIDELINE_SIGNING_KEY"] {
+            if let value = environment[name], !value.isEmpty, !isStrongSecret(value) {
+                throw .invalidValue(file: "(environment)", key: name, value: value, expected: secretExpected)
+            }
+        }
+    }
 
     /// An HTTP field name (RFC 9110 token characters).
     static func isHeaderName(_ text: String) -> Bool {
         !text.isEmpty && text.count <= 64 && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0)) }
+    }
+
+    /// A host name or IP address as it stands in a URL's authority (IPv6 in brackets).
+    static func isHostName(_ text: String) -> Bool {
+        (1...253).contains(text.count) && text.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-.:[]".unicodeScalars.contains($0))
+        }
     }
 
     /// A backup server's base URL: http(s), a host, no query, and no quote or space that could
@@ -81,6 +103,7 @@ extension SidelineConfiguration {
                 config.server.tls = TLSSettings(certificate: certificate, key: key)
             }
             if let port = try server.int("plain_port", in: 0...65535) { config.server.plainPort = port }
+            config.server.publicName = try server.string("public_name", matching: isHostName, expected: "a host name or IP address, such as sideline.venue.lan or 10.0.0.2 (no scheme, port or path)") ?? config.server.publicName
             let plainModes = PlainHTTP.allCases.map(\.rawValue)
             if let mode = try server.string("plain_http", matching: { plainModes.contains($0) }, expected: plainModes.joined(separator: " or ")) {
                 config.server.plainHTTP = PlainHTTP(rawValue: mode)!
@@ -91,16 +114,18 @@ extension SidelineConfiguration {
             }
         }
         if var admin = try top.section("admin") {
-            config.admin.token = try admin.string("token") ?? config.admin.token
+            config.admin.token = try admin.string("token", matching: { $0.isEmpty || isStrongSecret($0) }, expected: secretExpected + ", or empty for off") ?? config.admin.token
             config.admin.drills = try admin.bool("drills") ?? config.admin.drills
             try admin.rejectUnknownKeys()
         }
         if var access = try top.section("access") {
-            config.access.signingKey = try access.string("signing_key", matching: isIngestToken, expected: secretExpected) ?? config.access.signingKey
+            config.access.signingKey = try access.string("signing_key", matching: isStrongSecret, expected: secretExpected) ?? config.access.signingKey
+            config.access.failedCredentialsBurst = try access.int("failed_credentials_burst", in: 1...10_000) ?? config.access.failedCredentialsBurst
+            config.access.failedCredentialsInterval = try access.double("failed_credentials_interval", in: 0.001...86_400) ?? config.access.failedCredentialsInterval
             try access.rejectUnknownKeys()
         }
         if var analyst = try top.section("analyst") {
-            config.analyst.token = try analyst.string("token") ?? config.analyst.token
+            config.analyst.token = try analyst.string("token", matching: { $0.isEmpty || isStrongSecret($0) }, expected: secretExpected + ", or empty for off") ?? config.analyst.token
             try analyst.rejectUnknownKeys()
         }
         if var retention = try top.section("retention") {
@@ -172,7 +197,7 @@ extension SidelineConfiguration {
         settings.video = video
         settings.name = try stream.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-')") ?? settings.name
         settings.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? settings.input
-        if let token = try stream.string("ingest_token", matching: isIngestToken, expected: secretExpected) {
+        if let token = try stream.string("ingest_token", matching: isStrongSecret, expected: secretExpected) {
             guard !stream.has("input") else {
                 throw .invalidValue(file: stream.file, key: stream.keyPath("ingest_token"), value: "given together with input",
                                     expected: "either input (a camera this server encodes) or ingest_token (a stream a remote encoder pushes), not both")
@@ -180,7 +205,7 @@ extension SidelineConfiguration {
             settings.ingestToken = token
             settings.input = ""
         }
-        settings.viewerToken = try stream.string("viewer_token", matching: isIngestToken, expected: secretExpected) ?? settings.viewerToken
+        settings.viewerToken = try stream.string("viewer_token", matching: isStrongSecret, expected: secretExpected) ?? settings.viewerToken
         settings.loop = try stream.bool("loop") ?? settings.loop
         settings.inputTimeout = try stream.double("input_timeout", in: 0.5...300) ?? settings.inputTimeout
         settings.lossTimeout = try stream.double("loss_timeout", in: 0.2...30) ?? settings.lossTimeout

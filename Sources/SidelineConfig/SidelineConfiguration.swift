@@ -119,6 +119,10 @@ public struct ServerSettings: Sendable, Equatable {
     /// serves as it does (`server.plain_http`). Nil: none.
     public var plainPort: Int?
     public var plainHTTP: PlainHTTP = .redirect
+    /// `server.public_name`: the name (or address) players reach the TLS port by, the one
+    /// its certificate is for. The plain port redirects there; never to the name a request's
+    /// Host header gives. Nil: the certificate's first DNS name or IP address.
+    public var publicName: String?
     public init(host: String, port: Int, maxConnections: Int? = 1024, maxRequestsInFlight: Int? = 512) {
         self.host = host
         self.port = port
@@ -153,6 +157,11 @@ public struct AccessSettings: Sendable, Equatable {
     /// page's URLs for private streams). Empty: signed URLs are off. The environment variable
     /// SIDELINE_SIGNING_KEY, when set, takes its place.
     public var signingKey = ""
+    /// `access.failed_credentials_burst`: refused credentials (401, 403) one client address
+    /// may send at once before it is answered 429; one more is allowed every
+    /// `failed_credentials_interval` seconds.
+    public var failedCredentialsBurst = 10
+    public var failedCredentialsInterval = 6.0
     public init(signingKey: String = "") { self.signingKey = signingKey }
 }
 

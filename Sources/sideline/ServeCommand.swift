@@ -41,6 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func serve(logger: Logger) async throws {
+        // Signal handlers first, before the slow start-up work (calibration): a SIGHUP from
+        // `systemctl reload` (or a SIGTERM) that came earlier would end the process. One that
+        // comes during start-up waits in the sequence and is handled once the server runs.
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm, .sighup)
         let settings = try options.resolve(host: host, port: port)
         // TLS: a missing, unreadable, expired or mismatched certificate or key stops the start
         // here, before anything is opened or written, with one line that names the file.
@@ -96,6 +100,8 @@ struct ServeCommand: AsyncParsableCommand {
         // CMCD in (sessions for /api/sessions and /metrics), CMSD out, on every stream's answers.
         let diagnostics = PlayerDiagnostics(book: PlayerSessionBook(clock: { Date().timeIntervalSince1970 }))
         let rules = AccessRules.from(settings)
+        // Guessing slowed: 429 after a burst of refused credentials from one address, on every port.
+        let throttling = CredentialThrottling(limits: .init(burst: settings.access.failedCredentialsBurst, refillSeconds: settings.access.failedCredentialsInterval))
         // Off on a trusted LAN (no stream has a viewer_token): no check on any request.
         let access = rules.isEnabled ? ViewerAccess(rules: rules) : nil
         let routes: [OriginServer.Routes] = [
@@ -117,7 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
             OriginServer.makeApplication(
                 registry: registry, host: settings.server.host, port: port, logger: logger, metrics: metrics, admission: admission, routes: routes,
                 requestMetrics: settings.server.requestMetrics, segments: segments, fastPath: settings.server.fastPath, access: access,
-                logHeaders: logHeaders, tls: tls, diagnostics: diagnostics, onServerRunning: onRunning)
+                logHeaders: logHeaders, tls: tls, diagnostics: diagnostics, throttling: throttling, onServerRunning: onRunning)
         }
         let application = origin(settings.server.port, tls) { boundPort in
             tlsPort.withLock { $0 = boundPort }
@@ -133,7 +139,9 @@ struct ServeCommand: AsyncParsableCommand {
             let announce: @Sendable (Int) async -> Void = { bound in logger.notice("plain HTTP on port \(bound) \(settings.server.plainHTTP == .redirect ? "redirects to TLS" : "serves in clear text")") }
             switch settings.server.plainHTTP {
             case .redirect:
-                return OriginServer.makeRedirectApplication(host: settings.server.host, port: port, tlsPort: { tlsPort.withLock { $0 } }, logger: logger, onServerRunning: announce)
+                return OriginServer.makeRedirectApplication(publicName: OriginServer.publicName(configured: settings.server.publicName, tls: tls, host: settings.server.host),
+                                                            host: settings.server.host, port: port, tlsPort: { tlsPort.withLock { $0 } }, admission: admission,
+                                                            logger: logger, onServerRunning: announce)
             case .serve:
                 return origin(port, nil, announce)
             }
@@ -148,7 +156,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let group = ServiceGroup(configuration: .init(services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }, logger: logger))
         // Ctrl-C ends the stream (EXT-X-ENDLIST); SIGTERM only stops the server.
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm, .sighup)
         let signalTask = Task {
             for await signal in signals {
                 // SIGHUP: read the TLS certificate and key again (renewed during a long event);

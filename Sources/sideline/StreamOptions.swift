@@ -48,6 +48,7 @@ struct StreamOptions: ParsableArguments {
             }
             if let loop { for index in settings.streams.indices { settings.streams[index].loop = loop } }
             try settings.validate()
+            try SidelineConfiguration.checkEnvironmentSecrets(ProcessInfo.processInfo.environment)
             return settings
         } catch let error as ConfigError {
             throw SidelineStartupError(message: error.description)

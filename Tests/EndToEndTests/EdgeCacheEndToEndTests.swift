@@ -8,7 +8,7 @@ import TestSupport
 /// the delta and blocking query parameters stay apart in the cache, gzip passes through, and
 /// each status keeps the lifetime the origin gives it.
 @Suite(.serialized) struct EdgeCacheEndToEndTests {
-    static let token = "edge-token"
+    static let token = "edge-token-0123456789"
     static let config = """
         admin:
           token: \(token)

@@ -11,9 +11,9 @@ import TestSupport
     static let config = TestLadders.twoRungs + """
 
         analyst:
-          token: analyst-secret
+          token: analyst-secret-0123456789
         admin:
-          token: admin-secret
+          token: admin-secret-0123456789
         """
 
     struct Server {
@@ -66,13 +66,13 @@ import TestSupport
         // Writing needs a token; a bad field is a 400 that names it.
         #expect(try await server.post(#"{"label": "x"}"#, token: nil).status == 401)
         #expect(try await server.post(#"{"label": "x"}"#, token: "wrong").status == 401)
-        let bad = try await server.post(#"{"label": "x", "time": "2001-01-01T00:00:00Z"}"#, token: "analyst-secret")
+        let bad = try await server.post(#"{"label": "x", "time": "2001-01-01T00:00:00Z"}"#, token: "analyst-secret-0123456789")
         #expect(bad.status == 400 && String(decoding: bad.body, as: UTF8.self).hasPrefix("time: "))
 
-        let kept = try await server.post(#"{"label": "Try, 23rd minute", "time": "now", "lead": 2, "author": "Sam"}"#, token: "analyst-secret")
+        let kept = try await server.post(#"{"label": "Try, 23rd minute", "time": "now", "lead": 2, "author": "Sam"}"#, token: "analyst-secret-0123456789")
         #expect(kept.status == 201, "\(String(decoding: kept.body, as: UTF8.self))")
         let keptID = try #require(try JSONSerialization.jsonObject(with: kept.body) as? [String: Any])["id"] as? String
-        let gone = try await server.post(#"{"label": "Offside?"}"#, token: "admin-secret")
+        let gone = try await server.post(#"{"label": "Offside?"}"#, token: "admin-secret-0123456789")
         #expect(gone.status == 201)
         let goneID = try #require(try JSONSerialization.jsonObject(with: gone.body) as? [String: Any])["id"] as? String
         let keptID2 = try #require(keptID), goneID2 = try #require(goneID)
@@ -82,9 +82,9 @@ import TestSupport
         #expect(line?.contains("CLASS=\"com.sideline.marker\"") == true && line?.contains("X-LABEL=\"Try, 23rd minute\"") == true
             && line?.contains("X-AUTHOR=\"Sam\"") == true)
 
-        let deleted = try await http(server.url("/api/streams/main/markers/\(goneID2)"), method: "DELETE", headers: ["Authorization": "Bearer analyst-secret"])
+        let deleted = try await http(server.url("/api/streams/main/markers/\(goneID2)"), method: "DELETE", headers: ["Authorization": "Bearer analyst-secret-0123456789"])
         #expect(deleted.status == 204)
-        #expect(try await http(server.url("/api/streams/main/markers/\(goneID2)"), method: "DELETE", headers: ["Authorization": "Bearer analyst-secret"]).status == 404)
+        #expect(try await http(server.url("/api/streams/main/markers/\(goneID2)"), method: "DELETE", headers: ["Authorization": "Bearer analyst-secret-0123456789"]).status == 404)
         try await waitForPlaylists(server, timeout: 4, "without the deleted marker") { !$0.contains(goneID2) && $0.contains(keptID2) }
 
         // A restart (SIGTERM keeps the recording open) serves the marker at once, live and VOD.
