@@ -219,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "OriginAPITests",
             dependencies: [
-                "OriginAPI", "HLSOrigin", "HLSPlaylist", "OriginPolicy", "SegmentStore", "SidelineTesting",
+                "OriginAPI", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SegmentStore", "SidelineTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

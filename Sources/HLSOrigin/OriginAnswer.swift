@@ -20,6 +20,8 @@ struct OriginRequest: Sendable {
     var requestID: String? = nil
     /// The one variant the request's credential covers (`AccessGate`), if limited.
     var variantLimit: String? = nil
+    /// Whose cache may keep the answer: a private stream's answers are the viewer's alone.
+    var audience: CacheAudience = .everyone
 }
 
 /// `Server-Timing` (W3C) values the origin sends, so a player's or a proxy's capture says
@@ -81,9 +83,9 @@ enum OriginAnswer: Sendable {
             // Compressed once per version; chosen per request by Accept-Encoding, and 304 when
             // the client's copy is this version (If-None-Match).
             let negotiated = PlaylistNegotiation(playlist, acceptEncoding: request.acceptEncoding, ifNoneMatch: request.ifNoneMatch)
-            headers[.cacheControl] = cache.headerValue
+            headers[.cacheControl] = cache.headerValue(for: request.audience)
             headers[.eTag] = negotiated.etag
-            headers[.vary] = "Accept-Encoding"
+            headers[.vary] = request.audience.vary(adding: "Accept-Encoding")
             if let timing { headers[ServerTiming.header] = timing }
             if negotiated.notModified {
                 self = .ready(OriginResponse(status: .notModified, headers: headers, body: ByteBuffer()))
@@ -98,7 +100,8 @@ enum OriginAnswer: Sendable {
             }
         case let .segment(file):
             headers[.contentType] = OriginRoutes.segmentContentType
-            headers[.cacheControl] = CachePolicy.segment.headerValue
+            headers[.cacheControl] = CachePolicy.segment.headerValue(for: request.audience)
+            headers[.vary] = request.audience.vary(adding: nil)
             headers[.acceptRanges] = "bytes"
             switch ByteRangeRequest(header: request.range, size: file.size) {
             case .whole:
@@ -106,10 +109,10 @@ enum OriginAnswer: Sendable {
             case let .partial(range):
                 self = .segment(SegmentAnswer(file: file, range: range, headers: headers))
             case .unsatisfiable:
-                self = .ready(Refusal.rangeNotSatisfiable(size: file.size).response(requestID: request.requestID))
+                self = .ready(Refusal.rangeNotSatisfiable(size: file.size).response(requestID: request.requestID, audience: request.audience))
             }
         case let .refuse(refusal):
-            self = .ready(refusal.response(requestID: request.requestID))
+            self = .ready(refusal.response(requestID: request.requestID, audience: request.audience))
         case let .hold(hold):
             self = .hold(hold)
         }

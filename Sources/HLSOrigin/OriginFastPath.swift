@@ -38,25 +38,27 @@ struct OriginFastResponder: Sendable {
         // is not worth a second implementation here.
         if let connection = head.headerFields[.connection], connection.lowercased().contains("close") { return nil }
         let requestID = RequestID.take(head.headerFields[RequestID.header])
-        var variantLimit: String?
-        var grant: String?
         var response: OriginResponse
-        if let access, target.hasPrefix("/live/") || target.hasPrefix(AccessGate.prefix) {
-            switch access.check(target: target, authorization: head.headerFields[.authorization]) {
-            case let .refuse(refusal):
-                return finish(refusal.response(requestID: requestID), head: head, path: target, requestID: requestID, grant: nil)
-            case let .pass(rewritten, limit):
-                grant = ViewerAccess.grant(target: target, authorization: head.headerFields[.authorization])
-                target = rewritten ?? target
-                variantLimit = limit
-            }
+        // The same judgement as the gate in front of the router: on the canonical path
+        // (`RequestTarget`), so every spelling of a file is judged and answered as that file.
+        // Internal headers a client sent (`ViewerAccess.internalPrefix`) are never read here.
+        let sent = target
+        let judgement = ViewerAccess.judge(access, target: sent, authorization: head.headerFields[.authorization])
+        let variantLimit: String?
+        switch judgement.verdict {
+        case let .refuse(refusal):
+            return finish(refusal.response(requestID: requestID, audience: judgement.audience), head: head, path: sent, requestID: requestID, grant: nil)
+        case let .pass(rewritten, limit):
+            target = rewritten ?? target
+            variantLimit = limit
         }
         guard target.hasPrefix("/live/") else { return nil }
+        let grant = access == nil ? nil : ViewerAccess.grant(target: sent, authorization: head.headerFields[.authorization])
         let query = target.firstIndex(of: "?")
         let request = OriginRequest(
             path: String(target[..<(query ?? target.endIndex)]), query: query.map { String(target[target.index(after: $0)...]) },
             acceptEncoding: head.headerFields[.acceptEncoding], ifNoneMatch: head.headerFields[.ifNoneMatch], range: head.headerFields[.range],
-            requestID: requestID, variantLimit: variantLimit
+            requestID: requestID, variantLimit: variantLimit, audience: judgement.audience
         )
         let path = OriginPath.parse(request.path)
         let described = OriginDecision.decideTimed(path, directives: PlaylistDirectives.parse(query: request.query), variantLimit: variantLimit, registry: registry, policy: policy)

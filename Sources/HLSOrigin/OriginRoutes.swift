@@ -115,6 +115,6 @@ extension OriginRequest {
     init(_ request: Request) {
         self.init(path: request.uri.path, query: request.uri.query, acceptEncoding: request.headers[.acceptEncoding],
                   ifNoneMatch: request.headers[.ifNoneMatch], range: request.headers[.range], requestID: RequestID.current,
-                  variantLimit: request.headers[ViewerAccess.variantLimitHeader])
+                  variantLimit: ViewerAccess.variantLimit(of: request), audience: RequestAudience.current)
     }
 }

@@ -46,6 +46,8 @@ public enum OriginServer {
         // cost measurable throughput (Docs/benchmarks.md, "Request log"); `--log-level debug`
         // brings them back when diagnosing.
         // Outermost, so the log line, every refusal and every error carry the request's ID.
+        // Outside that: whose cache may keep the answer (a private stream's are the viewer's alone).
+        router.add(middleware: RequestAudienceMiddleware())
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestLogMiddleware(level: .debug, headers: logHeaders))
         router.add(middleware: AdmissionMiddleware(control: admission, policy: policy))
@@ -61,13 +63,7 @@ public enum OriginServer {
         }
         // The gate's verdict on another URL, for an edge cache in front (nginx's auth_request,
         // Config/nginx/sideline-edge-private.conf): 204, or the refusal the URL itself would get.
-        router.get("/api/access") { request, _ in
-            let target = request.headers[ViewerAccess.originalURIHeader] ?? "/"
-            if let access, case let .refuse(refusal) = access.check(target: target, authorization: request.headers[.authorization]) {
-                return Response(refusal)
-            }
-            return Response(status: .noContent, headers: [.cacheControl: CachePolicy.noStore.headerValue])
-        }
+        router.get("/api/access") { request, _ in ViewerAccess.edgeQuestion(request, access: access) }
         for add in routes { add(router) }
         OriginRoutes(registry: registry, policy: policy, segments: segments, diagnostics: diagnostics).add(to: router)
         let clients = admission.clients
@@ -83,8 +79,9 @@ public enum OriginServer {
         return Application(
             router: router,
             server: HTTPServerBuilder { responder in
-                // Before the router: no route sees a private stream's request the gate refused.
-                let channel = OriginHTTP1Channel(responder: access.map { $0.guarding(responder, logger: logger) } ?? responder, clients: clients, idleTimeout: idle,
+                // Before the router, on every request: the path normalised, internal headers a
+                // client sent dropped, and no route sees a private stream's request the gate refused.
+                let channel = OriginHTTP1Channel(responder: ViewerAccess.guarding(responder, access: access, logger: logger), clients: clients, idleTimeout: idle,
                                                  fastPath: fast, secure: tls != nil, throttling: throttling)
                 // Hummingbird's TLS channel; the identity's handshake callback serves the
                 // certificate current at each handshake (reloaded on SIGHUP).

@@ -14,11 +14,15 @@ extension Refusal {
     /// its header and as the body's last line.
     public var response: OriginResponse { response(requestID: RequestID.current) }
 
-    public func response(requestID: String?) -> OriginResponse {
+    /// `audience`: whose cache may keep it; a private stream's refusals are `private` and vary
+    /// on `Authorization`, like its other answers. In a route's task, what the gate in front of
+    /// the router found (`RequestAudience`); the fast path passes its own.
+    public func response(requestID: String?, audience caching: CacheAudience = RequestAudience.current) -> OriginResponse {
         var headers: HTTPFields = [:]
         if audience == .players { headers[.accessControlAllowOrigin] = "*" }
         headers[.contentType] = "text/plain; charset=utf-8"
-        headers[.cacheControl] = cache.headerValue
+        headers[.cacheControl] = cache.headerValue(for: caching)
+        if let vary = caching.vary(adding: nil) { headers[.vary] = vary }
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if let realm { headers[.wwwAuthenticate] = "Bearer realm=\"\(realm)\"" }
         if let size = rangeOf {

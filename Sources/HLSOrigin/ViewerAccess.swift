@@ -24,13 +24,30 @@ public struct ViewerAccess: Sendable {
     }
 
     /// The header through which the router's gate tells the routes of a credential's variant
-    /// limit. Set only by the gate: one a client sends is removed first.
+    /// limit. Set only by the gate: one a client sends is removed first (`internalPrefix`).
     static let variantLimitHeader = HTTPField.Name("X-Sideline-Variant-Limit")!
     /// The URL an edge cache asks `/api/access` about (its `auth_request` subrequest).
     static let originalURIHeader = HTTPField.Name("X-Original-URI")!
     /// How a request that passed the gate was let in, for its log line: `url` (a credential in
     /// the path, which the log does not show) or `bearer`. Set only by the gate.
     static let grantHeader = HTTPField.Name("X-Sideline-Access")!
+    /// Present when the request is about a private stream: its answer is then marked for the
+    /// viewer's own cache only (`CacheAudience.credentialHolders`). Set only by the gate.
+    static let privateHeader = HTTPField.Name("X-Sideline-Private")!
+    /// What `/api/access` tells an edge beside its 204: the canonical path it judged without
+    /// the credential (the edge's cache key) and with it (what the edge asks the origin for).
+    static let resourceHeader = HTTPField.Name("X-Sideline-Resource")!
+    static let targetHeader = HTTPField.Name("X-Sideline-Target")!
+    /// Every request header whose name starts with this is the origin's own: the gate in front
+    /// of the router removes all of them from what a client sent, and the fast path reads none,
+    /// so no client can claim a variant limit, a grant or an audience. Nothing the edge sends
+    /// needs one either: it passes the viewer's own URL and `Authorization`, and the origin
+    /// works the limit out from them again.
+    static let internalPrefix = "x-sideline-"
+
+    /// The variant limit the gate found in the request's credential (never a client's own
+    /// header: those are removed before any route runs). For routes of other modules (clips).
+    public static func variantLimit(of request: Request) -> String? { request.headers[variantLimitHeader] }
 
     /// `url`, `bearer` or nil (nothing offered), for the log line.
     static func grant(target: String, authorization: String?) -> String? {
@@ -44,43 +61,109 @@ public struct ViewerAccess: Sendable {
     }
 
     func check(target: String, authorization: String?) -> AccessGate.Verdict {
-        let verdict = gate.check(target: target, authorization: authorization, now: wallClock())
-        if case let .refuse(refusal) = verdict { (refusal.kind == .forbidden ? forbidden : unauthorized).increment() }
-        return verdict
+        judge(target: target, authorization: authorization).verdict
+    }
+
+    func judge(target: String, authorization: String?) -> AccessGate.Judgement {
+        let judgement = gate.judge(target: target, authorization: authorization, now: wallClock())
+        if case let .refuse(refusal) = judgement.verdict, refusal.kind == .forbidden || refusal.kind == .unauthorized {
+            (refusal.kind == .forbidden ? forbidden : unauthorized).increment()
+        }
+        return judgement
+    }
+
+    /// The gate's judgement, or without access control the path's normalisation alone.
+    static func judge(_ access: ViewerAccess?, target: String, authorization: String?) -> AccessGate.Judgement {
+        access?.judge(target: target, authorization: authorization) ?? AccessGate.open.judge(target: target, authorization: nil, now: 0)
+    }
+}
+
+extension AccessGate {
+    /// The gate of a server with no private stream: it only normalises.
+    static let open = AccessGate(rules: AccessRules())
+}
+
+/// Whose cache may keep the answers built in this task: set for the whole of a request's
+/// handling in the router (`RequestAudienceMiddleware`, from what the gate found), so every
+/// refusal a route builds or throws (`Refusal.response`) is marked as its stream allows.
+public enum RequestAudience {
+    @TaskLocal public static var current: CacheAudience = .everyone
+}
+
+/// The router's outermost middleware: `RequestAudience.current` for the request, from the
+/// gate's own header (`ViewerAccess.privateHeader`), which no client can send.
+struct RequestAudienceMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.headers[ViewerAccess.privateHeader] != nil else { return try await next(request, context) }
+        return try await RequestAudience.$current.withValue(.credentialHolders) { try await next(request, context) }
     }
 }
 
 extension ViewerAccess {
-    /// The gate in front of the router: refusals are answered here; a request whose URL
-    /// carried its credential (`/access/<credential>/...`) goes on with the prefix taken off,
-    /// so the routes see the same paths as without access control. In front of the router,
-    /// not a middleware in it: Hummingbird picks a request's route before its middleware runs,
-    /// so a rewritten path must be rewritten before the router sees it.
-    func guarding(_ responder: @escaping HTTPChannelHandler.Responder, logger: Logger) -> HTTPChannelHandler.Responder {
+    /// The gate in front of the router, on every request whether or not any stream is private:
+    /// the client's own internal headers (`internalPrefix`) are removed; the path is
+    /// normalised (`RequestTarget`: a path that cannot be is refused here); with access
+    /// control, refusals are answered here and a request whose URL carried its credential
+    /// (`/access/<credential>/...`) goes on with the prefix taken off. The routes see the
+    /// canonical path, so they answer exactly what was judged. In front of the router, not a
+    /// middleware in it: Hummingbird picks a request's route before its middleware runs, so a
+    /// rewritten path must be rewritten before the router sees it.
+    static func guarding(_ responder: @escaping HTTPChannelHandler.Responder, access: ViewerAccess?, logger: Logger) -> HTTPChannelHandler.Responder {
         { request, writer, channel in
-            let spoofed = request.headers[Self.variantLimitHeader] != nil || request.headers[Self.grantHeader] != nil
-            switch check(target: request.head.path ?? "/", authorization: request.headers[.authorization]) {
+            let sent = request.head.path ?? "/"
+            let judgement = judge(access, target: sent, authorization: request.headers[.authorization])
+            let spoofed = request.headers.contains { $0.name.canonicalName.hasPrefix(internalPrefix) }
+            switch judgement.verdict {
             case let .refuse(refusal):
                 let requestID = RequestID.take(request.headers[RequestID.header])
-                let answer = refusal.response(requestID: requestID)
+                let answer = refusal.response(requestID: requestID, audience: judgement.audience)
                 if logger.logLevel <= .debug {
-                    logger.debug("Request", metadata: ["hb.request.method": "\(request.method)", "hb.request.path": "\(OriginFastResponder.logged(request.head.path ?? ""))",
+                    logger.debug("Request", metadata: ["hb.request.method": "\(request.method)", "hb.request.path": "\(OriginFastResponder.logged(sent))",
                                                        "http.status": "\(answer.status.code)", "request.id": "\(requestID)"])
                 }
                 var headers = answer.headers
                 headers[.contentLength] = String(answer.body.readableBytes)
                 let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: answer.body)
                 try await writer.write(response: HTTPResponse(status: answer.status, headerFields: headers), body: body)
-            case .pass(nil, nil) where !spoofed:
+            case .pass(nil, nil) where !spoofed && judgement.audience == .everyone:
                 try await responder(request, writer, channel)
             case let .pass(target, variant):
                 var head = request.head
-                head.headerFields[Self.grantHeader] = Self.grant(target: head.path ?? "", authorization: request.headers[.authorization])
+                head.headerFields = HTTPFields(head.headerFields.filter { !$0.name.canonicalName.hasPrefix(internalPrefix) })
+                head.headerFields[grantHeader] = grant(target: sent, authorization: request.headers[.authorization])
                 if let target { head.path = target }
-                head.headerFields[Self.variantLimitHeader] = variant
+                head.headerFields[variantLimitHeader] = variant
+                if judgement.audience == .credentialHolders { head.headerFields[privateHeader] = "1" }
                 try await responder(Request(head: head, body: request.body), writer, channel)
             }
         }
+    }
+
+    /// `GET /api/access`: the gate's verdict on another URL (`X-Original-URI`), for an edge
+    /// cache in front (nginx's auth_request, Config/nginx/sideline-edge-private.conf): 204, or
+    /// the 401/403 the URL itself would get. The 204 names what was judged: the canonical path
+    /// without its credential (`X-Sideline-Resource`, the edge's cache key) and with it
+    /// (`X-Sideline-Target`, what the edge asks the origin for), so the edge never keys, asks
+    /// or serves under another spelling than the one judged. A URL that cannot be normalised
+    /// gets a 204 with its path as sent for `X-Sideline-Target` and no `X-Sideline-Resource`:
+    /// the edge asks the origin for it, gets its 400 and stores it nowhere (a subrequest that
+    /// answered 400 itself would reach the viewer as nginx's 500).
+    static func edgeQuestion(_ request: Request, access: ViewerAccess?) -> Response {
+        let target = request.headers[originalURIHeader] ?? "/"
+        let judgement = judge(access, target: target, authorization: request.headers[.authorization])
+        var headers: HTTPFields = [.cacheControl: CachePolicy.noStore.headerValue]
+        switch judgement.verdict {
+        case let .refuse(refusal) where refusal.kind == .unauthorized || refusal.kind == .forbidden:
+            return Response(refusal.response(requestID: RequestID.current, audience: judgement.audience))
+        case .refuse:
+            headers[targetHeader] = RequestTarget.pathAsSent(target)
+        case .pass:
+            // Paths only: the edge adds the query as the viewer sent it, as the origin keeps it.
+            let path = { (target: String) in String(target[..<(target.firstIndex(of: "?") ?? target.endIndex)]) }
+            headers[resourceHeader] = judgement.resource.map(path)
+            headers[targetHeader] = judgement.canonical.map(path)
+        }
+        return Response(status: .noContent, headers: headers)
     }
 }
 

@@ -28,13 +28,19 @@ public struct ClipMade: Sendable, Equatable {
 }
 
 extension ClipPlan {
-    /// What a clip request asks for, checked against the registry.
-    public static func plan(stream name: String, query: String?, registry: StreamRegistry) -> Result<ClipPlan, Refusal> {
+    /// What a clip request asks for, checked against the registry. `limit`: the one variant the
+    /// request's credential covers (`ViewerAccess.variantLimit`), which is all it may clip.
+    public static func plan(stream name: String, query: String?, limit: String? = nil, registry: StreamRegistry) -> Result<ClipPlan, Refusal> {
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(name) } catch { return .failure(error) }
         let recorded = Set(stream.variantOrder.filter { stream.variants[$0]?.recording != nil })
+        let asked: String?
+        switch ClipVariantLimit.variant(asked: QueryParameter.value("variant", in: query), limit: limit, stream: name) {
+        case let .success(allowed): asked = allowed
+        case let .failure(refusal): return .failure(refusal)
+        }
         let variantName: String
-        switch variant(asked: QueryParameter.value("variant", in: query), variants: stream.variantOrder, recorded: recorded) {
+        switch variant(asked: asked, variants: stream.variantOrder, recorded: recorded) {
         case let .variant(chosen): variantName = chosen
         case let .unknown(asked, has): return .failure(.noSuchVariant(asked, of: name, has: has))
         case let .nothingRecorded(asked):
@@ -86,7 +92,7 @@ public struct ClipRoutes: Sendable {
     public func add<Context: RequestContext>(to router: Router<Context>) {
         router.get("/api/streams/:stream/clip.mp4") { request, context in
             let plan: ClipPlan
-            switch ClipPlan.plan(stream: context.parameters.get("stream") ?? "", query: request.uri.query, registry: registry) {
+            switch ClipPlan.plan(stream: context.parameters.get("stream") ?? "", query: request.uri.query, limit: ViewerAccess.variantLimit(of: request), registry: registry) {
             case let .success(made): plan = made
             case let .failure(refusal): return Response(refusal)
             }

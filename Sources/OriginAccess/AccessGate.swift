@@ -46,28 +46,67 @@ public struct AccessGate: Sendable {
     /// The verdict on a request for `target` (path and query as sent) carrying `authorization`
     /// (the header's value, if any), at `now` (Unix seconds).
     public func check(target: String, authorization: String?, now: Double) -> Verdict {
+        judge(target: target, authorization: authorization, now: now).verdict
+    }
+
+    /// The verdict with what an answer and an edge cache need beside it.
+    public struct Judgement: Sendable, Equatable {
+        public var verdict: Verdict
+        /// Who may keep the answer: `credentialHolders` for anything of a private stream.
+        public var audience: CacheAudience
+        /// The canonical target (`RequestTarget`), credential prefix included: what the
+        /// origin answers for this request, whatever its spelling. Nil when it cannot be
+        /// normalised (the verdict is then its 400).
+        public var canonical: String?
+        /// `canonical` without the `/access/<credential>` prefix: the resource itself, which
+        /// every viewer of it shares (an edge cache's key).
+        public var resource: String?
+    }
+
+    /// `check`, on the request's canonical target (`RequestTarget.normalise`): every spelling
+    /// of a path gets the verdict of its canonical form, and the pass carries that form, so
+    /// the routes answer exactly what was judged.
+    public func judge(target: String, authorization: String?, now: Double) -> Judgement {
+        let canonical: RequestTarget
+        switch RequestTarget.normalise(target) {
+        case let .success(normalised): canonical = normalised
+        case let .failure(refusal): return Judgement(verdict: .refuse(refusal), audience: .everyone)
+        }
+        let text = canonical.target
         // Nearly every request on a trusted LAN: nothing private, no prefix, nothing to do.
-        let prefixed = target.utf8.starts(with: Self.prefix.utf8)
-        if !rules.isEnabled && !prefixed { return .pass(target: nil, variant: nil) }
+        let prefixed = canonical.path.utf8.starts(with: Self.prefix.utf8)
+        if !rules.isEnabled && !prefixed {
+            return Judgement(verdict: .pass(target: text == target ? nil : text, variant: nil), audience: .everyone, canonical: text, resource: text)
+        }
         var credential: Substring?
-        var rest = Substring(target)
+        var rest = Substring(text)
         if prefixed {
-            let afterPrefix = Substring(target.utf8.dropFirst(Self.prefix.utf8.count))
-            let end = afterPrefix.utf8.firstIndex(of: UInt8(ascii: "/")) ?? afterPrefix.endIndex
+            let afterPrefix = Substring(text.utf8.dropFirst(Self.prefix.utf8.count))
+            let end = afterPrefix.utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? afterPrefix.endIndex
             credential = afterPrefix[..<end]
             rest = afterPrefix[end...]
             if rest.isEmpty || rest.utf8.first == UInt8(ascii: "?") { rest = "/" + rest }
         }
-        let rewritten = prefixed ? String(rest) : nil
+        let resource = String(rest)
+        let rewritten = prefixed || text != target ? resource : nil
+        var judgement = Judgement(verdict: .pass(target: rewritten, variant: nil), audience: .everyone, canonical: text, resource: resource)
         let scope: AccessScope
         switch AccessScope.of(path: rest) {
         case let .success(parsed): scope = parsed
-        case let .failure(refusal): return .refuse(refusal)
+        case let .failure(refusal):
+            judgement.verdict = .refuse(refusal)
+            return judgement
         }
-        guard case let .stream(stream, variant) = scope, rules.isPrivate(stream) else { return .pass(target: rewritten, variant: nil) }
-        if let credential { return check(credential: credential, stream: stream, variant: variant, now: now, target: rewritten) }
-        if let bearer = BearerToken.value(of: authorization) { return check(bearer: bearer, stream: stream, target: rewritten) }
-        return .refuse(Self.refusal(.unauthorized, "stream '\(stream)' is private: open the URL the page gives once you type the viewer token (or one from 'sideline sign \(stream)'), or send 'Authorization: Bearer <viewer token>'"))
+        guard case let .stream(stream, variant) = scope, rules.isPrivate(stream) else { return judgement }
+        judgement.audience = .credentialHolders
+        if let credential {
+            judgement.verdict = check(credential: credential, stream: stream, variant: variant, now: now, target: rewritten)
+        } else if let bearer = BearerToken.value(of: authorization) {
+            judgement.verdict = check(bearer: bearer, stream: stream, target: rewritten)
+        } else {
+            judgement.verdict = .refuse(Self.refusal(.unauthorized, "stream '\(stream)' is private: open the URL the page gives once you type the viewer token (or one from 'sideline sign \(stream)'), or send 'Authorization: Bearer <viewer token>'"))
+        }
+        return judgement
     }
 
     /// Whether `authorization` (a bearer token) lets its holder watch `stream`: an open

@@ -23,16 +23,59 @@ public enum CachePolicy: Equatable, Sendable {
     /// may keep the answer for a target duration.
     case gapSegment(maxAge: Int)
 
-    public var headerValue: String {
-        switch self {
-        case let .livePlaylist(maxAge): "public, max-age=\(maxAge)"
-        case .endedPlaylist: "public, max-age=86400"
-        case .segment: "public, max-age=31536000, immutable"
-        case .transientError: "public, max-age=1"
-        case .uncached: "no-cache"
-        case .noStore: "no-store"
-        case .gone: "public, max-age=3600"
-        case let .gapSegment(maxAge): "public, max-age=\(maxAge)"
+    /// The answer's `Cache-Control` for an open stream (any cache may keep it).
+    public var headerValue: String { headerValue(for: .everyone) }
+
+    /// The answer's `Cache-Control` for `audience`: the same lifetime either way, but only the
+    /// viewer's own cache may keep an answer about a private stream.
+    public func headerValue(for audience: CacheAudience) -> String {
+        switch lifetime {
+        case let .store(directives): "\(audience.scope), \(directives)"
+        case .revalidate: audience == .everyone ? "no-cache" : "private, no-cache"
+        case .never: "no-store"
         }
+    }
+
+    private enum Lifetime {
+        case store(String)
+        case revalidate
+        case never
+    }
+
+    private var lifetime: Lifetime {
+        switch self {
+        case let .livePlaylist(maxAge): .store("max-age=\(maxAge)")
+        case .endedPlaylist: .store("max-age=86400")
+        case .segment: .store("max-age=31536000, immutable")
+        case .transientError: .store("max-age=1")
+        case .uncached: .revalidate
+        case .noStore: .never
+        case .gone: .store("max-age=3600")
+        case let .gapSegment(maxAge): .store("max-age=\(maxAge)")
+        }
+    }
+}
+
+/// Who may keep an answer (RFC 9111 §5.2.2).
+public enum CacheAudience: Sendable, Equatable {
+    /// An open stream's answers, the page, the APIs: any cache, shared ones included (`public`).
+    case everyone
+    /// Anything of a private stream (playlists, segments, VOD, clips, refusals): only the
+    /// viewer's own cache (`private`), and `Vary` on the header a credential may ride on, so
+    /// a cache that is not ours never answers a request without that credential with an answer
+    /// made for one. (A credential in the URL is in the cache key already.) Our own edge
+    /// (Config/nginx/sideline-edge-private.conf) still shares one copy: it asks the origin
+    /// before every answer, and says so where it ignores `private`.
+    case credentialHolders
+
+    var scope: String { self == .everyone ? "public" : "private" }
+
+    /// The request header the credential may ride on, for `Vary`; nil for open answers.
+    public var varyOn: String? { self == .everyone ? nil : "Authorization" }
+
+    /// `vary` (the answer's own `Vary`, if any) with the credential's header added.
+    public func vary(adding vary: String?) -> String? {
+        guard let varyOn else { return vary }
+        return vary.map { $0 + ", " + varyOn } ?? varyOn
     }
 }

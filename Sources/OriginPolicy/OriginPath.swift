@@ -92,7 +92,8 @@ public enum OriginPath: Equatable, Sendable {
         return .success(text)
     }
 
-    private static func hexValue(_ c: UInt8) -> UInt8? {
+    /// One hex digit's value (either case); nil for any other byte.
+    static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case 0x30...0x39: c - 0x30
         case 0x41...0x46: c - 0x41 + 10

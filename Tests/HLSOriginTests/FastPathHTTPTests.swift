@@ -72,8 +72,9 @@ import Testing
         let admission = AdmissionControl()
         try await withServer(registry, fastPath: true, admission: admission) { fast = try await HTTPExchange.send(requests, port: $0) }
         // All but the two segment reads that missed the new server's cache (the first
-        // 000000.ts and the 206 of 000001.ts) never left the event loop.
-        #expect(admission.fastPathAnswers == requests.count - 2)
+        // 000000.ts and the 206 of 000001.ts) never left the event loop, and `/live/../secret`,
+        // which is `/secret` once normalised (RequestTarget): not a /live/ path, so the router's.
+        #expect(admission.fastPathAnswers == requests.count - 3)
         #expect(routed.count == requests.count && fast.count == requests.count)
         for (n, (a, b)) in zip(routed, fast).enumerated() {
             #expect(a.statusLine == b.statusLine, "\(requests[n].target)")

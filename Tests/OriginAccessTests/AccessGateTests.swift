@@ -109,11 +109,18 @@ import Testing
     }
 
     @Test(arguments: [
-        "", "garbage", "v1~home", "v1~home~short", "s1~home~notanumber~~AAAAAAAAAAAAAAAAAAAAAA", "s1~home~1~~AAAAAAAAAAAAAAAAAAAAAA~extra",
+        "garbage", "v1~home", "v1~home~short", "s1~home~notanumber~~AAAAAAAAAAAAAAAAAAAAAA", "s1~home~1~~AAAAAAAAAAAAAAAAAAAAAA~extra",
         "v1~..~AAAAAAAAAAAAAAAAAAAAAA", "x1~home~AAAAAAAAAAAAAAAAAAAAAA", "s1~home~-5~~AAAAAAAAAAAAAAAAAAAAAA",
     ])
     func malformedCredentialsAreUnauthorized(credential: String) {
         #expect(outcome("/access/\(credential)/live/home/master.m3u8") == .unauthorized)
+    }
+
+    /// An empty credential is a repeated slash: `/access//live/home/...` is
+    /// `/access/live/home/...`, whose "credential" is `live` and whose rest, `/home/...`,
+    /// names no stream's footage (the routes answer 404). It never reaches home's files.
+    @Test func anEmptyCredentialIsARepeatedSlash() {
+        #expect(gate.check(target: "/access//live/home/master.m3u8", authorization: nil, now: Self.now) == .pass(target: "/home/master.m3u8", variant: nil))
     }
 
     @Test func altering_any_field_breaks_the_mac() {

@@ -1,0 +1,87 @@
+import OriginPolicy
+import Testing
+
+/// `RequestTarget.normalise`, row by row: every spelling of a file has one canonical path, an
+/// encoded slash never becomes a separator, and what cannot be normalised is a 400 that no
+/// cache stores.
+@Suite struct RequestTargetTests {
+    static func canonical(_ raw: String) -> String? {
+        guard case let .success(target) = RequestTarget.normalise(raw) else { return nil }
+        return target.target
+    }
+
+    @Test(arguments: [
+        // Already canonical: as it is.
+        ("/live/home/720p/000001.ts", "/live/home/720p/000001.ts"),
+        ("/", "/"),
+        ("/live/home/720p/index.m3u8?_HLS_msn=3&_HLS_skip=YES", "/live/home/720p/index.m3u8?_HLS_msn=3&_HLS_skip=YES"),
+        ("/access/s1~home~1800000000~~AbC-_9/live/home/master.m3u8", "/access/s1~home~1800000000~~AbC-_9/live/home/master.m3u8"),
+        // The spellings the issue found let through: one name each.
+        ("/%6Cive/home/720p/000001.ts", "/live/home/720p/000001.ts"),
+        ("/%6cive/home/master.m3u8", "/live/home/master.m3u8"),
+        ("/./live/home/720p/000001.ts", "/live/home/720p/000001.ts"),
+        ("/live/./home/720p/000001.ts", "/live/home/720p/000001.ts"),
+        ("/live/main/../home/720p/000001.ts", "/live/home/720p/000001.ts"),
+        ("/access/s1~home~1~~x/live/home/../away/000001.ts", "/access/s1~home~1~~x/live/away/000001.ts"),
+        // Encoded dots are dots; repeated slashes are one.
+        ("/live/%2e%2E/live/home/master.m3u8", "/live/home/master.m3u8"),
+        ("/live/%2E/home/master.m3u8", "/live/home/master.m3u8"),
+        ("//live///home//master.m3u8", "/live/home/master.m3u8"),
+        // An encoded slash stays inside its component, spelled one way.
+        ("/live/main%2F180p/index.m3u8", "/live/main%2F180p/index.m3u8"),
+        ("/live/main%2f180p/index.m3u8", "/live/main%2F180p/index.m3u8"),
+        ("/live/main%2F..%2Fhome/master.m3u8", "/live/main%2F..%2Fhome/master.m3u8"),
+        // Other reserved or unsafe bytes: encoded, in capitals; pchar as it is.
+        ("/live/a b/%3f/%25/%7e/%21", "/live/a%20b/%3F/%25/~/!"),
+        ("/live/\u{e9}t\u{e9}", "/live/%C3%A9t%C3%A9"),
+        // Directories keep their trailing slash; the root stays the root.
+        ("/live/home/", "/live/home/"),
+        ("/live/home/.", "/live/home/"),
+        ("/live/home/..", "/live/"),
+        ("/live/..", "/"),
+        ("//", "/"),
+        // The query is kept as sent, dots, escapes and all.
+        ("/./live/x.m3u8?a=/../%2F", "/live/x.m3u8?a=/../%2F"),
+    ])
+    func everySpellingHasOneCanonicalForm(raw: String, expected: String) {
+        #expect(Self.canonical(raw) == expected, "\(raw)")
+        // And the canonical form is its own.
+        #expect(Self.canonical(expected) == expected)
+    }
+
+    @Test(arguments: [
+        ("/../live/home/master.m3u8", "above the root"),
+        ("/live/../../home/master.m3u8", "above the root"),
+        ("/%2e%2e/live/home/master.m3u8", "above the root"),
+        ("/live/h%00ome/master.m3u8", "control character"),
+        ("/live/h\u{0}ome/master.m3u8", "control character"),
+        ("/live/h%0Aome/master.m3u8", "control character"),
+        ("/live/h%7Fome/master.m3u8", "control character"),
+        ("/live/h%zzome/master.m3u8", "percent-encoding"),
+        ("/live/home%2", "percent-encoding"),
+        ("/live/home%", "percent-encoding"),
+        ("live/home/master.m3u8", "starts with '/'"),
+        ("http://host/live/home/master.m3u8", "starts with '/'"),
+        ("*", "starts with '/'"),
+        ("", "starts with '/'"),
+    ])
+    func whatCannotBeNormalisedIsA400NoCacheStores(raw: String, reason: String) throws {
+        guard case let .failure(refusal) = RequestTarget.normalise(raw) else {
+            Issue.record("\(raw) was normalised")
+            return
+        }
+        #expect(refusal.kind == .malformedRequest && refusal.status == 400)
+        #expect(refusal.cache == .noStore, "another spelling must not be answered with it")
+        #expect(refusal.reason.contains(reason), "\(refusal.reason)")
+    }
+
+    @Test func anOverlongPathIsRefusedAndOneAtTheBoundIsNot() {
+        let atBound = "/" + String(repeating: "a", count: RequestTarget.maximumLength - 1)
+        #expect(Self.canonical(atBound) == atBound)
+        #expect(Self.canonical(atBound + "a") == nil)
+        // Many dot segments within the bound: linear work, one answer.
+        #expect(Self.canonical(String(repeating: "/a/..", count: 800) + "/live") == "/live")
+        // The query does not count towards the bound (its own parsers bound what they read).
+        #expect(Self.canonical("/x?" + String(repeating: "q", count: 10_000)) != nil)
+    }
+}
