@@ -20,8 +20,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        // multipart/form-data uploads to the ingest (a field app's way of pushing).
-        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // RFC 8941 structured fields: the players' CMCD (PlayerSessions) and the origin's CMSD.
         .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.7.0"),
         // HMAC-SHA256 for viewer credentials and signed URLs (OriginAccess).
@@ -102,8 +100,6 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                // Reads the file of a multipart/form-data upload to /ingest/.
-                .product(name: "MultipartKit", package: "multipart-kit"),
                 // Ingest uploads are checked and written on NIO's blocking-I/O thread pool.
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -206,7 +202,7 @@ let package = Package(
         .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
         // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the
         // replay of their seed corpora.
-        .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions"]),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "MPEGTS", "OriginAccess", "OriginPolicy", "PlayerSessions", "StreamMirroring", "StreamPushing"]),
         .testTarget(
             name: "HLSOriginTests",
             dependencies: [

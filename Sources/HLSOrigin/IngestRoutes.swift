@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import MultipartKit
 import NIOCore
 import NIOPosix
 import OriginPolicy

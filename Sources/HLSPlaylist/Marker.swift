@@ -102,6 +102,9 @@ extension MediaPlaylist {
         let times = entryTimes()
         guard let first = times.first(where: { $0.date != nil }), let firstDate = first.date,
               let last = times.last, let lastDate = last.date else { return nil }
-        return firstDate.addingTimeInterval(-first.start)...lastDate.addingTimeInterval(last.end - last.start)
+        let start = firstDate.addingTimeInterval(-first.start)
+        let end = lastDate.addingTimeInterval(last.end - last.start)
+        // Dates a pusher or an upstream wrote may go back: the span is still a range, not a trap.
+        return min(start, end)...max(start, end)
     }
 }

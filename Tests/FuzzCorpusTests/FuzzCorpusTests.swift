@@ -8,11 +8,17 @@ import Testing
         .appendingPathComponent("Fixtures/fuzz")
 
     @Test func everyTargetHasASeedCorpusAndEveryDirectoryATarget() throws {
-        let directories = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).filter { !$0.hasPrefix(".") }
+        // <target>.dict beside a directory is its libFuzzer dictionary, not a target.
+        let directories = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).filter { !$0.hasPrefix(".") && !$0.hasSuffix(".dict") }
         #expect(Set(directories) == Set(FuzzTargets.all.keys))
         for name in directories {
             #expect(try FileManager.default.contentsOfDirectory(atPath: Self.corpus.appendingPathComponent(name).path).count >= 3, "\(name) has seeds")
         }
+    }
+
+    @Test func everyDictionaryBelongsToATarget() throws {
+        let dictionaries = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).filter { $0.hasSuffix(".dict") }
+        for name in dictionaries { #expect(FuzzTargets.all[String(name.dropLast(5))] != nil, "\(name) names no target") }
     }
 
     @Test(arguments: FuzzTargets.all.keys.sorted())

@@ -1,8 +1,11 @@
 import Foundation
 import HLSPlaylist
+import MPEGTS
 @testable import OriginAccess
 import OriginPolicy
 import PlayerSessions
+import StreamMirroring
+import StreamPushing
 
 /// Every parser that reads bytes from the network, as one fuzz target each. The same file is
 /// compiled into the libFuzzer harnesses (scripts/fuzz/run.sh) and into the unit test that
@@ -19,12 +22,6 @@ enum FuzzTargets {
             _ = OriginPath.parse(text)
             _ = IngestPath.parse(text)
             _ = AccessScope.of(path: Substring(text))
-        },
-        // The one normalisation of a request path (RequestTarget): never traps, and its
-        // canonical form is its own canonical form (so every spelling of it is judged alike).
-        "request-target": { bytes in
-            guard case let .success(canonical) = bytes.withUnsafeBufferPointer({ RequestTarget.normalise($0) }) else { return }
-            precondition(RequestTarget.normalise(canonical.path) == .success(RequestTarget(path: canonical.path, query: nil)), "not idempotent: \(canonical.path)")
         },
         // Query strings: delivery directives, clip and VOD windows, any named parameter.
         "query": { bytes in
@@ -70,5 +67,55 @@ enum FuzzTargets {
         "multivariant-playlist": { bytes in
             _ = try? MultivariantPlaylist.parse(String(decoding: bytes, as: UTF8.self))
         },
+        // Parse then render: every number a parsed playlist carries goes through the decimal
+        // formatting and the date arithmetic of each form the origin and a mirror serve.
+        "playlist-render": { bytes in FuzzInputs.render(String(decoding: bytes, as: UTF8.self)) },
+        // Any Double (its 8 bytes) and any number of places through the formats that render them.
+        "decimal-format": { bytes in FuzzInputs.formatDecimals(bytes) },
+        // A segment pushed to the ingest: the check, the tables' order, as sent and with every
+        // 188th byte made a sync byte (so the fuzzer gets past the packet framing).
+        "pushed-segment": { bytes in
+            for segment in [bytes, FuzzInputs.framed(bytes)] {
+                _ = PushedSegmentCheck.inspect(segment)
+                _ = PushedSegmentCheck.inspect(segment, announced: bytes.count)
+                _ = TransportStreamHeaders.patFirst(segment)
+            }
+        },
+        // Restamping (the ingest moves each pushed segment onto the stream's timeline): the
+        // first 8 bytes are the offset, the next the copy count, the rest the segment.
+        "restamp": { bytes in
+            let offset = FuzzInputs.integer(bytes.prefix(8))
+            let copy = Int(Int8(bitPattern: bytes.dropFirst(8).first ?? 0))
+            for segment in [Array(bytes.dropFirst(9)), FuzzInputs.framed(Array(bytes.dropFirst(9)))] {
+                _ = try? TransportStreamRestamp.restamp(segment, by: offset, copy: copy)
+                _ = TransportStreamRestamp.firstPTS(segment)
+            }
+        },
+        // A segment a mirror downloaded: the first byte picks the announced Content-Length.
+        "mirror-segment": { bytes in
+            let url = URL(fileURLWithPath: "/live/main/720p/000000.ts")
+            let body = Array(bytes.dropFirst())
+            let announced: Int? = bytes.first.map { $0 == 0 ? nil : body.count + Int(Int8(bitPattern: $0)) } ?? nil
+            for segment in [body, FuzzInputs.framed(body)] {
+                _ = UpstreamRequests.segmentOutcome(UpstreamAnswer(status: 200, body: segment, announcedLength: announced), url: url)
+            }
+        },
+        // The ingest's ledger fed the playlists of one input (NUL-separated, alternating
+        // variants), each with its segments received first, as an encoder pushes them.
+        "ingest-ledger": { bytes in FuzzInputs.ledger(bytes) },
+        // A pushed stream's metadata body (JSON or the field app's text).
+        "stream-metadata": { bytes in
+            _ = StreamMetadata.parse(bytes)
+            _ = StreamMetadata.combining(file: bytes, title: nil, description: "d", keywords: nil)
+        },
+        // A multipart/form-data upload to /ingest/: the first line is the Content-Type, the rest
+        // the body, through the same call the ingest route makes.
+        "multipart-form": { bytes in
+            let split = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            _ = MultipartUpload.file(in: Array(bytes[split...].dropFirst()), contentType: String(decoding: bytes[..<split], as: UTF8.self))
+        },
+        // A mirror's upstream media playlist through the mirror's pure decisions: what it lists
+        // and fetches, the conflict check, the next reload, each mode's form.
+        "mirror-playlist": { bytes in FuzzInputs.mirror(String(decoding: bytes, as: UTF8.self)) },
     ]
 }

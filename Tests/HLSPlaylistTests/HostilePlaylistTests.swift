@@ -86,6 +86,19 @@ import Testing
         #expect(!ProgramDateTime.format(Date(timeIntervalSince1970: value)).isEmpty)
     }
 
+    /// Found by the fuzzer (Tests/Fixtures/fuzz/playlist-render/crash-dates-going-back.m3u8): a
+    /// pusher's or an upstream's program date-times that go back made the recording's span an
+    /// inverted range, a trap when an analyst adds a marker.
+    @Test func programDateTimesThatGoBackGiveASpanNotATrap() throws {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PROGRAM-DATE-TIME:8140-11-21T19:00:00.000Z\n#EXTINF:2,\na.ts\n"
+            + "#EXT-X-PROGRAM-DATE-TIME:2026-11-21T19:00:02.000Z\n#EXTINF:2,\nb.ts\n"
+        let playlist = try MediaPlaylist.parse(text)
+        let span = try #require(playlist.dateSpan)
+        #expect(span.lowerBound <= span.upperBound)
+        _ = playlist.offsets(of: [span.lowerBound, span.upperBound])
+        _ = playlist.vodRendition(covering: TimeWindow(start: .date(span.lowerBound), end: .date(span.upperBound)))
+    }
+
     @Test func aFrameRateOfNaNBuiltInCodeRendersAsNoFrameRate() {
         let master = MultivariantPlaylist(variants: [VariantStream(uri: "720p/index.m3u8", bandwidth: 1, codecs: [], frameRate: .nan)])
         #expect(!master.render().contains("FRAME-RATE"))
