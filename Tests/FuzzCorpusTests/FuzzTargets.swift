@@ -23,6 +23,12 @@ enum FuzzTargets {
             _ = IngestPath.parse(text)
             _ = AccessScope.of(path: Substring(text))
         },
+        // The one normalisation of a request path (RequestTarget): never traps, and its
+        // canonical form is its own canonical form (so every spelling of it is judged alike).
+        "request-target": { bytes in
+            guard case let .success(canonical) = bytes.withUnsafeBufferPointer({ RequestTarget.normalise($0) }) else { return }
+            precondition(RequestTarget.normalise(canonical.path) == .success(RequestTarget(path: canonical.path, query: nil)), "not idempotent: \(canonical.path)")
+        },
         // Query strings: delivery directives, clip and VOD windows, any named parameter.
         "query": { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
