@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import OriginPolicy
+import SidelineCore
 import Synchronization
 
 /// The server's own condition for `StatusPolicy`: draining for shutdown, or more connections
@@ -16,12 +17,17 @@ public final class AdmissionControl: Sendable {
         /// A connection that sends nothing (between requests, or while its request's head
         /// trickles in) for this long is closed. Nil: never.
         public var idleTimeout: Duration?
+        /// A connection whose answer's writes make no progress (the client stopped reading) for
+        /// this long is closed. Nil: never.
+        public var writeTimeout: Duration?
 
-        public init(maxConnections: Int? = nil, maxRequestsInFlight: Int? = nil, maxConnectionsPerClient: Int? = nil, idleTimeout: Duration? = nil) {
+        public init(maxConnections: Int? = nil, maxRequestsInFlight: Int? = nil, maxConnectionsPerClient: Int? = nil, idleTimeout: Duration? = nil,
+                    writeTimeout: Duration? = nil) {
             self.maxConnections = maxConnections
             self.maxRequestsInFlight = maxRequestsInFlight
             self.maxConnectionsPerClient = maxConnectionsPerClient
             self.idleTimeout = idleTimeout
+            self.writeTimeout = writeTimeout
         }
     }
 
@@ -34,12 +40,13 @@ public final class AdmissionControl: Sendable {
     /// Requests the fast path answered on the event loop (OriginFastPath).
     private let fastAnswers = Atomic<Int>(0)
 
-    /// Connections per client address (`limits.maxConnectionsPerClient`).
+    /// Connections per client address (`limits.maxConnectionsPerClient`), and the one place
+    /// that frees a connection for a new client at either cap.
     public let clients: ClientConnections
 
-    public init(limits: Limits = Limits()) {
+    public init(limits: Limits = Limits(), clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
         self.limits = limits
-        self.clients = ClientConnections(cap: limits.maxConnectionsPerClient)
+        self.clients = ClientConnections(cap: limits.maxConnectionsPerClient, maxConnections: limits.maxConnections, writeTimeout: limits.writeTimeout, clock: clock)
     }
 
     /// From now on every new request is answered 503; requests already admitted finish.
@@ -54,7 +61,10 @@ public final class AdmissionControl: Sendable {
     /// One rule for both ways in: `enter()` (the router) and `isServingFreely` (the fast path).
     private func condition(inFlight: Int) -> StatusPolicy.ServerCondition {
         if isDraining { return .draining }
-        if let max = limits.maxConnections, connections.load(ordering: .relaxed) > max { return .overloaded }
+        // The connection table's count, not Hummingbird's: a connection closed to make room
+        // (`ClientConnections`) leaves the table at once, while Hummingbird's counter holds it
+        // until its close completes, and the new client it made room for would be refused.
+        if let max = limits.maxConnections, clients.openConnections > max { return .overloaded }
         if let max = limits.maxRequestsInFlight, inFlight > max { return .overloaded }
         return .serving
     }

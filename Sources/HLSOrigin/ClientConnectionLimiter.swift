@@ -1,45 +1,38 @@
 import NIOCore
-import Synchronization
+import NIOHTTPTypes
+import OriginPolicy
 
-/// Open connections per client address, so one device cannot take the whole connection limit
-/// (1,100 idle connections from one address used to lock every player out).
-public final class ClientConnections: Sendable {
-    /// Connections one address may hold open; nil for no cap.
-    public let cap: Int?
-    private let open = Mutex<[String: Int]>([:])
+/// Counts each connection in `ClientConnections` (which may close a less useful one, or this
+/// one, at a cap), keeps its `ConnectionActivity`, and closes it when an answer's writes make
+/// no progress for `ClientConnections.writeTimeout`. Sits between the HTTP codec and Hummingbird's
+/// connection-state handler, so it sees every request head and every answer part, the fast
+/// path's included.
+///
+/// Why a write timeout of its own: Hummingbird's idle timer is off while an answer is written,
+/// so a client that never reads a large answer held its connection for ever.
+final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
 
-    public init(cap: Int?) { self.cap = cap }
+    /// Body parts are written in pieces of at most this size, each with its own completion, so
+    /// progress is seen every 64 KiB a client reads: a slow player on a big segment keeps
+    /// showing progress, where one 6 MB write would complete only at its end.
+    static let pieceBytes = 64 << 10
 
-    /// Counts a new connection in; false (and not counted) when its address is at the cap.
-    func admit(_ address: String) -> Bool {
-        open.withLock { counts in
-            let now = counts[address, default: 0]
-            if let cap, now >= cap { return false }
-            counts[address] = now + 1
-            return true
-        }
-    }
-
-    func release(_ address: String) {
-        open.withLock { counts in
-            let left = counts[address, default: 1] - 1
-            counts[address] = left > 0 ? left : nil
-        }
-    }
-
-    public func openConnections(from address: String) -> Int { open.withLock { $0[address] ?? 0 } }
-}
-
-/// Closes a new connection at once when its client address already holds `cap` connections.
-/// Added to every connection's pipeline (`HTTP1Channel.Configuration.additionalChannelHandlers`);
-/// it never touches what the connection carries.
-final class ClientConnectionLimiter: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = Any
     private let clients: ClientConnections
-    private var counted: String?
+    private let writeTimeout: Duration?
+    private let activity: ConnectionActivity
+    private var counted: UInt64?
     private var decided = false
+    private var timer: Scheduled<Void>?
 
-    init(clients: ClientConnections) { self.clients = clients }
+    init(clients: ClientConnections) {
+        self.clients = clients
+        self.writeTimeout = clients.writeTimeout
+        self.activity = ConnectionActivity(now: clients.clock())
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { decide(context) }
@@ -55,22 +48,68 @@ final class ClientConnectionLimiter: ChannelInboundHandler, RemovableChannelHand
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) { release() }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        release()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) { activity.requestStarted(now: clients.clock()) }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let part = unwrapOutboundIn(data)
+        guard case var .body(rest) = part, rest.readableBytes > Self.pieceBytes else {
+            if case .end = part { activity.requestAnswered() }
+            track(part, context: context, promise: promise)
+            return
+        }
+        while rest.readableBytes > Self.pieceBytes, let piece = rest.readSlice(length: Self.pieceBytes) {
+            track(.body(piece), context: context, promise: nil)
+        }
+        track(.body(rest), context: context, promise: promise)
+    }
+
+    private func track(_ part: HTTPResponsePart, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        let written = context.eventLoop.makePromise(of: Void.self)
+        if activity.writeQueued(now: clients.clock()) { armTimer(context) }
+        written.futureResult.whenComplete { [activity, clients] _ in activity.writeDone(now: clients.clock()) }
+        if let promise { written.futureResult.cascade(to: promise) }
+        context.write(wrapOutboundOut(part), promise: written)
+    }
+
+    /// Checks the write timeout while writes are outstanding; stops when they are done.
+    private func armTimer(_ context: ChannelHandlerContext, after delay: Duration? = nil) {
+        guard let writeTimeout, timer == nil else { return }
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: .init(delay ?? writeTimeout)) { [self] in
+            timer = nil
+            let state = activity.state
+            let now = clients.clock()
+            let timeout = writeTimeout.inSeconds
+            if ConnectionEviction.writeTimedOut(state, now: now, timeout: timeout) {
+                context.close(promise: nil)
+            } else if case let .writing(lastProgress) = state {
+                armTimer(context, after: .milliseconds(Int64(max(0.01, lastProgress + timeout - now) * 1000)))
+            }
+        }
+    }
 
     private func decide(_ context: ChannelHandlerContext) {
         guard !decided else { return }
         decided = true
         guard let address = context.channel.remoteAddress?.ipAddress else { return }
-        if clients.admit(address) {
-            counted = address
+        if let id = clients.admit(address, activity: activity, channel: context.channel) {
+            counted = id
         } else {
             context.close(promise: nil)
         }
     }
 
     private func release() {
-        guard let address = counted else { return }
+        guard let id = counted else { return }
         counted = nil
-        clients.release(address)
+        clients.release(id)
     }
 }

@@ -6,7 +6,7 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1.1 child channel, set up as `HTTP1Channel` sets it up, with two of
-/// Sideline's handlers: the per-client connection cap first, and the fast path last, after
+/// Sideline's handlers: the connection caps and write timeout first, and the fast path last, after
 /// Hummingbird's connection-state handler. `HTTP1Channel`'s `additionalChannelHandlers` go
 /// before that handler, where answers the fast path sends would be invisible to its idle
 /// timer: it would close busy connections as idle.

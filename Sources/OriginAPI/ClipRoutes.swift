@@ -13,6 +13,12 @@ public protocol ClipMaking: Sendable {
     /// Copies `segments` from `start` to `end` (seconds from the start of the first) into an MP4
     /// at `path`. Leaves no file behind when it throws.
     func makeClip(segments: [String], start: Double, end: Double, into path: String) async throws -> ClipMade
+    /// How long, how many and how much scratch clips may take (`clips` in the config).
+    var bounds: ClipBounds { get }
+}
+
+extension ClipMaking {
+    public var bounds: ClipBounds { ClipBounds() }
 }
 
 public struct ClipMade: Sendable, Equatable {
@@ -60,9 +66,9 @@ extension ClipPlan {
 }
 
 extension ClipRoutes {
-    /// Clips are unlinked as soon as they are open for sending. One whose body was never sent
-    /// (a HEAD request, whose body Hummingbird drops; a client gone before the first byte) is
-    /// removed here, before the next clip is made, once it is ten minutes old.
+    /// Clips are unlinked as soon as they are open for sending, and at the latest when their
+    /// `ClipScratch.Reservation` ends. This sweep is a second net for files a crash left: it
+    /// removes them, before the next clip is made, once they are ten minutes old.
     func sweepScratch(now: Date = Date()) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: scratchDirectory)) ?? []
         for name in names {
@@ -77,16 +83,19 @@ extension ClipRoutes {
 /// `GET /api/streams/{stream}/clip.mp4?start=&end=&variant=`: an MP4 of any range of the
 /// recording (`start` and `end` as in `/vod/`: program date-times or seconds from the start),
 /// remuxed from the recorded segments without re-encoding, and sent as a download. The MP4 is
-/// made in `<data dir>/.clips/` and deleted once it is open for sending.
+/// made in `<data dir>/.clips/` and deleted once it is open for sending. `ClipBounds` bounds its
+/// length, the clips at once and their scratch space; `HEAD` makes no clip.
 public struct ClipRoutes: Sendable {
     let registry: StreamRegistry
     let maker: any ClipMaking
     let scratchDirectory: String
+    let scratch: ClipScratch
 
     public init(registry: StreamRegistry, maker: any ClipMaking, dataDirectory: String) {
         self.registry = registry
         self.maker = maker
         self.scratchDirectory = dataDirectory + "/.clips"
+        self.scratch = ClipScratch(bounds: maker.bounds)
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
@@ -96,22 +105,32 @@ public struct ClipRoutes: Sendable {
             case let .success(made): plan = made
             case let .failure(refusal): return Response(refusal)
             }
+            if let refusal = scratch.bounds.refusal(duration: plan.end - plan.start) { return Response(refusal) }
+            var headers: HTTPFields = [
+                .contentType: "video/mp4",
+                .contentDisposition: "attachment; filename=\"\(plan.fileName)\"",
+                .cacheControl: "no-store",
+                .accessControlAllowOrigin: "*",
+            ]
+            // HEAD: the headers the plan gives, without making the clip (it used to make the whole
+            // MP4 and leave it behind). The length and X-Clip-* are known only once it is made.
+            if request.method == .head { return Response(status: .ok, headers: headers, body: ResponseBody { try await $0.finish(nil) }) }
+            let reservation: ClipScratch.Reservation
+            switch scratch.reserve(bytes: plannedBytes(plan, stream: context.parameters.get("stream") ?? "")) {
+            case let .success(taken): reservation = taken
+            case let .failure(refusal): return Response(refusal)
+            }
             try? FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
             sweepScratch()
             let path = "\(scratchDirectory)/\(UInt64.random(in: 0...UInt64.max)).mp4"
+            reservation.holds(path)
             let made: ClipMade
             do {
                 made = try await maker.makeClip(segments: plan.segments, start: plan.start, end: plan.end, into: path)
             } catch {
                 return Response(Refusal(.internalError, "the clip could not be made: \(error)", audience: .operators))
             }
-            var headers: HTTPFields = [
-                .contentType: "video/mp4",
-                .contentLength: String(made.bytes),
-                .contentDisposition: "attachment; filename=\"\(plan.fileName)\"",
-                .cacheControl: "no-store",
-                .accessControlAllowOrigin: "*",
-            ]
+            headers[.contentLength] = String(made.bytes)
             // Says where the clip really starts: a copy starts on the keyframe at or before the asked start.
             headers[HTTPField.Name("X-Clip-Snapped-By")!] = String(format: "%.3f", made.snappedBy)
             if let date = plan.startDate {
@@ -119,6 +138,8 @@ public struct ClipRoutes: Sendable {
             }
             headers[HTTPField.Name("X-Clip-Duration")!] = String(format: "%.3f", made.duration)
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                // The scratch room and file are held until this body is done with (sent or not).
+                defer { withExtendedLifetime(reservation) {} }
                 try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
                     // Open: the name can go now; the bytes stay until the handle closes.
                     unlink(path)
@@ -129,5 +150,15 @@ public struct ClipRoutes: Sendable {
                 try await writer.finish(nil)
             })
         }
+    }
+}
+
+extension ClipRoutes {
+    /// The clip's scratch size, about: the recorded segments it copies (an MP4 of the same
+    /// packets is a little smaller than their MPEG-TS).
+    func plannedBytes(_ plan: ClipPlan, stream: String) -> Int {
+        guard let variant = (try? registry.existing(stream))?.variants[plan.variant] else { return 0 }
+        let files = Set(plan.segments)
+        return variant.segments.values.reduce(0) { total, file in files.contains(file.path) ? total &+ max(0, file.size) : total }
     }
 }

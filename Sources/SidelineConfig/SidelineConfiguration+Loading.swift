@@ -86,6 +86,7 @@ extension SidelineConfiguration {
             if let limit = try server.int("max_requests_in_flight", in: 0...1_000_000) { config.server.maxRequestsInFlight = limit == 0 ? nil : limit }
             if let limit = try server.int("max_connections_per_client", in: 0...1_000_000) { config.server.maxConnectionsPerClient = limit == 0 ? nil : limit }
             if let seconds = try server.double("idle_timeout", in: 0...3600) { config.server.idleTimeout = seconds == 0 ? nil : seconds }
+            if let seconds = try server.double("write_timeout", in: 0...3600) { config.server.writeTimeout = seconds == 0 ? nil : seconds }
             config.server.deltaUpdates = try server.bool("delta_updates") ?? config.server.deltaUpdates
             config.server.blockingReload = try server.bool("blocking_reload") ?? config.server.blockingReload
             config.server.requestMetrics = try server.bool("request_metrics") ?? config.server.requestMetrics
@@ -124,6 +125,8 @@ extension SidelineConfiguration {
             config.access.failedCredentialsInterval = try access.double("failed_credentials_interval", in: 0.001...86_400) ?? config.access.failedCredentialsInterval
             try access.rejectUnknownKeys()
         }
+        if var clips = try top.section("clips") { config.clips = try clipSettings(from: &clips) }
+        if var ingest = try top.section("ingest") { config.ingest = try ingestSettings(from: &ingest) }
         if var analyst = try top.section("analyst") {
             config.analyst.token = try analyst.string("token", matching: { $0.isEmpty || isStrongSecret($0) }, expected: secretExpected + ", or empty for off") ?? config.analyst.token
             try analyst.rejectUnknownKeys()

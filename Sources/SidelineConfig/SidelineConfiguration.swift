@@ -20,6 +20,10 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var push = PushSettings()
     /// `access`: how viewers of private streams are let in.
     public var access = AccessSettings()
+    /// `clips`: how long, how many and how much scratch disk viewers' clips may take.
+    public var clips = ClipSettings()
+    /// `ingest`: uploads in flight, bytes buffered and unplaced segments of pushed streams.
+    public var ingest = IngestSettings()
 
     public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
                 admin: AdminSettings = AdminSettings(), retention: RetentionSettings = RetentionSettings()) {
@@ -93,6 +97,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// `server.idle_timeout`: seconds a connection may send nothing (between requests, or
     /// while its request's head trickles in) before it is closed. nil (0): never.
     public var idleTimeout: Double? = 20
+    /// `server.write_timeout`: seconds an answer's writes may make no progress (the client
+    /// stopped reading) before its connection is closed. nil (0): never.
+    public var writeTimeout: Double? = 30
     /// `server.delta_updates`: live media playlists offer Playlist Delta Updates
     /// (`CAN-SKIP-UNTIL`, `_HLS_skip`), so a player at hour 3 reloads a few hundred bytes.
     public var deltaUpdates = true

@@ -3,14 +3,20 @@ import HLSOrigin
 import MediaPipeline
 import NIOPosix
 import OriginAPI
+import OriginPolicy
+import SidelineConfig
 
 /// Makes clips for `GET /api/streams/{stream}/clip.mp4` with `ClipRemuxer` on two threads of
 /// its own: a remux blocks in libavformat, so it never runs on Swift concurrency's pool, and at
 /// most two run at once, so a crowd asking for clips cannot starve the encoders of CPU.
 public final class ClipService: ClipMaking {
     private let pool: NIOThreadPool
+    public let bounds: ClipBounds
 
-    public init() {
+    /// `settings`: the config's `clips` section (the defaults when left out).
+    public init(settings: ClipSettings = ClipSettings()) {
+        bounds = ClipBounds(maxDuration: settings.maxDuration, maxInProgress: settings.maxInProgress,
+                            scratchLimitBytes: settings.scratchLimitMegabytes.multipliedReportingOverflow(by: 1 << 20).overflow ? .max : settings.scratchLimitMegabytes << 20)
         pool = NIOThreadPool(numberOfThreads: 2)
         pool.start()
     }

@@ -90,7 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
         let console = ConsoleStatus(streams: running.map { entry in (entry.name, { entry.stream.statistics }) }, registry: registry)
         let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
                                                        maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
-                                                       idleTimeout: settings.server.idleTimeout.map { .milliseconds(Int64($0 * 1000)) }))
+                                                       idleTimeout: settings.server.idleTimeout.map { .milliseconds(Int64($0 * 1000)) }, writeTimeout: settings.server.writeTimeout.map { .milliseconds(Int64($0 * 1000)) }))
         let adminToken = ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
         let operations = PipelineOperations(services: Dictionary(uniqueKeysWithValues: running.map { ($0.name, $0.stream) }),
                                             registry: registry, dataDirectory: settings.dataDirectory, logger: logger)
@@ -108,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
             { admin?.add(to: $0) },
             { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
                            analystToken: analystToken, adminToken: adminToken).add(to: $0) },
-            { ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: settings.dataDirectory).add(to: $0) },
+            { [clips = ClipRoutes(registry: registry, maker: ClipService(settings: settings.clips), dataDirectory: settings.dataDirectory)] in clips.add(to: $0) },
             { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access).add(to: $0) },
             { WatchPage.add(to: $0) },
             { SessionsRoutes(diagnostics: diagnostics, adminToken: adminToken).add(to: $0) },

@@ -12,10 +12,13 @@ import Glibc
 /// One device cannot starve the others: connections over its address's cap are closed at
 /// once, idle ones after the idle timeout, and a player at another address is served.
 @Suite struct ClientLimitsHTTPTests {
-    /// A TCP connection from `source` (a loopback address) to 127.0.0.1:`port`, as a file descriptor.
-    static func connect(port: Int, from source: String = "127.0.0.1") throws -> Int32 {
+    /// A TCP connection from `source` (a loopback address) to 127.0.0.1:`port`, as a file
+    /// descriptor. `receiveBuffer`: the socket's receive buffer in bytes (set before connecting,
+    /// so the window it offers stays that small), for clients that read slowly or not at all.
+    static func connect(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         inet_pton(AF_INET, source, &local.sin_addr)
