@@ -45,8 +45,7 @@ import TestSupport
             proxy_cache_path \(directory)/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
             upstream sideline_origin { server 127.0.0.1:\(origin); keepalive 16; }
             map $http_accept_encoding $sideline_encoding { ~*gzip gzip; default ""; }
-            map $uri $sideline_resource { ~^/access/[^/]+(?<rest>/.*)$ $rest; default $uri; }
-            map $uri $sideline_limit { ~^/access/s1~[^~/]*~[0-9]*~(?<v>[^~/]*)~ $v; default ""; }
+            map $upstream_http_content_type $sideline_not_segment { video/mp2t ""; default 1; }
             server {
                 listen 127.0.0.1:\(listen);
                 include \(directory)/\(edgeFile);
@@ -78,10 +77,11 @@ import TestSupport
     }
 
     /// Status and headers (lower-cased names) of a GET, by curl, which sends exactly the
-    /// headers given (no Accept-Encoding of its own).
+    /// headers given (no Accept-Encoding of its own) and the path exactly as written
+    /// (`--path-as-is`: dot segments are not resolved, so every spelling reaches the edge).
     /// `discardBody` for binary (gzip) bodies, which are not text.
     func fetch(_ url: String, headers: [String] = [], discardBody: Bool = false) async throws -> (status: Int, headers: [String: String], body: String) {
-        let result = try await Command.run("curl", ["-s", "-D", "-", "--max-time", "20"] + (discardBody ? ["-o", "/dev/null"] : [])
+        let result = try await Command.run("curl", ["-s", "--path-as-is", "-D", "-", "--max-time", "20"] + (discardBody ? ["-o", "/dev/null"] : [])
                                            + headers.flatMap { ["-H", $0] } + [url], timeout: 30)
         let parts = result.stdout.components(separatedBy: "\r\n\r\n")
         let headLines = parts[0].components(separatedBy: "\r\n")
@@ -139,6 +139,18 @@ import TestSupport
         #expect(edgeSegments.count >= 4 * 4, "four players fetched at least four segments each: \(edgeSegments.count)")
         #expect(originCounts.values.allSatisfy { $0 == 1 }, "one origin request per segment: \(originCounts.sorted { $0.key < $1.key })")
         #expect(edgeSegments.count >= 3 * originCounts.count, "\(edgeSegments.count) player requests, \(originCounts.count) at the origin")
+
+        // Another spelling of a cached segment gets the origin's answer to that spelling, never
+        // the copy stored under nginx's reading of it: an encoded slash is part of a name to
+        // the origin (404), and the segment itself is still there afterwards.
+        let played = try #require(originCounts.keys.sorted().first)
+        let encodedSlash = try await fetch(edge + played.replacingOccurrences(of: "/main/180p/", with: "/main%2F180p/"), discardBody: true)
+        #expect(encodedSlash.status == 404, "\(encodedSlash)")
+        let dotted = try await fetch(edge + "/./live/./main/x/../180p/" + played.split(separator: "/").last!, discardBody: true)
+        #expect(dotted.status == 200, "the origin answers a dotted spelling as the file: \(dotted)")
+        let real = try await fetch(edge + played, discardBody: true)
+        #expect(real.status == 200 && real.headers["x-cache-status"] == "HIT", "\(real)")
+        #expect(real.headers["cache-control"] == "public, max-age=31536000, immutable" && real.headers["vary"] == nil)
 
         // Delta and blocking answers are cached apart from the full playlist.
         let playlistURL = edge + "/live/main/180p/index.m3u8"
@@ -229,6 +241,40 @@ import TestSupport
         #expect(b.headers["x-cache-status"] == "HIT", "another viewer's credential, the same cached object: \(b.headers)")
         let bearer = try await fetch(edge + segment, headers: ["Authorization: Bearer edge-viewers-0123456789"], discardBody: true)
         #expect(bearer.status == 200 && bearer.headers["x-cache-status"] == "HIT")
+        // The origin's private marking reaches the viewer unchanged: no cache behind this edge
+        // keeps a bearer-fetched segment for a URL that needs no credential.
+        #expect(bearer.headers["cache-control"] == "private, max-age=31536000, immutable" && bearer.headers["vary"] == "Authorization", "\(bearer.headers)")
+
+        // Every spelling of the segment is judged as the segment: 401 without a credential
+        // (before, nginx served these from the cache the origin's gate never saw them reach).
+        let tail = String(segment.dropFirst("/live/main".count))
+        let spellings = ["/%6Cive/main" + tail, "/./live/main" + tail, "/live/./main" + tail, "/live/other/../main" + tail, "//live//main" + tail]
+        for spelling in spellings {
+            let answer = try await fetch(edge + spelling)
+            #expect(answer.status == 401, "\(spelling): \(answer.status) \(answer.headers)")
+        }
+        // With a credential, each spelling is that one shared copy.
+        for spelling in spellings {
+            let answer = try await fetch(prefixB + spelling, discardBody: true)
+            #expect(answer.status == 200 && answer.headers["x-cache-status"] == "HIT", "\(spelling): \(answer)")
+        }
+        // An encoded slash names no file of the stream: the origin's 404, not the cached copy,
+        // and the 404 is stored under no key another spelling can reach.
+        var listed = try MediaPlaylist.parse(String(decoding: media.body, as: UTF8.self)).segments
+        for _ in 0..<30 where listed.count < 2 {
+            try await Task.sleep(for: .seconds(1))
+            listed = try MediaPlaylist.parse(try await fetch(prefixA + "/live/main/180p/index.m3u8").body).segments
+        }
+        let second = try #require(listed.dropFirst().first?.uri)
+        let slashed = try await fetch(edge + "/live/main%2F180p/" + first)
+        #expect(slashed.status == 404, "\(slashed)")
+        let slashedMiss = try await fetch(prefixA + "/live/main%2F180p/" + second)
+        #expect(slashedMiss.status == 404, "\(slashedMiss)")
+        let secondReal = try await fetch(prefixA + "/live/main/180p/" + second, discardBody: true)
+        #expect(secondReal.status == 200, "a 404 of another spelling is not this segment's answer: \(secondReal)")
+        // Climbing out of the credential's own URL does not reach the stream without one.
+        let climbed = try await fetch(prefixA + "/../../live/main" + tail)
+        #expect(climbed.status == 401 || climbed.status == 400, "\(climbed)")
         let wrong = try await fetch(edge + segment, headers: ["Authorization: Bearer not-the-token"])
         #expect(wrong.status == 401)
         // Expired: the edge holds the object, and still the answer is the origin's 403.
