@@ -139,6 +139,8 @@ let package = Package(
             name: "MirrorServices",
             dependencies: [
                 "HLSOrigin", "HLSPlaylist", "SegmentStore", "SidelineCore", "StreamMirroring",
+                // A private stream's mirror checks viewers with the origin's rules.
+                "OriginAccess",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // FoundationNetworking's URLSession crashes in libdispatch when a server dies
@@ -193,6 +195,7 @@ let package = Package(
         .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "PushServicesTests", dependencies: ["PushServices", "MediaPipeline", "StreamPushing"]),
+        .testTarget(name: "MirrorServicesTests", dependencies: ["MirrorServices", "HLSOrigin", "HLSPlaylist", "OriginAccess", "SegmentStore", "SidelineTesting", "TestSupport"]),
         .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
         .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOSSL
 import Synchronization
@@ -53,6 +54,18 @@ public final class TLSIdentity: Sendable {
             }
         }
         return nil
+    }
+
+    /// SIGHUP's work (`systemctl reload`): the files read again, the outcome logged. Open
+    /// connections keep their certificate, new ones get the new one; a bad pair is logged and
+    /// the one in use is kept.
+    public func reload(logger: Logger) {
+        do {
+            let until = try reload()
+            logger.notice("SIGHUP: TLS certificate reloaded from \(certificatePath), valid until \(until)")
+        } catch {
+            logger.error("SIGHUP: kept the TLS certificate in use: \(error)")
+        }
     }
 
     /// When the certificate in use expires.

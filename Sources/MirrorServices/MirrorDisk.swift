@@ -3,6 +3,7 @@ import HLSOrigin
 import HLSPlaylist
 import NIOPosix
 import SegmentStore
+import SidelineCore
 import StreamMirroring
 
 /// Where a mirror's decisions go (`MirrorDestination`): the recording on disk, in the same
@@ -18,6 +19,15 @@ public struct MirrorDisk: MirrorDestination {
     }
 
     private var stream: String { layout.stream }
+
+    /// Makes the stream's directory, or says what to change.
+    public static func prepare(_ layout: StreamLayout) throws(SidelineStartupError) {
+        do {
+            try FileManager.default.createDirectory(atPath: layout.streamDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw SidelineStartupError(message: "cannot create \(layout.streamDirectory): \(error.localizedDescription); give a writable --data-dir")
+        }
+    }
 
     public func storedMaster() -> MultivariantPlaylist? {
         (try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8)).flatMap { try? MultivariantPlaylist.parse($0) }

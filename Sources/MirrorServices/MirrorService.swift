@@ -19,7 +19,7 @@ public struct MirrorService: Service {
         do {
             try await cancelWhenGracefulShutdown { try await session.run() }
         } catch let refusal as MirrorRefusal {
-            throw SidelineStartupError(message: refusal.description)
+            throw SidelineStartupError(message: Redaction.url(refusal.description))
         }
     }
 
@@ -30,8 +30,10 @@ public struct MirrorService: Service {
                       report: { log($0, logger: logger, directory: destination.layout.streamDirectory) })
     }
 
+    /// Every URL and reason the mirror's decisions report may hold the upstream credential
+    /// (its URLs are under `/access/<credential>/`): each goes through `Redaction` first.
     static func log(_ event: MirrorEvent, logger: Logger, directory: String) {
-        switch event {
+        switch event.redacted {
         case let .restored(variant, listed, files):
             logger.info("restored what the mirror holds", metadata: ["variant": "\(variant)", "listed": "\(listed)", "files": "\(files)"])
         case let .upstreamFailed(variant, reason, failures):
@@ -61,6 +63,19 @@ public struct MirrorService: Service {
             logger.warning("the upstream's master is not available yet; retrying", metadata: ["reason": "\(reason)"])
         case let .variantsChanged(upstream, followed):
             logger.info("the upstream's variants changed; restart the mirror to follow the new set", metadata: ["upstream": "\(upstream)", "followed": "\(followed)"])
+        }
+    }
+}
+
+extension MirrorEvent {
+    /// The event with every URL and reason redacted (`Redaction.url` leaves other text as it is).
+    var redacted: MirrorEvent {
+        switch self {
+        case let .upstreamFailed(variant, reason, failures): .upstreamFailed(variant: variant, reason: Redaction.url(reason), failures: failures)
+        case let .conflict(variant, reason): .conflict(variant: variant, reason: Redaction.url(reason))
+        case let .segmentLost(variant, url, status): .segmentLost(variant: variant, url: Redaction.url(url), status: status)
+        case let .masterUnavailable(reason): .masterUnavailable(reason: Redaction.url(reason))
+        default: self
         }
     }
 }

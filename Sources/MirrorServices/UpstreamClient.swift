@@ -11,7 +11,8 @@ import Synchronization
 /// The mirror's HTTP client for its upstream: sends the configured headers with every request,
 /// asks for gzip on playlists (Docs/benchmarks.md, "Playlist compression"), and records
 /// the configured response headers of every answer, one line each, for diagnosing what a
-/// proxy between the two does.
+/// proxy between the two does. No credential is written: URLs and header values go through
+/// `Redaction`.
 public final class UpstreamClient: Sendable {
     struct Answer: Sendable {
         let status: Int
@@ -24,7 +25,8 @@ public final class UpstreamClient: Sendable {
     struct Unreachable: Error, CustomStringConvertible {
         let url: String
         let reason: String
-        var description: String { "\(url): \(reason)" }
+        // The URL may carry the upstream credential (`/access/<credential>/`): never shown.
+        var description: String { "\(Redaction.url(url)): \(reason)" }
     }
 
     private let client: HTTPClient
@@ -88,9 +90,9 @@ public final class UpstreamClient: Sendable {
         guard !recordedHeaders.isEmpty else { return }
         var fields: [String: String] = [:]
         for name in recordedHeaders where headers.contains(name: name) {
-            fields[name] = headers[name].joined(separator: ", ")
+            fields[name] = headers[name].map { Redaction.header(name: name, value: $0) }.joined(separator: ", ")
         }
-        let entry: [String: Any] = ["time": ISO8601DateFormatter().string(from: Date()), "url": url, "status": status, "headers": fields]
+        let entry: [String: Any] = ["time": ISO8601DateFormatter().string(from: Date()), "url": Redaction.url(url), "status": status, "headers": fields]
         guard var line = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         line.append(0x0A)
         responseLog.withLock { $0?.write(line) }

@@ -4,6 +4,7 @@ import HLSOrigin
 import OriginAPI
 import Logging
 import MirrorServices
+import OriginAccess
 import SegmentStore
 import ServiceLifecycle
 import SidelineConfig
@@ -32,7 +33,7 @@ struct MirrorCommand: AsyncParsableCommand {
     var upstream: String
     @Option(name: .customLong("ca-file"), help: "The venue CA (PEM) an https server's certificate is verified against, besides the system's roots.")
     var caFile: String?
-    @Option(help: "Config file (YAML): the server section, data_dir. Stream, video and audio keys are not used.")
+    @Option(help: "Config file (YAML): the server section (tls too), data_dir, and for a private stream the access section and the streams' viewer_token (the origin's config serves). Other stream, video and audio keys are not used.")
     var config: String?
     @Option(name: .customLong("data-dir"), help: "Where the mirrored stream is recorded.")
     var dataDirectory: String?
@@ -48,6 +49,8 @@ struct MirrorCommand: AsyncParsableCommand {
     var host: String?
     @Option(help: "Port to listen on (0 picks a free one).")
     var port: Int?
+    @Flag(help: "Serve a private upstream (reached with a credential) to anyone, without the config's access rules.")
+    var serveOpenly = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: LogLevel = .info
 
@@ -56,32 +59,15 @@ struct MirrorCommand: AsyncParsableCommand {
         try await reportingStartupErrors { try await mirror(logger: Logger(label: "sideline.mirror")) }
     }
 
-    /// The upstream URL, checked: http(s), a master playlist under /live/{stream}/.
-    private func upstreamURL() throws -> (URL, String) {
-        guard let url = URL(string: upstream), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
-              url.lastPathComponent.hasSuffix(".m3u8") else {
-            throw SidelineStartupError(message: "'\(upstream)' is not an upstream master playlist URL; give one like http://10.0.0.2:8080/live/main/master.m3u8")
-        }
-        let name = stream ?? url.deletingLastPathComponent().lastPathComponent
-        guard SidelineConfiguration.isValidName(name) else {
-            throw SidelineStartupError(message: "'\(name)' cannot be a stream name (letters, digits, '-', '_' or '.'); give one with --stream")
-        }
-        return (url, name)
-    }
-
-    private func upstreamHeaders() throws -> [(String, String)] {
-        try headers.map { header in
-            guard let colon = header.firstIndex(of: ":"), !header[..<colon].trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw SidelineStartupError(message: "--header '\(header)' is not 'Name: value' (for example --header 'Authorization: Bearer abc')")
-            }
-            return (header[..<colon].trimmingCharacters(in: .whitespaces), header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-    }
-
     private func mirror(logger: Logger) async throws {
-        let (url, name) = try upstreamURL()
-        let sendHeaders = try upstreamHeaders()
+        let upstream = try MirrorUpstream(url: self.upstream, stream: stream, headers: headers, isValidName: SidelineConfiguration.isValidName)
+        let (url, name) = (upstream.master, upstream.stream)
         var settings = try SidelineConfiguration.forCommand(config)
+        // A private upstream is served to viewers with a credential only (the config's access
+        // rules), or to anyone with --serve-openly; the TLS of server.tls, as serve's.
+        let rules = try MirrorAccess.rules(upstreamIsPrivate: upstream.isPrivate, stream: name, rules: AccessRules.from(settings), serveOpenly: serveOpenly)
+        let access = rules.map { ViewerAccess(rules: $0) }
+        let identity = try settings.server.tls.map { files in try startupError { try TLSIdentity(certificate: files.certificate, key: files.key) } }
         if let host { settings.server.host = host }
         if let port {
             guard (0...65535).contains(port) else { throw SidelineStartupError(message: "--port \(port) is not a port from 0 to 65535") }
@@ -90,13 +76,9 @@ struct MirrorCommand: AsyncParsableCommand {
         if let dataDirectory { settings.dataDirectory = dataDirectory }
         let chosen = variants.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
         let layout = StreamLayout(dataDirectory: settings.dataDirectory, stream: name)
-        do {
-            try FileManager.default.createDirectory(atPath: layout.streamDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw SidelineStartupError(message: "cannot create \(layout.streamDirectory): \(error.localizedDescription); give a writable --data-dir")
-        }
+        try MirrorDisk.prepare(layout)
         let tls = try caFile.map { file in try startupError { try TLSIdentity.clientConfiguration(trusting: file) } }
-        let client = try UpstreamClient(headers: sendHeaders, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl", tls: tls)
+        let client = try UpstreamClient(headers: upstream.headers, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl", tls: tls)
 
         let metrics = PrometheusExport.bootstrap()
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))
@@ -110,21 +92,27 @@ struct MirrorCommand: AsyncParsableCommand {
             routes: [
                 // Clips of what the mirror holds work offline too; markers come from the upstream's playlists.
                 { [dataDirectory = settings.dataDirectory] in ClipRoutes(registry: registry, maker: ClipService(), dataDirectory: dataDirectory).add(to: $0) },
-                { [dataDirectory = settings.dataDirectory] in StreamsRoutes(registry: registry, dataDirectory: dataDirectory).add(to: $0) },
+                { [dataDirectory = settings.dataDirectory] in StreamsRoutes(registry: registry, dataDirectory: dataDirectory, access: access).add(to: $0) },
                 { WatchPage.add(to: $0) },
             ],
             requestMetrics: settings.server.requestMetrics, segments: SegmentCache(budget: settings.server.segmentCacheMegabytes << 20),
-            fastPath: settings.server.fastPath
+            fastPath: settings.server.fastPath, access: access, tls: identity,
+            throttling: CredentialThrottling(limits: .init(burst: settings.access.failedCredentialsBurst, refillSeconds: settings.access.failedCredentialsInterval))
         ) { boundPort in
-            let local = PlaylistURL.master(host: listenHost, port: boundPort, stream: name)
-            FileHandle.standardError.write(Data("Sideline is mirroring \(url.absoluteString) as stream '\(name)'. Open: \(local)\n".utf8))
+            let local = PlaylistURL.master(host: listenHost, port: boundPort, stream: name, tls: identity != nil)
+            let note = rules == nil ? (upstream.isPrivate ? " Served to anyone (--serve-openly)." : "") : " Private: players need a credential of the origin's ('sideline sign \(name)')."
+            FileHandle.standardError.write(Data("Sideline is mirroring \(upstream.shown) as stream '\(name)'. Open: \(local)\(note)\n".utf8))
         }
         let service = MirrorService(session: MirrorService.session(upstream: url, chosen: chosen, client: client,
                                                                    destination: MirrorDisk(layout: layout, registry: registry), logger: logger), logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: service)], logger: logger))
-        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm, .sighup)
         let signalTask = Task {
             for await signal in signals {
+                if signal == .sighup {
+                    identity?.reload(logger: logger)
+                    continue
+                }
                 admission.beginDraining()
                 logger.notice("\(signal == .sigint ? "SIGINT" : "SIGTERM"): stopping the mirror; what it holds stays for the next start")
                 await group.triggerGracefulShutdown()

@@ -117,7 +117,7 @@ struct PushCommand: AsyncParsableCommand {
         let wait = directory.timeline.start(of: first).timeIntervalSinceNow
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int64(wait * 1000))) }
         pipeline.start(atSegment: first)
-        FileHandle.standardError.write(Data("Sideline is pushing '\(stream.input)' to \(target.base.absoluteString) (stream '\(target.stream)'); queue \(queuePath)\n".utf8))
+        FileHandle.standardError.write(Data("Sideline is pushing '\(Redaction.url(stream.input))' to \(Redaction.url(target.base.absoluteString)) (stream '\(target.stream)'); queue \(queuePath)\n".utf8))
 
         let console = StatusLinePrinter { PushStatusLine.render(session.status, mediaSeconds: pipeline.statistics.mediaTime) }
         let consoleTask = Task { await console.run() }

@@ -161,13 +161,7 @@ struct ServeCommand: AsyncParsableCommand {
                 // SIGHUP: read the TLS certificate and key again (renewed during a long event);
                 // open connections keep theirs, new ones get the new one.
                 if signal == .sighup {
-                    guard let tls else { logger.notice("SIGHUP: no server.tls to reload"); continue }
-                    do {
-                        let until = try tls.reload()
-                        logger.notice("SIGHUP: TLS certificate reloaded from \(tls.certificatePath), valid until \(until)")
-                    } catch {
-                        logger.error("SIGHUP: kept the TLS certificate in use: \(error)")
-                    }
+                    if let tls { tls.reload(logger: logger) } else { logger.notice("SIGHUP: no server.tls to reload") }
                     continue
                 }
                 // New requests get 503 with Retry-After from now on; those in flight finish.

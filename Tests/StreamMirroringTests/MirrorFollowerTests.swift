@@ -71,15 +71,7 @@ final class FakeDestination: MirrorDestination {
     let media = URL(string: "http://venue:8080/live/main/720p/index.m3u8")!
 
     /// A whole segment: `packets` TS packets, PAT first.
-    static func segment(packets: Int = 4) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0xFF, count: packets * 188)
-        for packet in 0..<packets {
-            bytes[packet * 188] = 0x47
-            bytes[packet * 188 + 1] = packet == 0 ? 0 : 1
-            bytes[packet * 188 + 2] = 0
-        }
-        return bytes
-    }
+    static func segment(packets: Int = 4) -> [UInt8] { TestSegments.minimal(packets: packets) }
 
     func playlist(_ count: Int, ended: Bool = false, blocking: Bool = true) -> String {
         var text = MediaPlaylist(targetDuration: 2, segments: (0..<count).map { index in
