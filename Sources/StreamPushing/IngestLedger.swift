@@ -48,6 +48,10 @@ public struct IngestLedger: Sendable {
         /// The longest segment accepted: longer ones would overlap the next slot's timestamps.
         public var longestSegment: Double { segmentDuration * 1.5 }
 
+        /// How far ahead of now a listed segment's slot may start: a segment is pushed after it
+        /// was recorded, so only clocks and rounding put it ahead at all.
+        public var aheadMargin: Double { max(30, 10 * segmentDuration) }
+
         /// How far past the session's highest listed sequence number a segment may be listed: a
         /// day of slots. A pusher's outage leaves a gap that long at most; a number beyond it
         /// would put the segment in a slot days ahead, and the publishing core fills every slot
@@ -83,6 +87,10 @@ public struct IngestLedger: Sendable {
         public var startDate: Date
         /// Ticks added to every timestamp of the session's segments.
         public var shift: Int64
+        /// When the server began the session (its clock, not the encoder's): a segment may not
+        /// be for a slot that starts later than the time since then allows. Nil in a session
+        /// kept by a version that did not record it.
+        public var began: Date?
     }
 
     /// A received segment the publishing core should now list.
@@ -111,6 +119,8 @@ public struct IngestLedger: Sendable {
         case repeatedEntry(name: String, sequences: [Int])
         /// A sequence number more than `limit` past the highest the session listed.
         case sequenceJump(name: String, sequence: Int, highest: Int, limit: Int)
+        /// A segment for a slot that starts `seconds` after now, more than `margin` ahead.
+        case aheadOfTime(name: String, seconds: Double, margin: Double)
 
         public var description: String {
             switch self {
@@ -126,6 +136,8 @@ public struct IngestLedger: Sendable {
                 "the playlist gives '\(name)' EXTINF \(DecimalFormat.compact(listed)) s, but its video lasts \(DecimalFormat.compact(measured)) s"
             case let .repeatedEntry(name, sequences):
                 "the playlist lists '\(name)' more than once (media sequence \(sequences.map(String.init).joined(separator: ", "))): list each segment once, under one sequence number"
+            case let .aheadOfTime(name, seconds, margin):
+                "the playlist lists '\(name)' for a slot that starts \(DecimalFormat.compact(seconds.rounded())) s from now, more than \(DecimalFormat.compact(margin)) s ahead: its sequence number runs ahead of the time the session has run; an encoder that starts again starts its numbers again"
             case let .sequenceJump(name, sequence, highest, limit):
                 "the playlist lists '\(name)' at media sequence \(sequence), more than \(limit) (a day of segments) past \(highest), the highest this session listed: an encoder that starts again starts its numbers again below that"
             }
@@ -287,13 +299,24 @@ public struct IngestLedger: Sendable {
             if let far = fresh.first(where: { $0.sequence > highest && $0.sequence - highest > limit }) {
                 return .failure(.sequenceJump(name: far.segment.uri, sequence: far.sequence, highest: highest, limit: limit))
             }
+            // Nor may one be for a slot that starts later than the time the session has run allows.
+            if let began = session.began {
+                let elapsed = now.timeIntervalSince(began)
+                let first = settings.slotStart(session.firstSlot)
+                for entry in fresh {
+                    let ahead = settings.slotStart(session.firstSlot + entry.sequence - session.firstSequence) - first - elapsed
+                    if ahead > settings.aheadMargin {
+                        return .failure(.aheadOfTime(name: entry.segment.uri, seconds: ahead, margin: settings.aheadMargin))
+                    }
+                }
+            }
         }
         if !joinable && !inCurrentSession {
             let slot = startSession()
             let startDate = firstFresh.segment.programDateTime ?? now.addingTimeInterval(-firstReceived.duration)
             let origin = Self.ticks(settings.slotStart(slot)) &+ settings.timestampOrigin
             session = Session(number: (session?.number ?? 0) + 1, firstSlot: slot, firstSequence: firstFresh.sequence,
-                              firstPTS: firstReceived.firstPTS, startDate: startDate, shift: origin &- firstReceived.firstPTS)
+                              firstPTS: firstReceived.firstPTS, startDate: startDate, shift: origin &- firstReceived.firstPTS, began: now)
         }
         guard let current = session else {
             variants[variant] = ledger

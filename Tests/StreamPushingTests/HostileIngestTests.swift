@@ -80,12 +80,32 @@ import Testing
         #expect(try list(Self.playlist(["s0.ts", "s1.ts"])).get().map(\.slot) == [41])
     }
 
-    /// Within a day's worth of slots a gap in the numbers is a pusher's outage, and is taken.
-    @Test mutating func aGapOfAnHourIsTaken() throws {
+    /// A gap in the numbers as long as the time that passed is a pusher's outage, and is taken.
+    @Test mutating func aGapOfAnHourAnHourLaterIsTaken() throws {
         receive(["s0.ts"])
         _ = try list(Self.playlist(["s0.ts"])).get()
         receive(["later.ts"], from: 1800)
-        #expect(try list(Self.playlist(["later.ts"], from: 1800)).get().map(\.slot) == [40 + 1800])
+        let later = ledger.playlistReceived(variant: "720p", text: Self.playlist(["later.ts"], from: 1800), now: now.addingTimeInterval(3600)) { 40 }
+        #expect(try later.get().map(\.slot) == [40 + 1800])
+    }
+
+    /// A segment numbered for a slot that has not come yet (an hour ahead of the time the
+    /// session has run) would have the publishing core fill every slot up to it with stand-ins
+    /// at once, and list them for good.
+    @Test mutating func aSegmentForASlotStillToComeIsRefused() throws {
+        receive(["s0.ts"])
+        _ = try list(Self.playlist(["s0.ts"])).get()
+        receive(["ahead.ts"], from: 1800)
+        let early = ledger.playlistReceived(variant: "720p", text: Self.playlist(["ahead.ts"], from: 1800), now: now.addingTimeInterval(60)) { 40 }
+        guard case let .failure(.aheadOfTime(name, seconds, _)) = early else {
+            Issue.record("expected a refusal, got \(early)")
+            return
+        }
+        #expect(name == "ahead.ts" && seconds > 3000)
+        #expect(try #require(early.failure).description.contains("ahead.ts"))
+        // The same playlist an hour on is on time.
+        let onTime = ledger.playlistReceived(variant: "720p", text: Self.playlist(["ahead.ts"], from: 1800), now: now.addingTimeInterval(3600)) { 40 }
+        #expect(try onTime.get().map(\.slot) == [40 + 1800])
     }
 
     @Test func everyRefusalRendersWhateverItCarries() {
@@ -94,6 +114,7 @@ import Testing
             .durationMismatch(name: "a.ts", listed: 1e300, measured: .nan),
             .repeatedEntry(name: "a.ts", sequences: [0, .max]),
             .sequenceJump(name: "a.ts", sequence: .max, highest: .min, limit: 43_200),
+            .aheadOfTime(name: "a.ts", seconds: .infinity, margin: .nan),
         ]
         for rejection in rejections { #expect(!rejection.description.isEmpty) }
     }

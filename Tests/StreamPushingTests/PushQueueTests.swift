@@ -63,7 +63,9 @@ import Testing
         var sessions = 0
         /// Variant -> slot -> push's slot listed there.
         var listed: [String: [Int: Int]] = [:]
-        let now = Date(timeIntervalSince1970: 1_800_000_100)
+        /// The server's clock: `run` moves it on one slot per slot encoded (a segment is never
+        /// for a slot still to come).
+        var now = Date(timeIntervalSince1970: 1_800_000_100)
 
         /// push's segments: its muxer puts slot k's first PTS at k x 2 s + 2.4 s.
         mutating func receive(_ variant: String, slot: Int) {
@@ -104,6 +106,7 @@ import Testing
         var queue = PushQueue(segmentDuration: 2)
         var server = Server()
         for slot in slots {
+            server.now = Date(timeIntervalSince1970: 1_800_000_100 + Double(slot - slots.lowerBound) * 2)
             for variant in variants { queue.add(segment(slot), of: variant) }
             if slot == serverRestart { server.ledger = IngestLedger(settings: server.ledger.settings, restoring: server.ledger.persisted) }
             guard !cut.contains(slot) else { continue }
