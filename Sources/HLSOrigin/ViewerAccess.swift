@@ -31,6 +31,9 @@ public struct ViewerAccess: Sendable {
     /// How a request that passed the gate was let in, for its log line: `url` (a credential in
     /// the path, which the log does not show) or `bearer`. Set only by the gate.
     static let grantHeader = HTTPField.Name("X-Sideline-Access")!
+    /// The credential of a request that carried it in its URL, for the master's backup URIs
+    /// (`BackupCredential`). Set only by the gate.
+    static let credentialHeader = HTTPField.Name("X-Sideline-Credential")!
     /// Present when the request is about a private stream: its answer is then marked for the
     /// viewer's own cache only (`CacheAudience.credentialHolders`). Set only by the gate.
     static let privateHeader = HTTPField.Name("X-Sideline-Private")!
@@ -91,11 +94,18 @@ public enum RequestAudience {
 }
 
 /// The router's outermost middleware: `RequestAudience.current` for the request, from the
-/// gate's own header (`ViewerAccess.privateHeader`), which no client can send.
+/// gate's own header (`ViewerAccess.privateHeader`), which no client can send; and, for a
+/// private stream, every answer a route marked for everyone (the APIs' JSON: a private
+/// stream's markers) restricted to the viewer's cache, so none is left `public` or without
+/// `Vary: Authorization`.
 struct RequestAudienceMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.headers[ViewerAccess.privateHeader] != nil else { return try await next(request, context) }
-        return try await RequestAudience.$current.withValue(.credentialHolders) { try await next(request, context) }
+        let audience = CacheAudience.credentialHolders
+        var response = try await RequestAudience.$current.withValue(audience) { try await next(request, context) }
+        response.headers[.cacheControl] = response.headers[.cacheControl].map(audience.restricting)
+        response.headers[.vary] = audience.vary(adding: response.headers[.vary])
+        return response
     }
 }
 
@@ -131,6 +141,7 @@ extension ViewerAccess {
                 var head = request.head
                 head.headerFields = HTTPFields(head.headerFields.filter { !$0.name.canonicalName.hasPrefix(internalPrefix) })
                 head.headerFields[grantHeader] = grant(target: sent, authorization: request.headers[.authorization])
+                head.headerFields[credentialHeader] = BackupCredential.credential(in: sent).map(String.init)
                 if let target { head.path = target }
                 head.headerFields[variantLimitHeader] = variant
                 if judgement.audience == .credentialHolders { head.headerFields[privateHeader] = "1" }

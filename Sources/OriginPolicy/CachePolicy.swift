@@ -73,9 +73,22 @@ public enum CacheAudience: Sendable, Equatable {
     /// The request header the credential may ride on, for `Vary`; nil for open answers.
     public var varyOn: String? { self == .everyone ? nil : "Authorization" }
 
+    /// A `Cache-Control` value some route set for everyone (`CachePolicy.headerValue`), as
+    /// this audience may have it: `public` becomes `private` with the same lifetime, `no-cache`
+    /// `private, no-cache`; `no-store` and what is private already stay. For answers built
+    /// outside this file's policies (the APIs' JSON), so nothing of a private stream is left
+    /// marked for shared caches.
+    public func restricting(_ headerValue: String) -> String {
+        guard self == .credentialHolders else { return headerValue }
+        if headerValue.hasPrefix("public") { return "private" + headerValue.dropFirst("public".count) }
+        if headerValue == CachePolicy.uncached.headerValue { return CachePolicy.uncached.headerValue(for: self) }
+        return headerValue
+    }
+
     /// `vary` (the answer's own `Vary`, if any) with the credential's header added.
     public func vary(adding vary: String?) -> String? {
         guard let varyOn else { return vary }
-        return vary.map { $0 + ", " + varyOn } ?? varyOn
+        guard let vary else { return varyOn }
+        return vary.lowercased().contains(varyOn.lowercased()) ? vary : vary + ", " + varyOn
     }
 }

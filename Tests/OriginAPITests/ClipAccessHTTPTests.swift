@@ -44,7 +44,9 @@ import Testing
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,
-                                               routes: [{ ClipRoutes(registry: registry, maker: maker, dataDirectory: directory).add(to: $0) }],
+                                               routes: [{ ClipRoutes(registry: registry, maker: maker, dataDirectory: directory).add(to: $0) },
+                                                        { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: directory),
+                                                                       analystToken: "", adminToken: "").add(to: $0) }],
                                                access: ViewerAccess(rules: Self.rules, wallClock: { Self.now }))
         let only360 = Self.rules.signedCredential(for: "main", expires: Int(Self.now) + 600, variant: "360p")!
         let whole = Self.rules.signedCredential(for: "main", expires: Int(Self.now) + 600)!
@@ -63,6 +65,9 @@ import Testing
             // A refusal of the clip route of a private stream is the viewer's alone, too.
             let missing = try await get("/access/\(whole)/api/streams/main/clip.mp4?start=0&end=4&variant=1080p")
             #expect(missing.0 == 404 && missing.1 == "private, max-age=1" && missing.2 == "Authorization", "\(missing)")
+            // The APIs' own answers of a private stream (its markers) are the viewer's alone too.
+            let markers = try await get("/access/\(whole)/api/streams/main/markers")
+            #expect(markers.0 == 200 && markers.1 == "private, no-cache" && markers.2 == "Authorization", "\(markers)")
             // A client's own limit header is no limit, and claims nothing.
             let forged = try await client.execute(uri: "/access/\(whole)\(clip)&variant=720p", method: .get, headers: [HTTPField.Name("X-Sideline-Variant-Limit")!: "360p"]) { $0.status.code }
             #expect(forged == 200)

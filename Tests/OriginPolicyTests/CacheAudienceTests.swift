@@ -45,3 +45,15 @@ import Testing
         }
     }
 }
+
+extension CacheAudienceTests {
+    @Test func anAnswerMarkedForEveryoneIsRestrictedForAPrivateStream() {
+        #expect(CacheAudience.credentialHolders.restricting("public, max-age=1") == "private, max-age=1")
+        #expect(CacheAudience.credentialHolders.restricting("no-cache") == "private, no-cache")
+        #expect(CacheAudience.credentialHolders.restricting("no-store") == "no-store")
+        #expect(CacheAudience.credentialHolders.restricting("private, max-age=1") == "private, max-age=1")
+        #expect(CacheAudience.everyone.restricting("public, max-age=1") == "public, max-age=1")
+        // Vary names the credential's header once.
+        #expect(CacheAudience.credentialHolders.vary(adding: "Accept-Encoding, Authorization") == "Accept-Encoding, Authorization")
+    }
+}
