@@ -58,6 +58,10 @@ public struct OriginRoutes: Sendable {
             held = (ContinuousClock.now - start).inSeconds
             described = OriginDecision.decideTimed(path, directives: directives, held: true, variantLimit: asked.variantLimit, registry: registry, policy: policy)
         }
+        // A master fetched under /access/<credential>/: its backups carry the credential too.
+        if let credential = request.headers[ViewerAccess.credentialHeader], case let .playlist(master, cache) = described.decision, asked.path.hasSuffix("/master.m3u8") {
+            described.decision = .playlist(master.carrying(credential: credential), cache)
+        }
         diagnostics?.observe(path, decision: described.decision, query: asked.query, headers: request.headers)
         return try await send(OriginAnswer(described.decision, request: asked, timing: ServerTiming.playlist(publishedAgo: described.publishedAgo, held: held)),
                               decision: described.decision, live: described.live)

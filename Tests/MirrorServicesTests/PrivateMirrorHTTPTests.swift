@@ -96,6 +96,18 @@ import TestSupport
         let expired = try #require(Self.rules.signedCredential(for: "main", expires: Int(Date().timeIntervalSince1970) - 60))
         #expect(try await Self.get("http://127.0.0.1:\(mirrorPort)/access/\(expired)/live/main/master.m3u8").status == 403)
 
+        // Failover: the origin lists the mirror as a backup; fetched with the credential, the
+        // master's backup URI carries it, and the mirror answers it. Fetched with a bearer
+        // token, the master has no credential to give (the player sends its header again).
+        upstream.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n"
+            + "#EXT-X-STREAM-INF:BANDWIDTH=2000000\nhttp://127.0.0.1:\(mirrorPort)/live/main/720p/index.m3u8\n")
+        let master = try await Self.get("http://127.0.0.1:\(originPort)/access/\(credential)/live/main/master.m3u8")
+        let backup = try #require(master.body.split(separator: "\n").last.map(String.init), "\(master)")
+        #expect(backup == "\(withCredential)/720p/index.m3u8", "\(master.body)")
+        #expect(try await Self.get(backup).status == 200)
+        let bearerMaster = try await Self.get("http://127.0.0.1:\(originPort)/live/main/master.m3u8", authorization: "Bearer main-viewer-token-0123")
+        #expect(bearerMaster.status == 200 && bearerMaster.body.hasSuffix("http://127.0.0.1:\(mirrorPort)/live/main/720p/index.m3u8\n"), "\(bearerMaster.body)")
+
         await client.shutdown()
         let log = try String(contentsOfFile: logPath, encoding: .utf8)
         #expect(log.contains("/access/<redacted>/live/main/"), "\(log.prefix(300))")
