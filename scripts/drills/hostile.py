@@ -1,0 +1,597 @@
+"""The hostile venue drill (issue 26): a real release server over TLS with an open, a private
+and a pushed stream, a real nginx edge with the shipped private config, and a mirror of the
+private stream, attacked the way the other team on the venue's Wi-Fi would. Each probe
+states the answer the docs promise (Docs/status-codes.md); the drill checks that the server
+never dies, that the open stream answers 200 throughout, that nothing private is readable
+without a credential through origin, edge or mirror, and that the disk and connection counts
+stay within their bounds.
+
+    scripts/drills/hostile.sh            (installs what is missing, builds release, runs this)
+    python3 scripts/drills/hostile.py    (with .build/release/sideline already built)
+
+Environment: SIDELINE (the binary), CLASSES (space-separated subset of: traps private disk
+connections tls), KEEP=1 keeps the work directory. Prints one line per probe and ends with
+'N passed, N failed'; exits 1 when any probe failed. Every loop is bounded in count and time,
+every server binds to 127.0.0.0/8, and everything started is stopped by its PID.
+"""
+import base64, http.client, json, os, re, resource, select, shutil, signal, socket, ssl, struct, subprocess, sys, tempfile, threading, time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BIN = os.environ.get("SIDELINE", os.path.join(ROOT, ".build/release/sideline"))
+SAMPLE = os.path.join(ROOT, "Samples/sample.mp4")
+ADMIN = "hostile-admin-token-3f9c2a7e1b5d8c40"
+ANALYST = "hostile-analyst-token-6e1d0b9a4c7f2e58"
+SIGNING = "hostile-signing-key-0c5b8e2f7a1d4963"
+VIEWER = "home-viewers-7b2e9d4c1a6f8e30"
+INGEST = "roof-ingest-token-2d8f6a1c9e4b7053"
+PUBLIC_NAME = "127.0.0.1"
+MAX_CONNECTIONS = 512
+LADDER = """video:
+  ladder:
+    - {name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}
+    - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
+"""
+
+results = []
+
+
+def record(group, name, ok, detail=""):
+    results.append((group, name, ok, detail))
+    print(f"{'ok  ' if ok else 'FAIL'} [{group}] {name}{(': ' + detail) if detail else ''}", flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def spawn(args, log, env=None):
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=open(log, "wb"), stderr=subprocess.STDOUT,
+                            start_new_session=True, cwd=ROOT, env=env)
+
+
+def stop(process):
+    if process and process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+class Client:
+    """One request per connection, sent exactly as written (no normalisation of the path)."""
+
+    def __init__(self, port, tls_context=None, source="127.0.0.1"):
+        self.port, self.context, self.source = port, tls_context, source
+
+    def request(self, method, path, headers=None, body=None, timeout=15):
+        if self.context:
+            conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=timeout, source_address=(self.source, 0))
+        else:
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout, source_address=(self.source, 0))
+        try:
+            conn.putrequest(method, path, skip_host="Host" in (headers or {}), skip_accept_encoding=True)
+            for name, value in (headers or {}).items():
+                conn.putheader(name, value)
+            if body is not None:
+                conn.putheader("Content-Length", str(len(body)))
+            conn.endheaders(body)
+            response = conn.getresponse()
+            data = response.read() if method != "HEAD" else b""
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, data
+        finally:
+            conn.close()
+
+    def status(self, *args, **kwargs):
+        try:
+            return self.request(*args, **kwargs)[0]
+        except Exception as error:
+            return f"error: {type(error).__name__}"
+
+
+class Venue:
+    """The server, its pusher, the edge and the mirror, in one work directory."""
+
+    def __init__(self):
+        self.work = tempfile.mkdtemp(prefix="sideline-hostile-")
+        self.processes = []
+        self.tls_port, self.plain_port, self.edge_port, self.mirror_port = free_port(), free_port(), free_port(), free_port()
+        self.certs = f"{self.work}/certs"
+        subprocess.run(["bash", f"{ROOT}/scripts/venue-certificates.sh", self.certs, "127.0.0.1", "--days", "30"], check=True, capture_output=True)
+        self.context = ssl.create_default_context(cafile=f"{self.certs}/ca.pem")
+        self.origin = Client(self.tls_port, self.context)
+        self.plain = Client(self.plain_port)
+        self.edge = Client(self.edge_port)
+        self.mirror = Client(self.mirror_port, self.context)
+        self.data = f"{self.work}/data"
+
+    def config(self):
+        return f"""server:
+  tls: {{certificate: {self.certs}/server.pem, key: {self.certs}/server.key}}
+  plain_port: {self.plain_port}
+  public_name: {PUBLIC_NAME}
+  # Half the default, so 20 addresses x 64 downloads (1,280) pass it by far.
+  max_connections: {MAX_CONNECTIONS}
+  log_headers: [authorization, cookie, user-agent]
+admin: {{token: {ADMIN}}}
+analyst: {{token: {ANALYST}}}
+access: {{signing_key: {SIGNING}}}
+{LADDER}streams:
+  - {{name: open, input: {SAMPLE}, loop: true}}
+  - {{name: home, input: testpattern, viewer_token: {VIEWER}}}
+  - {{name: roof, ingest_token: {INGEST}}}
+"""
+
+    def start(self):
+        open(f"{self.work}/sideline.yaml", "w").write(self.config())
+        self.server = spawn([BIN, "serve", "--config", f"{self.work}/sideline.yaml", "--host", "127.0.0.1", "--port", str(self.tls_port),
+                             "--data-dir", self.data, "--log-level", "info"], f"{self.work}/server.log")
+        self.processes.append(self.server)
+        self.wait_for(lambda: self.origin.status("GET", "/live/open/360p/index.m3u8") == 200, 90, "the open stream")
+        open(f"{self.work}/push.yaml", "w").write(LADDER)
+        self.pusher = spawn([BIN, "push", "--input", "testpattern", "--to", f"https://127.0.0.1:{self.tls_port}/ingest/roof", "--token", INGEST,
+                             "--ca-file", f"{self.certs}/ca.pem", "--config", f"{self.work}/push.yaml", "--queue-dir", f"{self.work}/push-queue",
+                             "--log-level", "warning"], f"{self.work}/push.log")
+        self.processes.append(self.pusher)
+        self.wait_for(lambda: self.origin.status("GET", "/live/roof/360p/index.m3u8") == 200, 90, "the pushed stream")
+        self.wait_for(lambda: self.origin.status("GET", "/live/home/360p/index.m3u8", {"Authorization": f"Bearer {VIEWER}"}) == 200, 60, "the private stream")
+        self.signed = self.sign("home", "30m")
+        self.signed_180 = self.sign("home", "30m", variant="180p")
+        self.start_edge()
+        self.start_mirror()
+
+    def sign(self, stream, expires, variant=None):
+        args = [BIN, "sign", stream, "--config", f"{self.work}/sideline.yaml", "--base", f"https://127.0.0.1:{self.tls_port}", "--expires", expires]
+        if variant:
+            args += ["--variant", variant]
+        out = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=30)
+        url = out.stdout.strip().split("\n")[-1]
+        if not url.startswith("https://"):
+            raise SystemExit(f"sideline sign failed: {out.stdout} {out.stderr}")
+        return url.split(f":{self.tls_port}", 1)[1]  # the path, credential included
+
+    def start_edge(self):
+        edge = f"{self.work}/edge"
+        os.makedirs(f"{edge}/tmp", exist_ok=True)
+        for name in os.listdir(f"{ROOT}/Config/nginx"):
+            if name.startswith("sideline-edge"):
+                # The origin is reached over TLS, verified against the venue CA: the shipped
+                # files' one upstream scheme changed, nothing else.
+                text = open(f"{ROOT}/Config/nginx/{name}").read().replace("http://sideline_origin", "https://sideline_origin")
+                open(f"{edge}/{name}", "w").write(text)
+        shipped = open(f"{ROOT}/Config/nginx/nginx.conf").read()
+        # The shipped http-block maps, taken from the shipped nginx.conf so the drill tests them.
+        maps = "\n".join(line for line in shipped.split("\n") if line.strip().startswith("map "))
+        open(f"{edge}/nginx.conf", "w").write(f"""worker_processes 1;
+user root;
+daemon off;
+pid {edge}/nginx.pid;
+error_log {edge}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    log_format edge '$request_uri $status $upstream_cache_status';
+    access_log {edge}/access.log edge;
+    client_body_temp_path {edge}/tmp;
+    proxy_temp_path {edge}/tmp;
+    fastcgi_temp_path {edge}/tmp;
+    uwsgi_temp_path {edge}/tmp;
+    scgi_temp_path {edge}/tmp;
+    proxy_cache_path {edge}/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
+    upstream sideline_origin {{ server 127.0.0.1:{self.tls_port}; keepalive 16; }}
+    proxy_ssl_trusted_certificate {self.certs}/ca.pem;
+    proxy_ssl_verify on;
+    proxy_ssl_name 127.0.0.1;
+    proxy_ssl_session_reuse on;
+{maps}
+    server {{
+        listen 127.0.0.1:{self.edge_port};
+        include {edge}/sideline-edge-private.conf;
+    }}
+}}
+""")
+        self.nginx = spawn(["nginx", "-c", f"{edge}/nginx.conf", "-p", edge], f"{edge}/nginx.out")
+        self.processes.append(self.nginx)
+        self.wait_for(lambda: self.edge.status("GET", "/live/open/360p/index.m3u8") == 200, 30, "the edge")
+
+    def start_mirror(self):
+        # The origin's own config (its access section and tokens, its certificate), without the
+        # plain port the origin holds.
+        open(f"{self.work}/mirror.yaml", "w").write(re.sub(r"\n  plain_port: \d+", "", self.config()))
+        self.mirror_process = spawn([BIN, "mirror", f"https://127.0.0.1:{self.tls_port}{self.signed}", "--ca-file", f"{self.certs}/ca.pem",
+                                     "--config", f"{self.work}/mirror.yaml", "--data-dir", f"{self.work}/mirror-data",
+                                     "--host", "127.0.0.1", "--port", str(self.mirror_port), "--log-level", "info"], f"{self.work}/mirror.log")
+        self.processes.append(self.mirror_process)
+        self.wait_for(lambda: self.mirror.status("GET", "/live/home/360p/index.m3u8", {"Authorization": f"Bearer {VIEWER}"}) == 200, 60, "the mirror")
+
+    def wait_for(self, predicate, seconds, what):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            for process in self.processes:
+                if process.poll() is not None:
+                    raise SystemExit(f"{process.args[0]} {process.args[1]} exited ({process.returncode}) while waiting for {what}; logs in {self.work}")
+            time.sleep(0.5)
+        raise SystemExit(f"gave up waiting for {what} after {seconds} s; logs in {self.work}")
+
+    def alive(self):
+        return self.server.poll() is None
+
+    def stop(self):
+        for process in reversed(self.processes):
+            stop(process)
+
+
+class OpenWatcher(threading.Thread):
+    """Fetches the open stream's media playlist twice a second, from an address of its own,
+    for the whole drill: every answer must be 200."""
+
+    def __init__(self, venue):
+        super().__init__(daemon=True)
+        self.client = Client(venue.tls_port, venue.context, source="127.0.0.254")
+        self.statuses, self.running = [], True
+
+    def run(self):
+        while self.running:
+            started = time.monotonic()
+            self.statuses.append((time.monotonic(), self.client.status("GET", "/live/open/360p/index.m3u8", timeout=5)))
+            time.sleep(max(0, 0.5 - (time.monotonic() - started)))
+
+
+# ---------------------------------------------------------------- class 1: nothing traps
+
+def ts_packet(pid, payload, start=False, adaptation=None):
+    header = struct.pack(">BHB", 0x47, (0x4000 if start else 0) | pid, 0x30 if adaptation is not None else 0x10)
+    body = (adaptation or b"") + payload
+    return (header + body + b"\xff" * 188)[:188]
+
+
+def hostile_segments():
+    pat = ts_packet(0, b"\x00\x00\xb0\x0d\x00\x01\xc1\x00\x00\x00\x01\xf0\x00" + b"\x00" * 4, start=True)
+    pmt = ts_packet(0x1000, b"\x00\x02\xb0\x12\x00\x01\xc1\x00\x00\xe1\x00\xf0\x00\x1b\xe1\x00\xf0\x00" + b"\x00" * 4, start=True)
+    return {
+        "adaptation field of 255 bytes": pat + pmt + ts_packet(0x100, b"", start=True, adaptation=b"\xff\x10" + b"\x00" * 10) * 3,
+        "PES header length 255": pat + pmt + ts_packet(0x100, b"\x00\x00\x01\xe0\x00\x00\x80\xc0\xff" + b"\x21" * 10, start=True) * 3,
+        "truncated packet": pat + pmt[:100],
+        "no sync byte": b"\x00" * 188 * 4,
+        "empty": b"",
+    }
+
+
+MEDIA = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:{seq}\n{body}"
+HOSTILE_PLAYLISTS = {
+    "EXT-X-MEDIA-SEQUENCE Int64.max": MEDIA.format(seq="9223372036854775807", body="#EXTINF:2.0,\nh000001.ts\n#EXTINF:2.0,\nh000002.ts\n"),
+    "EXT-X-BYTERANGE Int64.max": MEDIA.format(seq="0", body="#EXT-X-BYTERANGE:9223372036854775807@9223372036854775807\n#EXTINF:2.0,\nh000001.ts\n"),
+    "EXTINF 1e300": MEDIA.format(seq="0", body="#EXTINF:1e300,\nh000001.ts\n"),
+    "EXTINF nan": MEDIA.format(seq="0", body="#EXTINF:nan,\nh000001.ts\n"),
+    "EXTINF -0": MEDIA.format(seq="0", body="#EXTINF:-0,\nh000001.ts\n"),
+    "a segment listed twice": MEDIA.format(seq="0", body="#EXTINF:2.0,\nh000001.ts\n#EXTINF:2.0,\nh000001.ts\n"),
+    "TARGETDURATION Int64.max": "#EXTM3U\n#EXT-X-TARGETDURATION:9223372036854775807\n#EXTINF:2.0,\nh000001.ts\n",
+    "PROGRAM-DATE-TIME year 99999": MEDIA.format(seq="0", body="#EXT-X-PROGRAM-DATE-TIME:99999-01-01T00:00:00Z\n#EXTINF:2.0,\nh000001.ts\n"),
+}
+HOSTILE_MASTERS = {
+    "FRAME-RATE=nan": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,FRAME-RATE=nan\n360p/index.m3u8\n",
+    "FRAME-RATE=1e300": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,FRAME-RATE=1e300\n360p/index.m3u8\n",
+    "BANDWIDTH Int64.max, RESOLUTION huge": "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=9223372036854775807,RESOLUTION=9223372036854775807x9223372036854775807\n360p/index.m3u8\n",
+}
+
+
+def probe_traps(venue):
+    group = "traps"
+    bearer = {"Authorization": f"Bearer {INGEST}"}
+    for name, body in hostile_segments().items():
+        status = venue.origin.status("PUT", "/ingest/roof/360p/h900001.ts", bearer, body)
+        record(group, f"ingest segment, {name}: refused, server alive", isinstance(status, int) and 400 <= status < 500 and venue.alive(), f"{status}")
+    for name, text in HOSTILE_PLAYLISTS.items():
+        for segment in ("h000001.ts", "h000002.ts"):
+            venue.origin.status("PUT", f"/ingest/roof/180p/{segment}", bearer, hostile_segments()["no sync byte"])
+        status = venue.origin.status("PUT", "/ingest/roof/180p/index.m3u8", bearer, text.encode())
+        record(group, f"ingest media playlist, {name}: answered, server alive", isinstance(status, int) and status < 500 and venue.alive(), f"{status}")
+    for name, text in HOSTILE_MASTERS.items():
+        status = venue.origin.status("PUT", "/ingest/roof/master.m3u8", bearer, text.encode())
+        after = venue.origin.status("GET", "/live/roof/master.m3u8")
+        record(group, f"ingest master, {name}: answered, master still renders", isinstance(status, int) and status < 500 and after in (200, 503) and venue.alive(), f"{status}, then GET master {after}")
+    for name, body in {"metadata of 1 MB of '['": b"[" * 1_000_000, "metadata with a NUL title": b'{"title":"\\u0000"}',
+                       "metadata, numbers 1e300": b'{"title":1e300,"keywords":[1e300]}'}.items():
+        status = venue.origin.status("PUT", "/ingest/roof/metadata", bearer, body)
+        record(group, f"ingest {name}: answered, server alive", isinstance(status, int) and status < 500 and venue.alive(), f"{status}")
+    multipart = {"boundary never closed": ("multipart/form-data; boundary=xyz", b"--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.ts\"\r\n\r\n" + b"G" * 1000),
+                 "no boundary": ("multipart/form-data", b"--\r\n\r\n"),
+                 "boundary of 300 bytes": ("multipart/form-data; boundary=" + "b" * 300, b"--" + b"b" * 300 + b"--\r\n")}
+    for name, (content_type, body) in multipart.items():
+        status = venue.origin.status("POST", "/ingest/roof/360p/h900002.ts", {**bearer, "Content-Type": content_type}, body)
+        record(group, f"ingest multipart, {name}: refused, server alive", isinstance(status, int) and 400 <= status < 500 and venue.alive(), f"{status}")
+    requests = [
+        ("GET", "/live/open/360p/index.m3u8?_HLS_msn=9223372036854775807", {}, {400}),
+        ("GET", "/live/open/360p/index.m3u8?_HLS_msn=-1&_HLS_part=9223372036854775807", {}, {400}),
+        ("GET", "/live/open/360p/index.m3u8?_HLS_skip=YES&_HLS_msn=1e300", {}, {400}),
+        ("GET", "/live/open/360p/000001.ts", {"Range": "bytes=9223372036854775807-9223372036854775807"}, {200, 416}),
+        ("GET", "/live/open/360p/000001.ts", {"Range": "bytes=-9223372036854775808"}, {200, 206, 416}),
+        ("GET", "/live/%ff%fe/master.m3u8", {}, {400, 404}),
+        ("GET", "/live/open/" + "a" * 5000 + "/index.m3u8", {}, {400, 404, 414, 431}),
+        ("GET", "/vod/open/master.m3u8?start=1e300&end=-1e300", {}, {400}),
+        ("GET", "/vod/open/360p/index.m3u8?start=9999-99-99T99:99:99Z", {}, {400}),
+        ("GET", "/api/streams/open/clip.mp4?start=nan&end=inf", {}, {400}),
+        ("GET", "/live/open/360p/index.m3u8?CMCD=bl%3D9223372036854775807%2Cbr%3D1e300%2Cmtp%3Dnan%2Csid%3D%22" + "x" * 300 + "%22", {}, {200}),
+        ("GET", "/live/open/360p/index.m3u8", {"CMCD-Request": "bl=" + "9" * 400, "CMCD-Session": "sid=\"" + "\\" * 100}, {200}),
+        ("GET", "/access/s1~home~99999999999999999999999~~" + "A" * 200 + "/live/home/master.m3u8", {}, {400, 401, 403}),
+        ("GET", "/live/home/master.m3u8", {"Authorization": "Bearer " + "\u00ff" * 10}, {400, 401, 403, 429}),
+        ("POST", "/api/streams/open/markers", {"Authorization": f"Bearer {ANALYST}", "Content-Type": "application/json"}, {400}),
+    ]
+    marker_bodies = [b'{"at":1e300,"title":"x"}', b'{"at":"9999-99-99T99:99:99Z"}', b'{"duration":-1e300,"title":"x"}', b"[" * 100_000]
+    for method, path, headers, expected in requests:
+        status = venue.origin.status(method, path, headers)
+        record(group, f"{method} {path[:90]}: {sorted(expected)}", status in expected and venue.alive(), f"{status}")
+    for body in marker_bodies:
+        status = venue.origin.status("POST", "/api/streams/open/markers", {"Authorization": f"Bearer {ANALYST}", "Content-Type": "application/json"}, body)
+        record(group, f"marker body {body[:40]!r}: 400 or 413", status in (400, 413) and venue.alive(), f"{status}")
+
+
+# ---------------------------------------------------------------- class 2: private is private
+
+SPELLINGS = ["/live/home/{f}", "/%6Cive/home/{f}", "/./live/home/{f}", "/live/./home/{f}", "/live/open/../home/{f}", "//live//home/{f}",
+             "/live/home/./{f}", "/live/%68ome/{f}", "/live/home/360p/../{f}", "/LIVE/home/{f}", "/live/home%2F{f}", "/api/../live/home/{f}"]
+
+
+def probe_private(venue):
+    group = "private"
+    files = ["master.m3u8", "360p/index.m3u8"]
+    for f in files:
+        for spelling in SPELLINGS:
+            path = spelling.format(f=f)
+            status, headers, body = venue.origin.request("GET", path)
+            leaked = status == 200 or b"#EXTINF" in body or b"#EXT-X-STREAM-INF" in body
+            record(group, f"origin without credential, {path}", not leaked, f"{status}")
+            # A spelling the origin serves as the file (with a credential) must be judged as the
+            # file; one it does not serve (/LIVE/..., %2F inside a name) is not footage.
+            served = venue.origin.request("GET", path, {"Authorization": f"Bearer {VIEWER}"})[0] == 200
+            access = venue.origin.request("GET", "/api/access", {"X-Original-URI": path})[0]
+            record(group, f"/api/access without credential, {path}: {'no 2xx (the origin serves it as the file)' if served else 'not footage'}",
+                   not served or not 200 <= access < 300, f"{access}")
+            status, headers, body = venue.edge.request("GET", path)
+            leaked = status == 200 or b"#EXTINF" in body or b"#EXT-X-STREAM-INF" in body
+            record(group, f"edge without credential, {path}", not leaked, f"{status}")
+    # The edge's one checked copy: a viewer fills it, then other spellings try to read or poison it.
+    credential = venue.signed.split("/live/")[0]
+    status = venue.edge.status("GET", f"{credential}/live/home/360p/index.m3u8")
+    record(group, "edge with the signed URL: 200", status == 200, f"{status}")
+    segment = re.findall(rb"^(\S+\.ts)$", venue.origin.request("GET", "/live/home/360p/index.m3u8", {"Authorization": f"Bearer {VIEWER}"})[2], re.M)[0].decode()
+    for spelling in SPELLINGS + ["/access/garbage/live/home/{f}", "/access/s1~open~0~~x/live/home/{f}"]:
+        path = spelling.format(f=f"360p/{segment}")
+        status, headers, body = venue.edge.request("GET", path)
+        record(group, f"edge segment without credential, {path}: not served", status != 200 and body[:1] != b"G", f"{status}")
+    poison = venue.edge.status("GET", "/live/open/../home/360p/999999.ts")
+    after = venue.edge.status("GET", f"{credential}/live/home/360p/{segment}")
+    record(group, "edge: a miss on another spelling does not poison the real key", after == 200, f"poison {poison}, then the signed URL {after}")
+    # Shared caches that are not ours: private answers are not for them.
+    for path in ["/live/home/master.m3u8", "/live/home/360p/index.m3u8", f"/live/home/360p/{segment}", "/vod/home/master.m3u8"]:
+        status, headers, _ = venue.origin.request("GET", path, {"Authorization": f"Bearer {VIEWER}"})
+        control = headers.get("cache-control", "")
+        record(group, f"Cache-Control of private {path}: not public", status == 200 and "public" not in control and "private" in control, f"{status} {control!r} vary={headers.get('vary')!r}")
+    # Internal headers from a client are dropped.
+    status, _, body = venue.origin.request("GET", "/live/open/master.m3u8", {"X-Sideline-Variant-Limit": "180p"})
+    record(group, "X-Sideline-Variant-Limit from a client is ignored (open master lists every variant)", status == 200 and body.count(b"#EXT-X-STREAM-INF") == 2, f"{status}, {body.count(b'#EXT-X-STREAM-INF')} variants")
+    status, _, body = venue.plain.request("GET", "/live/open/master.m3u8", {"X-Sideline-Variant-Limit": "180p", "Host": PUBLIC_NAME})
+    # Clips honour the credential and its variant limit.
+    limited = venue.signed_180.split("/live/")[0]
+    status = venue.origin.status("GET", "/api/streams/home/clip.mp4?start=0&end=2&variant=360p", {}, timeout=60)
+    record(group, "clip of a private stream without credential: 401", status == 401, f"{status}")
+    status = venue.origin.status("GET", f"{limited}/api/streams/home/clip.mp4?start=0&end=2&variant=360p", timeout=60)
+    record(group, "clip above a credential's variant limit: 403", status == 403, f"{status}")
+    # The mirror of the private stream.
+    for path in ["/live/home/master.m3u8", "/live/home/360p/index.m3u8", "/vod/home/master.m3u8", "/vod/home/360p/index.m3u8"]:
+        status = venue.mirror.status("GET", path)
+        record(group, f"mirror without credential, {path}: 401", status == 401, f"{status}")
+        status = venue.mirror.status("GET", path, {"Authorization": f"Bearer {VIEWER}"})
+        record(group, f"mirror with the viewer token, {path}: 200", status == 200, f"{status}")
+    status = venue.mirror.status("GET", f"{credential}/live/home/360p/index.m3u8")
+    record(group, "mirror with the origin's signed credential (a player failing over): 200", status == 200, f"{status}")
+    secret_bits = [credential.split("/access/")[-1], VIEWER, SIGNING]
+    logs = open(f"{venue.work}/mirror.log", errors="replace").read()
+    record(group, "mirror output and log carry no credential", not any(s in logs for s in secret_bits), "")
+    for name in os.listdir(venue.work + "/mirror-data") if os.path.isdir(venue.work + "/mirror-data") else []:
+        pass
+
+
+# ---------------------------------------------------------------- class 3: bounded disk
+
+def files_under(directory, suffix):
+    found = []
+    for root, _, names in os.walk(directory):
+        found += [os.path.join(root, n) for n in names if n.endswith(suffix)]
+    return found
+
+
+def probe_disk(venue):
+    group = "disk"
+    before = set(files_under(venue.data, ".mp4"))
+    statuses = [venue.origin.status("HEAD", "/api/streams/open/clip.mp4?start=0&end=4", timeout=60) for _ in range(20)]
+    time.sleep(1)
+    left = set(files_under(venue.data, ".mp4")) - before
+    record(group, "20 HEAD of a clip leave no file", not left, f"statuses {sorted(set(statuses))}, {len(left)} files left")
+    status = venue.origin.status("GET", "/api/streams/open/clip.mp4?start=0&end=86400", timeout=60)
+    record(group, "a clip of a day: refused (clips.max_duration)", isinstance(status, int) and 400 <= status < 500, f"{status}")
+    results_box = []
+
+    def clip():
+        results_box.append(venue.origin.status("GET", "/api/streams/open/clip.mp4?start=0&end=20", timeout=120))
+
+    threads = [threading.Thread(target=clip) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(150)
+    refused = [s for s in results_box if s in (429, 503)]
+    record(group, "12 clips at once: some refused (clips in progress bounded), none 5xx other than 503", refused and all(s in (200, 429, 503) for s in results_box), f"{sorted(results_box, key=str)}")
+    time.sleep(2)
+    left = set(files_under(venue.data, ".mp4")) - before
+    record(group, "no clip file left once the answers are sent", not left, f"{len(left)} left")
+    # Uploads: many unplaced segments, many in flight.
+    bearer = {"Authorization": f"Bearer {INGEST}"}
+    segment = venue.origin.request("GET", "/live/open/180p/" + re.findall(rb"^(\S+\.ts)$", venue.origin.request("GET", "/live/open/180p/index.m3u8")[2], re.M)[0].decode())[2]
+    statuses = []
+    for n in range(400):
+        statuses.append(venue.origin.status("PUT", f"/ingest/roof/180p/x{n:06d}.ts", bearer, segment))
+    refused = [s for s in statuses if isinstance(s, int) and s >= 400]
+    kept = len([f for f in files_under(f"{venue.data}/roof", ".ts") if os.path.basename(f).startswith("x")])
+    record(group, "400 segments never listed: refused past the bound, the rest kept within it", refused and all(s in (201, 204, 200, 429, 503, 507) for s in statuses) and kept < 400,
+           f"{len(refused)} refused ({sorted(set(refused), key=str)}), {kept} on disk")
+    slow = []
+    for n in range(40):
+        try:
+            sock = socket.create_connection(("127.0.0.1", venue.tls_port), timeout=5)
+            tls = venue.context.wrap_socket(sock, server_hostname="127.0.0.1")
+            tls.sendall(f"PUT /ingest/roof/360p/s{n:06d}.ts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {INGEST}\r\nContent-Length: 60000000\r\n\r\n".encode() + b"G" * 1_000_000)
+            slow.append(tls)
+        except Exception:
+            break
+    time.sleep(2)
+    rss = int(re.search(r"VmRSS:\s+(\d+)", open(f"/proc/{venue.server.pid}/status").read()).group(1)) // 1024
+    record(group, "40 slow 60 MB uploads in flight: the server holds a bounded amount", venue.alive() and rss < 1500, f"{len(slow)} opened, RSS {rss} MiB")
+    for s in slow:
+        s.close()
+
+
+# ---------------------------------------------------------------- class 4: connections
+
+def probe_connections(venue, addresses=20, per_address=64):
+    group = "connections"
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
+    index = venue.origin.request("GET", "/live/open/360p/index.m3u8")[2]
+    segment = re.findall(rb"^(\S+\.ts)$", index, re.M)[0].decode()
+    request = (f"GET /live/open/360p/{segment} HTTP/1.1\r\nHost: x\r\n\r\n" * 30).encode()
+    held, opened = [], 0
+    deadline = time.monotonic() + 120
+    for a in range(addresses):
+        for _ in range(per_address):
+            if time.monotonic() > deadline:
+                break
+            try:
+                sock = socket.socket()
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+                sock.bind((f"127.0.1.{a + 1}", 0))
+                sock.settimeout(3)
+                sock.connect(("127.0.0.1", venue.tls_port))
+                tls = venue.context.wrap_socket(sock, server_hostname="127.0.0.1")
+                tls.sendall(request)  # thirty segments asked for, none read
+                held.append(tls)
+                opened += 1
+            except Exception:
+                pass
+    started = time.monotonic()
+    fresh = Client(venue.tls_port, venue.context, source="127.0.2.1")
+    status = fresh.status("GET", "/live/open/master.m3u8", timeout=10)
+    took = time.monotonic() - started
+    record(group, f"{addresses} addresses x {per_address} non-reading downloads, then a fresh player is served within 2 s", status == 200 and took <= 2, f"{opened} held open, answered {status} in {took:.2f} s")
+    fds = len(os.listdir(f"/proc/{venue.server.pid}/fd"))
+    record(group, f"the server's open files stay within the connection cap ({MAX_CONNECTIONS})", fds < MAX_CONNECTIONS + 100, f"{fds} open files")
+    # The server's side: its sockets (a connection it closed is gone from its descriptors even
+    # while the kernel still holds the unread bytes the client never took).
+    def server_sockets():
+        count = 0
+        for fd in os.listdir(f"/proc/{venue.server.pid}/fd"):
+            try:
+                count += os.readlink(f"/proc/{venue.server.pid}/fd/{fd}").startswith("socket:")
+            except OSError:
+                pass
+        return count
+    during = server_sockets()
+    time.sleep(float(os.environ.get("WRITE_TIMEOUT_WAIT", "40")))
+    after = server_sockets()
+    record(group, "non-reading connections closed after the write timeout", after < 100, f"server sockets: {during} while held, {after} after the wait, {len(held)} held by the client")
+    for tls in held:
+        try:
+            tls.close()
+        except Exception:
+            pass
+
+
+# ---------------------------------------------------------------- class 5: TLS and secrets
+
+def handshake(port, *options):
+    out = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-servername", "127.0.0.1", *options],
+                         input=b"", capture_output=True, timeout=20)
+    text = out.stdout.decode(errors="replace")
+    cipher = re.search(r"Cipher is (\S+)", text)
+    return cipher.group(1) if cipher and cipher.group(1) != "(NONE)" else None
+
+
+def probe_tls(venue):
+    group = "tls"
+    for version in ["-tls1", "-tls1_1"]:
+        cipher = handshake(venue.tls_port, version, "-cipher", "DEFAULT@SECLEVEL=0")
+        record(group, f"{version} refused", cipher is None, f"{cipher}")
+    cipher = handshake(venue.tls_port, "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES256-SHA@SECLEVEL=0")
+    record(group, "a CBC-SHA1 suite refused", cipher is None, f"{cipher}")
+    for version in ["-tls1_2", "-tls1_3"]:
+        cipher = handshake(venue.tls_port, version)
+        record(group, f"{version}: a forward-secret AEAD suite", cipher is not None and ("GCM" in cipher or "CHACHA20" in cipher), f"{cipher}")
+    status, headers, _ = venue.plain.request("GET", "/live/open/master.m3u8", {"Host": "evil.example"})
+    location = headers.get("location", "")
+    record(group, "plain port redirects to the configured name, not the Host header", status == 308 and location.startswith(f"https://{PUBLIC_NAME}") and "evil" not in location, f"{status} {location}")
+    # A stream that does not exist: the server's own 404 shows the command reached it over TLS.
+    out = subprocess.run([BIN, "admin", "end", "no-such-camera", "--server", f"https://127.0.0.1:{venue.tls_port}", "--token", ADMIN, "--ca-file", f"{venue.certs}/ca.pem"],
+                         capture_output=True, text=True, timeout=30, cwd=ROOT)
+    said = (out.stderr + out.stdout).strip()
+    record(group, "sideline admin over https with --ca-file reaches the server", "404" in said or "no stream" in said.lower(), said[-200:])
+    statuses = [venue.origin.status("GET", "/live/home/master.m3u8", {"Authorization": f"Bearer wrong-{n}"}) for n in range(40)]
+    record(group, "wrong credentials from one address: 429 after a burst", 429 in statuses and statuses[0] == 401, f"{statuses[:3]} ... {statuses[-3:]}")
+    status, headers, _ = venue.origin.request("GET", "/live/home/master.m3u8", {"Authorization": "Bearer wrong-again"})
+    record(group, "the 429 says when to come back", status != 429 or "retry-after" in headers, f"{status} Retry-After={headers.get('retry-after')}")
+    status = venue.origin.status("GET", "/live/open/360p/index.m3u8")
+    record(group, "the open stream still answers the slowed address", status == 200, f"{status}")
+    metrics = venue.origin.request("GET", "/metrics")[2].decode(errors="replace")
+    record(group, "slowed credentials counted in /metrics", re.search(r"^sideline_\S*(throttl|slowed|429|credential)\S*\s", metrics, re.M | re.I) is not None, "")
+    log = open(f"{venue.work}/server.log", errors="replace").read()
+    leaked = [s for s in (VIEWER, SIGNING, ADMIN, INGEST, venue.signed.split("/live/")[0].split("/access/")[-1]) if s in log]
+    record(group, "the request log redacts credentials (log_headers on)", not leaked, f"{len(leaked)} secrets found in the log")
+    modes = [os.stat(p).st_mode & 0o077 for p in files_under(f"{venue.work}/push-queue", "")]
+    record(group, "push's queue is readable by its owner only", modes and not any(modes), f"{len(modes)} files, group/other bits {set(modes)}")
+    bad = f"{venue.work}/weak.yaml"
+    open(bad, "w").write(venue.config().replace(VIEWER, "secret12"))
+    out = subprocess.run([BIN, "serve", "--config", bad, "--port", "0", "--data-dir", f"{venue.work}/weak-data"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    record(group, "a weak token stops the start, and the error does not echo it", out.returncode != 0 and "secret12" not in out.stdout + out.stderr, f"exit {out.returncode}")
+    unit = open(f"{ROOT}/Config/systemd/sideline.service").read()
+    record(group, "the systemd unit reloads with SIGHUP", "ExecReload=" in unit, "")
+    os.kill(venue.server.pid, signal.SIGHUP)
+    time.sleep(1)
+    record(group, "SIGHUP reloads, the server lives", venue.alive(), "")
+
+
+def main():
+    classes = os.environ.get("CLASSES", "traps private disk connections tls").split()
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"# hostile venue drill, {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {' '.join(load)}, binary {BIN}", flush=True)
+    venue = Venue()
+    watcher = None
+    try:
+        venue.start()
+        pid = venue.server.pid
+        watcher = OpenWatcher(venue)
+        watcher.start()
+        for name in classes:
+            {"traps": probe_traps, "private": probe_private, "disk": probe_disk, "connections": probe_connections, "tls": probe_tls}[name](venue)
+            record(name, "the server is alive after this class (same process)", venue.alive() and venue.server.pid == pid, "")
+    finally:
+        if watcher:
+            watcher.running = False
+            watcher.join(10)
+            bad = [(round(t - watcher.statuses[0][0], 1), s) for t, s in watcher.statuses if s != 200]
+            record("open", f"the open stream answered 200 throughout ({len(watcher.statuses)} fetches)", not bad, f"not 200: {bad[:10]}")
+        venue.stop()
+        if os.environ.get("KEEP"):
+            print(f"# work directory kept: {venue.work}")
+        else:
+            shutil.rmtree(venue.work, ignore_errors=True)
+    passed = sum(1 for r in results if r[2])
+    failed = len(results) - passed
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
