@@ -45,7 +45,7 @@ public struct DateRange: Sendable, Equatable {
         text += ",START-DATE=\"\(ProgramDateTime.format(startDate))\""
         if let endDate { text += ",END-DATE=\"\(ProgramDateTime.format(endDate))\"" }
         if let duration { text += ",DURATION=\(DecimalFormat.fixed(duration, places: 3))" }
-        for name in clientAttributes.keys.sorted() { text += ",\(name)=\"\(clientAttributes[name]!)\"" }
+        for (name, value) in clientAttributes.sorted(by: { $0.key < $1.key }) { text += ",\(name)=\"\(value)\"" }
         return text + "\n"
     }
 
