@@ -100,8 +100,8 @@ struct MirrorCommand: AsyncParsableCommand {
             throttling: CredentialThrottling(limits: .init(burst: settings.access.failedCredentialsBurst, refillSeconds: settings.access.failedCredentialsInterval))
         ) { boundPort in
             let local = PlaylistURL.master(host: listenHost, port: boundPort, stream: name, tls: identity != nil)
-            let note = rules == nil ? (upstream.isPrivate ? " Served to anyone (--serve-openly)." : "") : " Private: players need a credential of the origin's ('sideline sign \(name)')."
-            FileHandle.standardError.write(Data("Sideline is mirroring \(upstream.shown) as stream '\(name)'. Open: \(local)\(note)\n".utf8))
+            let note = rules == nil ? (upstream.isPrivate ? "Served to anyone (--serve-openly).\n" : "") : "Private: players need a credential of the origin's ('sideline sign \(name)').\n"
+            FileHandle.standardError.write(Data("Sideline is mirroring \(upstream.shown) as stream '\(name)'. Open: \(local)\n\(note)".utf8))
         }
         let service = MirrorService(session: MirrorService.session(upstream: url, chosen: chosen, client: client,
                                                                    destination: MirrorDisk(layout: layout, registry: registry), logger: logger), logger: logger)

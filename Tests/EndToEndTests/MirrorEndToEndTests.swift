@@ -168,4 +168,61 @@ import TestSupport
         #expect(counts.values.allSatisfy { $0 == 1 }, "fetched more than once: \(counts.filter { $0.value > 1 }.keys.sorted())")
         #expect(counts.count == mirroredCount, "\(counts.count) segments fetched for \(mirroredCount) listed")
     }
+    /// A mirror of a private stream (issue 26): without the origin's access rules it does not
+    /// start (unless told --serve-openly); with them it serves nobody without a credential,
+    /// serves the player's own signed URL (the one the origin's master now gives its backup),
+    /// and neither its output nor its upstream log holds the credential it follows with.
+    @Test func aPrivateStreamsMirrorChecksViewersAndKeepsNoCredential() async throws {
+        let directory = try makeTemporaryDirectory("private-mirror")
+        let configPath = directory + "/primary.yaml"
+        let primaryPort = try freePort()
+        let mirrorPort = try freePort()
+        try (Self.config + """
+
+            access: {signing_key: mirror-signing-key-0123456789}
+            stream:
+              viewer_token: mirror-viewers-0123456789
+              backups: [http://127.0.0.1:\(mirrorPort)]
+
+            """).write(toFile: configPath, atomically: true, encoding: .utf8)
+        let primary = try SidelineProcess(arguments: ["--config", configPath, "--host", "127.0.0.1", "--port", String(primaryPort), "--data-dir", directory + "/primary"])
+        defer { _ = Task { [primary] in try? await primary.stop() } }
+        _ = try await primary.waitForURL()
+        let signed = try await Command.run(Repository.sidelineExecutable, ["sign", "main", "--config", configPath, "--base", "http://127.0.0.1:\(primaryPort)"])
+        // `sideline sign` prints what the URL covers, then the URL on a line of its own.
+        let upstream = try #require(signed.stdout.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) }, "\(signed)")
+        let credential = try #require(upstream.split(separator: "/").dropFirst(3).first.map(String.init), "\(signed)")
+        #expect(upstream.contains("/access/\(credential)/live/main/master.m3u8"), "\(upstream)")
+        let primaryMedia = try #require(URL(string: "http://127.0.0.1:\(primaryPort)/access/\(credential)/live/main/360p/index.m3u8"))
+        _ = try await waitFor(primaryMedia, timeout: 60, "2 segments") { $0.segments.count >= 2 }
+
+        // Without the access rules: refused at start, the credential not shown.
+        let mirrorArguments = [upstream, "--host", "127.0.0.1", "--port", String(mirrorPort), "--data-dir", directory + "/mirror", "--record-header", "Content-Type"]
+        let open = try await Command.run(Repository.sidelineExecutable, ["mirror"] + mirrorArguments, timeout: 30)
+        #expect(open.status != 0 && open.stderr.contains("--serve-openly") && !open.stderr.contains(credential), "\(open.stderr)")
+
+        // With the origin's config: private.
+        let mirror = try SidelineProcess(command: "mirror", arguments: mirrorArguments + ["--config", configPath])
+        defer { _ = Task { [mirror] in try? await mirror.stop() } }
+        _ = try await mirror.waitForURL()
+        let mirrorBase = "http://127.0.0.1:\(mirrorPort)"
+        _ = try await waitFor(try #require(URL(string: "\(mirrorBase)/access/\(credential)/live/main/360p/index.m3u8")), timeout: 30, "2 segments") { $0.segments.count >= 2 }
+        for path in ["/live/main/master.m3u8", "/live/main/360p/index.m3u8", "/vod/main/master.m3u8"] {
+            #expect(try await http(try #require(URL(string: mirrorBase + path))).status == 401, "\(path)")
+        }
+        #expect(try await http(try #require(URL(string: "\(mirrorBase)/access/\(credential)/live/main/master.m3u8"))).status == 200)
+        // The origin's master, fetched with the credential, sends a failing-over player to the
+        // mirror with it.
+        let master = try await http(try #require(URL(string: upstream)))
+        let backup = try #require(String(decoding: master.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(mirrorBase) }.map(String.init))
+        #expect(backup.hasPrefix("\(mirrorBase)/access/\(credential)/live/main/"), "\(backup)")
+        #expect(try await http(try #require(URL(string: backup))).status == 200)
+
+        // No credential in the mirror's output or its upstream log.
+        let recorded = try String(contentsOfFile: directory + "/mirror/main/upstream-responses.jsonl", encoding: .utf8)
+        #expect(recorded.contains("/access/<redacted>/live/main/") && !recorded.contains(credential))
+        #expect(mirror.log.contains("/access/<redacted>/") && !mirror.log.contains(credential), "\(mirror.log.prefix(500))")
+        _ = try await mirror.stop()
+        _ = try await primary.stop()
+    }
 }
