@@ -12,8 +12,15 @@ public protocol IngestReceiving: Sendable {
     /// Every pushed stream's ingest token, by stream name.
     var ingestTokens: [String: String] { get }
     /// Takes one whole upload. Blocks (checks, disk writes, publishing): the route calls it on a
-    /// thread of NIO's blocking-I/O pool, never on the event loop or Swift's cooperative pool.
+    /// thread of its own pool (`IngestLoad.workers`), never on the event loop, Swift's
+    /// cooperative pool or the blocking pool that reads segments.
     func receive(_ path: IngestPath, body: [UInt8]) -> Result<IngestReceipt, Refusal>
+    /// What uploads may make the server hold (`ingest` in the config).
+    var bounds: IngestBounds { get }
+}
+
+extension IngestReceiving {
+    public var bounds: IngestBounds { IngestBounds() }
 }
 
 /// An upload taken: `created` for a segment kept under a new name (201), otherwise 200.
@@ -35,6 +42,7 @@ public struct IngestRoutes: Sendable {
     let registry: StreamRegistry
     let receiver: any IngestReceiving
     let policy: StatusPolicy
+    let load: IngestLoad
     /// The largest upload taken: a segment of a few seconds at a venue's highest bit rates is
     /// a few megabytes; this leaves ten times that.
     public static let maximumBody = 64 << 20
@@ -43,6 +51,7 @@ public struct IngestRoutes: Sendable {
         self.registry = registry
         self.receiver = receiver
         self.policy = policy
+        self.load = IngestLoad(bounds: receiver.bounds)
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
@@ -78,12 +87,21 @@ public struct IngestRoutes: Sendable {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.maximumBody {
             return .failure(Self.tooLarge)
         }
-        var body: [UInt8]
+        // Bounded before a byte is read: uploads in flight, then the bytes they buffer.
+        let upload: IngestLoad.Upload
+        switch load.enter() {
+        case let .success(entered): upload = entered
+        case let .failure(refusal): return .failure(refusal)
+        }
+        defer { upload.done() }
+        // Read straight into the one array the receiver takes (no ByteBuffer copied again).
+        var body: [UInt8] = []
         do {
-            let buffer = try await request.body.collect(upTo: Self.maximumBody)
-            body = Array(buffer.readableBytesView)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            return .failure(Self.tooLarge)
+            for try await chunk in request.body {
+                guard chunk.readableBytes <= Self.maximumBody - body.count else { return .failure(Self.tooLarge) }
+                if let refusal = upload.buffer(chunk.readableBytes) { return .failure(refusal) }
+                body += chunk.readableBytesView
+            }
         } catch {
             // The client went away (or stalled until the idle timeout): nothing was written.
             return .failure(.malformed("the upload did not arrive whole: \(error)"))
@@ -94,9 +112,9 @@ public struct IngestRoutes: Sendable {
             case let .failure(refusal): return .failure(refusal)
             }
         }
-        let upload = body
+        let whole = body
         do {
-            return try await NIOThreadPool.singleton.runIfActive { [receiver] in receiver.receive(path, body: upload) }
+            return try await IngestLoad.workers.runIfActive { [receiver] in receiver.receive(path, body: whole) }
         } catch {
             return .failure(Refusal(.internalError, "the upload could not be handed to a worker thread: \(error)"))
         }

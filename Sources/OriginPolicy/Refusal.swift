@@ -39,6 +39,8 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         case tooLarge = "too-large"
         /// A `Range` that starts at or past the end of the segment (RFC 9110 §15.5.17).
         case rangeNotSatisfiable = "range-not-satisfiable"
+        /// The disk is full: an upload could not be kept (RFC 4918 §11.5). Nothing torn is left.
+        case insufficientStorage = "insufficient-storage"
         /// Too many refused credentials from one address (`CredentialThrottle`): 429 with
         /// `Retry-After` (RFC 6585 §4) until it may try again.
         case tooManyAttempts = "too-many-attempts"
@@ -62,6 +64,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             case .rangeNotSatisfiable: 416
             case .tooManyAttempts: 429
             case .internalError: 500
+            case .insufficientStorage: 507
             case .starting, .draining, .overloaded: 503
             }
         }

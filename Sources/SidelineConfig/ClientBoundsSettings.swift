@@ -19,9 +19,12 @@ public struct IngestSettings: Sendable, Equatable {
     /// `ingest.max_buffered_mb`: megabytes of upload bodies held in memory at once (all pushed
     /// streams); an upload that would pass it is refused 503 with Retry-After.
     public var maxBufferedMegabytes = 256
-    /// `ingest.max_unplaced_segments`: segments one pushed stream keeps received but not yet
-    /// listed by a playlist; more are refused 503 until a playlist places them.
-    public var maxUnplacedSegments = 64
+    /// `ingest.max_pending_segments`: segments one pushed stream keeps received but not yet
+    /// listed by a playlist; more are refused 503 until a playlist lists them.
+    public var maxPendingSegments = 64
+    /// `ingest.max_unplaced_segments`: late segments with no slot kept aside under
+    /// `<stream>/unplaced/<variant>/` for an operator; past it more are dropped and logged.
+    public var maxUnplacedSegments = 256
     public init() {}
 }
 
@@ -40,7 +43,8 @@ extension SidelineConfiguration {
         ingest.maxUploadsInFlight = try section.int("max_uploads_in_flight", in: 1...10_000) ?? ingest.maxUploadsInFlight
         // At least one whole upload (64 MiB) must fit, or every large segment would be refused.
         ingest.maxBufferedMegabytes = try section.int("max_buffered_mb", in: 64...1_000_000) ?? ingest.maxBufferedMegabytes
-        ingest.maxUnplacedSegments = try section.int("max_unplaced_segments", in: 1...100_000) ?? ingest.maxUnplacedSegments
+        ingest.maxPendingSegments = try section.int("max_pending_segments", in: 1...100_000) ?? ingest.maxPendingSegments
+        ingest.maxUnplacedSegments = try section.int("max_unplaced_segments", in: 0...1_000_000) ?? ingest.maxUnplacedSegments
         try section.rejectUnknownKeys()
         return ingest
     }

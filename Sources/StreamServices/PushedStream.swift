@@ -29,6 +29,8 @@ public final class PushedStream: Sendable {
     /// order they arrive: a playlist must see every segment whose upload finished before it.
     private let uploads = Mutex(())
     private let totals = Mutex(PipelineStatistics())
+    /// What this stream may make the server keep (`ingest` in the config).
+    public let bounds: IngestBounds
 
     public init(plan: ServePlan, publisher: StreamPublisher, logger: Logger) {
         self.plan = plan
@@ -36,6 +38,9 @@ public final class PushedStream: Sendable {
         self.layout = plan.layout
         self.frameRate = plan.stream.video.frameRate
         self.logger = logger
+        let ingest = plan.configuration.ingest
+        self.bounds = IngestBounds(maxUploadsInFlight: ingest.maxUploadsInFlight, maxBufferedBytes: ingest.maxBufferedMegabytes << 20,
+                                   maxPendingSegments: ingest.maxPendingSegments, maxUnplacedSegments: ingest.maxUnplacedSegments)
         let clock = publisher.writer.clock
         let settings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
                                              slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin)
@@ -100,14 +105,22 @@ public final class PushedStream: Sendable {
         }
         // Refused before anything is written; `segmentReceived` below then cannot refuse it.
         if let rejection = ledger.withLock({ $0.check(segment: name, of: variant, inspection: inspection) }) { return .failure(refusal(rejection, variant: variant)) }
+        let (pending, replacing) = ledger.withLock { ledger in
+            (ledger.settings.variants.reduce(0) { $0 + ledger.pending($1).count }, ledger.pending(variant).contains(name))
+        }
+        if let refused = bounds.refusal(pendingSegments: pending, replacing: replacing) {
+            logger.warning("pushed segment refused: too many received and not listed", metadata: ["variant": "\(variant)", "segment": "\(name)", "pending": "\(pending)"])
+            return .failure(refused)
+        }
         let directory = layout.ingestDirectory(variant)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            // The program tables first, in the order Sideline serves them.
+            // The program tables first, in the order Sideline serves them. Written atomically: a
+            // full disk leaves the name as it was, never a torn file.
             try AtomicFile.write(TransportStreamHeaders.patFirst(bytes), to: "\(directory)/\(name)")
         } catch {
             logger.error("pushed segment not kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
-            return .failure(Refusal(.internalError, "segment '\(name)' could not be kept: \(error)").forOperators())
+            return .failure(Self.writeRefusal(error, "segment '\(name)' could not be kept"))
         }
         switch ledger.withLock({ $0.segmentReceived(variant: variant, name: name, inspection: inspection) }) {
         case let .success(replaced):
@@ -188,6 +201,13 @@ public final class PushedStream: Sendable {
     /// restamped for its slot, for an operator to recover.
     private func keepUnplaced(_ segment: EncodedSegment, named name: String, of variant: String) {
         let path = layout.unplacedPath(variant, slot: segment.index, name: name)
+        let directory = (path as NSString).deletingLastPathComponent
+        let kept = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).count { !$0.hasPrefix(".") }
+        guard bounds.keepsUnplaced(alreadyKept: kept) else {
+            logger.error("a pushed segment with no slot was dropped: unplaced/ holds ingest.max_unplaced_segments already",
+                         metadata: ["variant": "\(variant)", "segment": "\(name)", "kept": "\(kept)"])
+            return
+        }
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try AtomicFile.write(segment.bytes, to: path)
@@ -251,7 +271,7 @@ public final class PushedStream: Sendable {
             try AtomicFile.write(Array(try JSONEncoder().encode(metadata)), to: layout.metadataPath)
         } catch {
             logger.error("pushed metadata not kept", metadata: ["error": "\(error)"])
-            return .failure(Refusal(.internalError, "the metadata could not be kept: \(error)").forOperators())
+            return .failure(Self.writeRefusal(error, "the metadata could not be kept"))
         }
         apply(metadata)
         return .success(IngestReceipt(created: false, message: "metadata taken: title '\(metadata.title)'"))
@@ -260,6 +280,16 @@ public final class PushedStream: Sendable {
     private func apply(_ metadata: StreamMetadata) {
         publisher.registry.setMetadata(stream: name, title: metadata.title, description: metadata.description, keywords: metadata.keywords)
         publisher.writer.setSessionData(MasterAssembly.sessionData(title: metadata.title, description: metadata.description, keywords: metadata.keywords))
+    }
+
+    /// 507 when the disk (or the user's quota) is full, logged by the caller; 500 otherwise.
+    /// `AtomicFile` carries the system's reason as text, so it is matched against strerror's.
+    static func writeRefusal(_ error: any Error, _ what: String) -> Refusal {
+        let text = "\(error)"
+        if [ENOSPC, EDQUOT].contains(where: { text.contains(String(cString: strerror($0))) }) {
+            return Refusal(.insufficientStorage, "\(what): the server's disk is full; an operator must free space (retention.max_size_gb)").forOperators()
+        }
+        return Refusal(.internalError, "\(what): \(error)").forOperators()
     }
 
     private func refusal(_ rejection: IngestLedger.Rejection, variant: String) -> Refusal {

@@ -48,6 +48,8 @@ public struct PushedStreams: IngestReceiving {
     }
 
     public var ingestTokens: [String: String] { streams.mapValues(\.token) }
+    /// The config's `ingest` bounds (every pushed stream has the same configuration).
+    public var bounds: IngestBounds { streams.values.first?.bounds ?? IngestBounds() }
 
     public func receive(_ path: IngestPath, body: [UInt8]) -> Result<IngestReceipt, Refusal> {
         // The route checked the token, so the stream is one of these.
