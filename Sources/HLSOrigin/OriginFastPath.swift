@@ -47,7 +47,8 @@ struct OriginFastResponder: Sendable {
         let variantLimit: String?
         switch judgement.verdict {
         case let .refuse(refusal):
-            return finish(refusal.response(requestID: requestID, audience: judgement.audience), head: head, path: sent, requestID: requestID, grant: nil)
+            // The canonical form in the log: a credential in any spelling is where the log's redaction looks.
+            return finish(refusal.response(requestID: requestID, audience: judgement.audience), head: head, path: judgement.canonical ?? sent, requestID: requestID, grant: nil)
         case let .pass(rewritten, limit):
             target = rewritten ?? target
             variantLimit = limit
@@ -55,7 +56,7 @@ struct OriginFastResponder: Sendable {
         guard target.hasPrefix("/live/") else { return nil }
         // A master fetched with a URL credential lists its backups with it: made in the router.
         if BackupCredential.credential(in: sent) != nil, target.prefix(while: { $0 != "?" }).hasSuffix("/master.m3u8") { return nil }
-        let grant = access == nil ? nil : ViewerAccess.grant(target: sent, authorization: head.headerFields[.authorization])
+        let grant = access == nil ? nil : ViewerAccess.grant(target: judgement.canonical ?? sent, authorization: head.headerFields[.authorization])
         let query = target.firstIndex(of: "?")
         let request = OriginRequest(
             path: String(target[..<(query ?? target.endIndex)]), query: query.map { String(target[target.index(after: $0)...]) },

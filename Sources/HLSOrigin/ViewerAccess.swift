@@ -131,7 +131,7 @@ extension ViewerAccess {
                 let requestID = RequestID.take(request.headers[RequestID.header])
                 let answer = refusal.response(requestID: requestID, audience: judgement.audience)
                 if logger.logLevel <= .debug {
-                    logger.debug("Request", metadata: ["hb.request.method": "\(request.method)", "hb.request.path": "\(OriginFastResponder.logged(sent))",
+                    logger.debug("Request", metadata: ["hb.request.method": "\(request.method)", "hb.request.path": "\(OriginFastResponder.logged(judgement.canonical ?? sent))",
                                                        "http.status": "\(answer.status.code)", "request.id": "\(requestID)"])
                 }
                 var headers = answer.headers
@@ -143,7 +143,7 @@ extension ViewerAccess {
             case let .pass(target, variant):
                 var head = request.head
                 head.headerFields = HTTPFields(head.headerFields.filter { !$0.name.canonicalName.hasPrefix(internalPrefix) })
-                head.headerFields[grantHeader] = grant(target: sent, authorization: request.headers[.authorization])
+                head.headerFields[grantHeader] = grant(target: judgement.canonical ?? sent, authorization: request.headers[.authorization])
                 head.headerFields[credentialHeader] = BackupCredential.credential(in: sent).map(String.init)
                 head.headerFields[credentialHeader] = BackupCredential.credential(in: sent).map(String.init)
                 if let target { head.path = target }
