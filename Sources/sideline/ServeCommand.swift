@@ -45,6 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
         // `systemctl reload` (or a SIGTERM) that came earlier would end the process. One that
         // comes during start-up waits in the sequence and is handled once the server runs.
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm, .sighup)
+        logger.debug("signal handlers installed (SIGINT, SIGTERM, SIGHUP)")
         let settings = try options.resolve(host: host, port: port)
         // TLS: a missing, unreadable, expired or mismatched certificate or key stops the start
         // here, before anything is opened or written, with one line that names the file.

@@ -30,4 +30,26 @@ import TestSupport
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stderr.contains(copy), "no warnings about the unit: \(result.stderr)")
     }
+    /// `systemctl reload` while the server is still starting (calibrating its encoders with a
+    /// cost table it has not measured yet, encoding its stand-ins): the SIGHUP is handled once
+    /// it runs; before issue 26 it killed the process.
+    @Test func aReloadDuringStartUpDoesNotKillTheServer() async throws {
+        let directory = try makeTemporaryDirectory("reload-at-start")
+        try TestLadders.twoRungs.write(toFile: directory + "/config.yaml", atomically: true, encoding: .utf8)
+        let server = try SidelineProcess(arguments: ["--config", directory + "/config.yaml", "--host", "127.0.0.1", "--port", "0", "--data-dir", directory + "/data",
+                                                     "--log-level", "debug"],
+                                         environment: ["SIDELINE_COST_TABLE": directory + "/costs.json"])
+        defer { _ = Task { try? await server.stop() } }
+        // The handlers are installed first; start-up (calibration, the stand-ins encoded for
+        // every rung) takes most of a second after that in a debug build.
+        let installed = ContinuousClock.now + .seconds(30)
+        while !server.log.contains("signal handlers installed"), ContinuousClock.now < installed, server.process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(!server.log.contains("Open: "), "still starting when the signal is sent")
+        kill(server.process.processIdentifier, SIGHUP)
+        _ = try await server.waitForURL(timeout: 60)
+        #expect(server.process.isRunning)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !server.log.contains("SIGHUP: no server.tls to reload"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(server.log.contains("SIGHUP: no server.tls to reload"), "\(server.log.suffix(500))")
+    }
 }
