@@ -34,9 +34,6 @@ public struct ViewerAccess: Sendable {
     /// The credential of a request that carried it in its URL, for the master's backup URIs
     /// (`BackupCredential`). Set only by the gate.
     static let credentialHeader = HTTPField.Name("X-Sideline-Credential")!
-    /// The credential of a request that carried it in its URL, for the master's backup URIs
-    /// (`BackupCredential`). Set only by the gate.
-    static let credentialHeader = HTTPField.Name("X-Sideline-Credential")!
     /// Present when the request is about a private stream: its answer is then marked for the
     /// viewer's own cache only (`CacheAudience.credentialHolders`). Set only by the gate.
     static let privateHeader = HTTPField.Name("X-Sideline-Private")!
@@ -144,7 +141,6 @@ extension ViewerAccess {
                 var head = request.head
                 head.headerFields = HTTPFields(head.headerFields.filter { !$0.name.canonicalName.hasPrefix(internalPrefix) })
                 head.headerFields[grantHeader] = grant(target: judgement.canonical ?? sent, authorization: request.headers[.authorization])
-                head.headerFields[credentialHeader] = BackupCredential.credential(in: sent).map(String.init)
                 head.headerFields[credentialHeader] = BackupCredential.credential(in: sent).map(String.init)
                 if let target { head.path = target }
                 head.headerFields[variantLimitHeader] = variant
