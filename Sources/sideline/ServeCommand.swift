@@ -113,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
             { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access).add(to: $0) },
             { WatchPage.add(to: $0) },
             { SessionsRoutes(diagnostics: diagnostics, adminToken: adminToken).add(to: $0) },
-            { pushedServices.isEmpty ? () : IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream))).add(to: $0) },
+            { [ingest = IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream)))] in pushedServices.isEmpty ? () : ingest.add(to: $0) },
         ]
         let segments = SegmentCache(budget: settings.server.segmentCacheMegabytes << 20)
         let tlsPort = Mutex(settings.server.port)
