@@ -11,7 +11,7 @@ import OriginPolicy
 /// `ClipRemuxer` on threads of its own): this module never touches FFmpeg.
 public protocol ClipMaking: Sendable {
     /// Copies `segments` from `start` to `end` (seconds from the start of the first) into an MP4
-    /// at `path`. Leaves no file behind when it throws.
+    /// at `path`, creating its directory. Leaves no file behind when it throws.
     func makeClip(segments: [String], start: Double, end: Double, into path: String) async throws -> ClipMade
     /// How long, how many and how much scratch clips may take (`clips` in the config).
     var bounds: ClipBounds { get }
@@ -65,21 +65,6 @@ extension ClipPlan {
     }
 }
 
-extension ClipRoutes {
-    /// Clips are unlinked as soon as they are open for sending, and at the latest when their
-    /// `ClipScratch.Reservation` ends. This sweep is a second net for files a crash left: it
-    /// removes them, before the next clip is made, once they are ten minutes old.
-    func sweepScratch(now: Date = Date()) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: scratchDirectory)) ?? []
-        for name in names {
-            let path = scratchDirectory + "/" + name
-            guard let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
-                  now.timeIntervalSince(modified) > 600 else { continue }
-            unlink(path)
-        }
-    }
-}
-
 /// `GET /api/streams/{stream}/clip.mp4?start=&end=&variant=`: an MP4 of any range of the
 /// recording (`start` and `end` as in `/vod/`: program date-times or seconds from the start),
 /// remuxed from the recorded segments without re-encoding, and sent as a download. The MP4 is
@@ -120,8 +105,9 @@ public struct ClipRoutes: Sendable {
             case let .success(taken): reservation = taken
             case let .failure(refusal): return Response(refusal)
             }
-            try? FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
-            sweepScratch()
+            // Clips are unlinked as soon as they are open for sending, and at the latest when their
+            // reservation ends; what a crash left is removed at start (`ClipService`). The maker
+            // creates the directory, on its own threads.
             let path = "\(scratchDirectory)/\(UInt64.random(in: 0...UInt64.max)).mp4"
             reservation.holds(path)
             let made: ClipMade

@@ -23,7 +23,8 @@ public final class ClipService: ClipMaking {
 
     public func makeClip(segments: [String], start: Double, end: Double, into path: String) async throws -> ClipMade {
         let outcome = try await pool.runIfActive {
-            try ClipRemuxer.remux(.init(segments: segments, start: start, end: end), to: path)
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            return try ClipRemuxer.remux(.init(segments: segments, start: start, end: end), to: path)
         }
         return ClipMade(duration: outcome.duration, snappedBy: outcome.snappedBy, bytes: outcome.bytes)
     }

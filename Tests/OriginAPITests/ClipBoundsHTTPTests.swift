@@ -51,6 +51,7 @@ import Glibc
                 }
                 if open { continuation.resume() }
             }
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: path, contents: Data(count: bytes))
             return ClipMade(duration: end - start, snappedBy: 0, bytes: bytes)
         }
