@@ -81,6 +81,9 @@ public struct ClipRoutes: Sendable {
         self.maker = maker
         self.scratchDirectory = dataDirectory + "/.clips"
         self.scratch = ClipScratch(bounds: maker.bounds)
+        // Once, at start, not per request on Swift's cooperative pool; a maker that gets a path
+        // whose directory went makes it again on its own threads (`ClipService`).
+        try? FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
@@ -106,8 +109,7 @@ public struct ClipRoutes: Sendable {
             case let .failure(refusal): return Response(refusal)
             }
             // Clips are unlinked as soon as they are open for sending, and at the latest when their
-            // reservation ends; what a crash left is removed at start (`ClipService`). The maker
-            // creates the directory, on its own threads.
+            // reservation ends; what a crash left is removed at start (`ClipService`).
             let path = "\(scratchDirectory)/\(UInt64.random(in: 0...UInt64.max)).mp4"
             reservation.holds(path)
             let made: ClipMade
