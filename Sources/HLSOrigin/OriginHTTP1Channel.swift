@@ -23,8 +23,18 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// Refused credentials slowed per address (429); nil: not slowed.
     var throttling: CredentialThrottling?
 
+    /// The kernel send buffer of each client socket (Linux doubles it for its bookkeeping). Left
+    /// to autotuning, each socket may grow to tcp_wmem's 4 MiB; a few hundred clients that ask
+    /// for segments and never read them then hold gigabytes of kernel memory, past tcp_mem, and
+    /// the kernel resets connections across the machine ("TCP: out of memory", seen in dmesg
+    /// while 80 stalled downloads ran beside the other HTTP tests: unrelated tests' connections
+    /// were reset). 256 KiB holds several times the bandwidth-delay product of a venue LAN or
+    /// Wi-Fi (1 Gbit/s x 1 ms is 125 KB; 50 Mbit/s x 20 ms is 125 KB), so it costs players nothing.
+    static let sendBufferBytes: SocketOptionValue = 256 << 10
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            try channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
             let pipeline = channel.pipeline.syncOperations
             try pipeline.configureHTTPServerPipeline(
                 withPipeliningAssistance: false,  // NIOAsyncChannel answers in order
