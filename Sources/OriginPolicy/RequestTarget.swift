@@ -90,6 +90,11 @@ public struct RequestTarget: Equatable, Sendable {
             encode(component, into: &path)
         }
         if path.isEmpty || directory { path += "/" }
+        // Raw bytes outside `pchar` grow threefold when encoded: the canonical form is held to
+        // the same bound, so it normalises to itself (found by the request-target fuzz target).
+        guard path.utf8.count <= maximumLength else {
+            return .failure(refusal("the path is longer than \(maximumLength) bytes once its bytes are percent-encoded"))
+        }
         return .success(RequestTarget(path: path, query: query))
     }
 

@@ -84,4 +84,23 @@ import Testing
         // The query does not count towards the bound (its own parsers bound what they read).
         #expect(Self.canonical("/x?" + String(repeating: "q", count: 10_000)) != nil)
     }
+
+    /// Found by the request-target fuzz target: raw bytes outside `pchar` grow threefold when
+    /// encoded, so a path under the bound had a canonical form over it, which then did not
+    /// normalise to itself. The canonical form is held to the bound too.
+    @Test func aPathWhoseEncodingPassesTheBoundIsRefusedSoTheCanonicalFormIsAFixedPoint() throws {
+        var bytes = Array("/live/".utf8) + [UInt8](repeating: 0x8A, count: 30) + Array("/".utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: "a"), count: RequestTarget.maximumLength - 1 - bytes.count)
+        #expect(bytes.count < RequestTarget.maximumLength)
+        let result = bytes.withUnsafeBufferPointer { RequestTarget.normalise($0) }
+        guard case let .failure(refusal) = result else {
+            Issue.record("a canonical form over the bound was returned: \(result)")
+            return
+        }
+        #expect(refusal.status == 400 && refusal.reason.contains("percent-encoded"))
+        let short = Array("/live/".utf8) + [0x8A, 0x8A] + Array("/x".utf8)
+        let canonical = try #require(try? short.withUnsafeBufferPointer { RequestTarget.normalise($0) }.get())
+        #expect(canonical.path == "/live/%8A%8A/x")
+        #expect(RequestTarget.normalise(canonical.path) == .success(canonical))
+    }
 }
