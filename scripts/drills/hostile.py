@@ -26,6 +26,7 @@ VIEWER = "home-viewers-7b2e9d4c1a6f8e30"
 INGEST = "roof-ingest-token-2d8f6a1c9e4b7053"
 PUBLIC_NAME = "127.0.0.1"
 MAX_CONNECTIONS = 512
+MAX_CLIP = 30
 LADDER = """video:
   ladder:
     - {name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}
@@ -115,6 +116,9 @@ class Venue:
   public_name: {PUBLIC_NAME}
   # Half the default, so 20 addresses x 64 downloads (1,280) pass it by far.
   max_connections: {MAX_CONNECTIONS}
+clips:
+  # Short, so a clip of the few minutes the drill records can pass it.
+  max_duration: {MAX_CLIP}
   log_headers: [authorization, cookie, user-agent]
 admin: {{token: {ADMIN}}}
 analyst: {{token: {ANALYST}}}
@@ -413,7 +417,7 @@ def probe_disk(venue):
     left = set(files_under(venue.data, ".mp4")) - before
     record(group, "20 HEAD of a clip leave no file", not left, f"statuses {sorted(set(statuses))}, {len(left)} files left")
     status = venue.origin.status("GET", "/api/streams/open/clip.mp4?start=0&end=86400", timeout=60)
-    record(group, "a clip of a day: refused (clips.max_duration)", isinstance(status, int) and 400 <= status < 500, f"{status}")
+    record(group, f"a clip longer than clips.max_duration ({MAX_CLIP} s) of what is recorded: 400", status == 400, f"{status}")
     results_box = []
 
     def clip():
@@ -457,6 +461,18 @@ def probe_disk(venue):
 
 # ---------------------------------------------------------------- class 4: connections
 
+# The server's side: its sockets (a connection it closed is gone from its descriptors even
+# while the kernel still holds the unread bytes the client never took).
+def sockets_of(pid):
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            count += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+        except OSError:
+            pass
+    return count
+
+
 def probe_connections(venue, addresses=20, per_address=64):
     group = "connections"
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -487,21 +503,13 @@ def probe_connections(venue, addresses=20, per_address=64):
     status = fresh.status("GET", "/live/open/master.m3u8", timeout=10)
     took = time.monotonic() - started
     record(group, f"{addresses} addresses x {per_address} non-reading downloads, then a fresh player is served within 2 s", status == 200 and took <= 2, f"{opened} held open, answered {status} in {took:.2f} s")
-    fds = len(os.listdir(f"/proc/{venue.server.pid}/fd"))
-    record(group, f"the server's open files stay within the connection cap ({MAX_CONNECTIONS})", fds < MAX_CONNECTIONS + 100, f"{fds} open files")
-    # The server's side: its sockets (a connection it closed is gone from its descriptors even
-    # while the kernel still holds the unread bytes the client never took).
-    def server_sockets():
-        count = 0
-        for fd in os.listdir(f"/proc/{venue.server.pid}/fd"):
-            try:
-                count += os.readlink(f"/proc/{venue.server.pid}/fd/{fd}").startswith("socket:")
-            except OSError:
-                pass
-        return count
-    during = server_sockets()
+    # Connections closed to make room are closed a moment after the new one is counted in.
+    time.sleep(3)
+    during = sockets_of(venue.server.pid)
+    record(group, f"the server's sockets stay within the connection cap ({MAX_CONNECTIONS}) while 1,280 are tried", during <= MAX_CONNECTIONS + 32,
+           f"{during} sockets 3 s after the flood (listeners, the edge's and the mirror's included)")
     time.sleep(float(os.environ.get("WRITE_TIMEOUT_WAIT", "40")))
-    after = server_sockets()
+    after = sockets_of(venue.server.pid)
     record(group, "non-reading connections closed after the write timeout", after < 100, f"server sockets: {during} while held, {after} after the wait, {len(held)} held by the client")
     for tls in held:
         try:
