@@ -26,6 +26,10 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     private let activity: ConnectionActivity
     private var counted: UInt64?
     private var decided = false
+    /// Counted in over `max_connections`: once it has been answered 503 it is closed, so a
+    /// burst past the cap does not keep its sockets open until the idle timeout.
+    private var overCap = false
+    private var answering503 = false
     private var timer: Scheduled<Void>?
 
     init(clients: ClientConnections) {
@@ -62,7 +66,16 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let part = unwrapOutboundIn(data)
         guard case var .body(rest) = part, rest.readableBytes > Self.pieceBytes else {
-            if case .end = part { activity.requestAnswered() }
+            if overCap, case let .head(head) = part { answering503 = head.status == .serviceUnavailable }
+            if case .end = part {
+                activity.requestAnswered()
+                if answering503 {
+                    track(part, context: context, promise: promise)
+                    context.flush()
+                    context.close(promise: nil)
+                    return
+                }
+            }
             track(part, context: context, promise: promise)
             return
         }
@@ -100,8 +113,9 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         guard !decided else { return }
         decided = true
         guard let address = context.channel.remoteAddress?.ipAddress else { return }
-        if let id = clients.admit(address, activity: activity, channel: context.channel) {
-            counted = id
+        if let admitted = clients.admit(address, activity: activity, channel: context.channel) {
+            counted = admitted.id
+            overCap = admitted.overCap
         } else {
             context.close(promise: nil)
         }

@@ -58,12 +58,19 @@ public final class ClientConnections: Sendable {
         self.clock = clock
     }
 
+    /// A connection counted in: its id, and whether it made the server's count pass
+    /// `maxConnections` (nothing could be freed for it), so its requests are answered 503.
+    struct Admitted {
+        let id: UInt64
+        let overCap: Bool
+    }
+
     /// Counts a new connection in, closing a less useful one when a cap is reached; nil (and not
     /// counted) when its address is at its cap with nothing of its own to give up. At the
     /// server's cap with nothing to give up, it is counted in and `AdmissionControl` answers 503.
-    func admit(_ address: String, activity: ConnectionActivity, channel: any Channel) -> UInt64? {
+    func admit(_ address: String, activity: ConnectionActivity, channel: any Channel) -> Admitted? {
         var victims: [any Channel] = []
-        let id: UInt64? = table.withLock { table in
+        let admitted: Admitted? = table.withLock { table in
             let now = clock()
             if let cap, table.perAddress[address, default: 0] >= cap {
                 guard let victim = table.victims(now: now, count: 1, from: address).first, let entry = table.remove(victim) else { return nil }
@@ -81,14 +88,14 @@ public final class ClientConnections: Sendable {
             table.entries[id] = Entry(address: address, activity: activity, channel: channel)
             table.perAddress[address, default: 0] += 1
             open.store(table.entries.count, ordering: .relaxed)
-            return id
+            return Admitted(id: id, overCap: maxConnections.map { table.entries.count > $0 } ?? false)
         }
-        if id == nil { open.store(table.withLock { $0.entries.count }, ordering: .relaxed) }
+        if admitted == nil { open.store(table.withLock { $0.entries.count }, ordering: .relaxed) }
         for victim in victims {
             evictedTotal.add(1, ordering: .relaxed)
             victim.close(promise: nil)
         }
-        return id
+        return admitted
     }
 
     func release(_ id: UInt64) {

@@ -59,6 +59,10 @@ import Testing
         let refused = try rawGET(port: port, path: "/healthz")
         #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
         #expect(refused.lowercased().contains("retry-after: 1\r\n"))
+        // A keep-alive client over the cap is closed once answered, not kept until the idle
+        // timeout: a burst past the cap must not hold sockets past it.
+        let keptAlive = try rawGET(port: port, path: "/healthz", keepAlive: true)
+        #expect(keptAlive.hasPrefix("HTTP/1.1 503") && keptAlive.hasSuffix("[closed]"), "\(keptAlive)")
         close(idle)
         while admission.openConnections > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         let admitted = try rawGET(port: port, path: "/healthz")
@@ -77,18 +81,21 @@ import Testing
     }
 }
 
-/// One HTTP/1.1 GET on a connection of its own; the whole response as text.
-func rawGET(port: Int, path: String) throws -> String {
+/// One HTTP/1.1 GET on a connection of its own; the whole response as text. With `keepAlive`
+/// the request does not ask for the connection to be closed, and "[closed]" is appended when
+/// the server closed it within 5 s of the answer.
+func rawGET(port: Int, path: String, keepAlive: Bool = false) throws -> String {
     let fd = try connectTCP(port: port)
     defer { close(fd) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    var timeout = timeval(tv_sec: keepAlive ? 5 : 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(keepAlive ? "" : "Connection: close\r\n")\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count == 0, keepAlive { return String(decoding: response, as: UTF8.self) + "[closed]" }
         if count <= 0 { break }
         response += buffer[0..<count]
     }
