@@ -144,7 +144,10 @@ import TestSupport
 
         // The encoder is set up again once the drill lets it: the next real entry follows a
         // DISCONTINUITY in the same slot as its sibling's, and the master offers it again.
-        try await eventually("144p recovers", timeout: 40) { try await server.playlist("144p").segments.last.map { !$0.gap } ?? false }
+        // 60 s: the encoder is retried with backoff once the 8 s drill ends; in 1 of 4 runs on
+        // 2026-11-27 (the whole end-to-end phase, 09:18) it was not back within 40 s, and alone
+        // it was back within 40 s three times out of three.
+        try await eventually("144p recovers", timeout: 60) { try await server.playlist("144p").segments.last.map { !$0.gap } ?? false }
         let recovered = try await server.playlist("144p")
         let back = try #require(recovered.segments.indices.first { $0 > firstGap && !recovered.segments[$0].gap })
         #expect(recovered.segments[back].discontinuity, "the first entry after the gaps carries EXT-X-DISCONTINUITY")
