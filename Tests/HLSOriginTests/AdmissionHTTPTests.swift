@@ -53,19 +53,19 @@ import Testing
         let port = try #require(await iterator.next())
 
         // Another client's idle connection takes the only place.
-        let idle = try connectTCP(port: port)
+        let idle = try await LoopbackSockets.connect(port: port)
         let deadline = ContinuousClock.now + .seconds(10)
         while admission.openConnections < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        let refused = try rawGET(port: port, path: "/healthz")
+        let refused = try await LoopbackSockets.rawGET(port: port, path: "/healthz")
         #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
         #expect(refused.lowercased().contains("retry-after: 1\r\n"))
         // A keep-alive client over the cap is closed once answered, not kept until the idle
         // timeout: a burst past the cap must not hold sockets past it.
-        let keptAlive = try rawGET(port: port, path: "/healthz", keepAlive: true)
+        let keptAlive = try await LoopbackSockets.rawGET(port: port, path: "/healthz", keepAlive: true)
         #expect(keptAlive.hasPrefix("HTTP/1.1 503") && keptAlive.hasSuffix("[closed]"), "\(keptAlive)")
         close(idle)
         while admission.openConnections > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        let admitted = try rawGET(port: port, path: "/healthz")
+        let admitted = try await LoopbackSockets.rawGET(port: port, path: "/healthz")
         #expect(admitted.hasPrefix("HTTP/1.1 200"), "\(admitted)")
     }
 
@@ -79,42 +79,4 @@ import Testing
             }
         }
     }
-}
-
-/// One HTTP/1.1 GET on a connection of its own; the whole response as text. With `keepAlive`
-/// the request does not ask for the connection to be closed, and "[closed]" is appended when
-/// the server closed it within 5 s of the answer.
-func rawGET(port: Int, path: String, keepAlive: Bool = false) throws -> String {
-    let fd = try connectTCP(port: port)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: keepAlive ? 5 : 10, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(keepAlive ? "" : "Connection: close\r\n")\r\n".utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-    var response: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count == 0, keepAlive { return String(decoding: response, as: UTF8.self) + "[closed]" }
-        if count <= 0 { break }
-        response += buffer[0..<count]
-    }
-    return String(decoding: response, as: UTF8.self)
-}
-
-/// An open, idle TCP connection to 127.0.0.1:port.
-func connectTCP(port: Int) throws -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard result == 0 else {
-        close(fd)
-        throw POSIXError(.ECONNREFUSED)
-    }
-    return fd
 }

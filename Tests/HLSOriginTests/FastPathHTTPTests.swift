@@ -113,7 +113,7 @@ import Testing
         // in parallel) once stretched a 400 ms pause past a 1 s timeout, and on 2026-11-25 a
         // 300 ms pause past 1.5 s; each time the server, rightly, closed the connection.
         try await withServer(registry, fastPath: true, admission: AdmissionControl(limits: .init(idleTimeout: .seconds(3)))) { port in
-            let fd = try connectTCP(port: port)
+            let fd = try await LoopbackSockets.connect(port: port)
             defer { close(fd) }
             // More than an idle timeout of steady use: every answer on the same connection.
             for _ in 0..<12 {
@@ -126,7 +126,7 @@ import Testing
             var timeout = timeval(tv_sec: 15, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             let started = ContinuousClock.now
-            let received = try await HTTPExchange.onOwnThread { var byte: UInt8 = 0; return recv(fd, &byte, 1, 0) }
+            let received = try await LoopbackSockets.onOwnThread { var byte: UInt8 = 0; return recv(fd, &byte, 1, 0) }
             #expect(received == 0, "the server closed the idle connection")
             #expect(ContinuousClock.now - started < .seconds(15))
         }
@@ -157,23 +157,15 @@ enum HTTPExchange {
     /// Sends `requests` on one new connection (one at a time, or all in one write) and reads
     /// their responses.
     static func send(_ requests: [Request], port: Int, pipelined: Bool = false) async throws -> [Response] {
-        try await onOwnThread { try sendBlocking(requests, port: port, pipelined: pipelined) }
+        try await LoopbackSockets.onOwnThread { try sendBlocking(requests, port: port, pipelined: pipelined) }
     }
 
     static func exchange(_ requests: [Request], on fd: Int32) async throws -> [Response] {
-        try await onOwnThread { try exchangeBlocking(requests, on: fd) }
-    }
-
-    /// Blocking socket calls run on a thread of their own: on Swift concurrency's few shared
-    /// threads they would starve the server's router, which runs there too.
-    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
+        try await LoopbackSockets.onOwnThread { try exchangeBlocking(requests, on: fd) }
     }
 
     static func sendBlocking(_ requests: [Request], port: Int, pipelined: Bool) throws -> [Response] {
-        let fd = try connectTCP(port: port)
+        let fd = try LoopbackSockets.connectBlocking(port: port)
         defer { close(fd) }
         if pipelined {
             let all = requests.flatMap(\.bytes)

@@ -54,8 +54,8 @@ import Glibc
     /// A PUT on a connection of its own (the test client's one connection would queue the
     /// second upload behind the held first); the status line and body.
     static func put(_ path: String, bytes: Int, port: Int) async throws -> (status: Int, text: String) {
-        try await HTTPExchange.onOwnThread {
-            let fd = try ClientLimitsHTTPTests.connect(port: port)
+        try await LoopbackSockets.onOwnThread {
+            let fd = try LoopbackSockets.connectBlocking(port: port)
             defer { close(fd) }
             var timeout = timeval(tv_sec: 20, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

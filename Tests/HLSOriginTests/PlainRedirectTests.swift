@@ -36,17 +36,17 @@ import Testing
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
         // The request says Host: 127.0.0.1 (HTTPExchange); the answer names the public name.
-        let held = try connectTCP(port: port)
+        let held = try await LoopbackSockets.connect(port: port)
         defer { close(held) }
         let first = try #require(try await HTTPExchange.exchange([.get("/live/main/master.m3u8")], on: held).first)
         #expect(first.statusLine.hasPrefix("HTTP/1.1 308"))
         #expect(first.header("location") == "https://sideline.venue:8443/live/main/master.m3u8")
         // A connection that sends nothing is closed after the idle timeout, as on the TLS port
         // (the plain port had none).
-        let idle = try connectTCP(port: port)
+        let idle = try await LoopbackSockets.connect(port: port)
         defer { close(idle) }
         let started = ContinuousClock.now
-        let closed = try await HTTPExchange.onOwnThread {
+        let closed = try await LoopbackSockets.onOwnThread {
             var byte: UInt8 = 0
             var timeout = timeval(tv_sec: 5, tv_usec: 0)
             setsockopt(idle, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -38,8 +38,8 @@ import Glibc
     }
 
     /// A client at `source` that asks for the large segment and never reads a byte.
-    static func stalledDownload(port: Int, from source: String) throws -> Int32 {
-        let fd = try ClientLimitsHTTPTests.connect(port: port, from: source, receiveBuffer: 4096)
+    static func stalledDownload(port: Int, from source: String) async throws -> Int32 {
+        let fd = try await LoopbackSockets.connect(port: port, from: source, receiveBuffer: 4096)
         let request = "GET \(segmentPath) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         return fd
@@ -72,7 +72,7 @@ import Glibc
 
     @Test func aClientThatDoesNotReadItsAnswerIsClosedAfterTheWriteTimeout() async throws {
         try await Self.withServer(.init(idleTimeout: .seconds(30), writeTimeout: .seconds(1))) { port, admission in
-            let fd = try Self.stalledDownload(port: port, from: "127.0.0.2")
+            let fd = try await Self.stalledDownload(port: port, from: "127.0.0.2")
             defer { close(fd) }
             let seen = try await Self.within(.seconds(10)) { admission.clients.openConnections(from: "127.0.0.2") == 1 }
             #expect(seen != nil, "the server took the connection")
@@ -84,13 +84,13 @@ import Glibc
 
     @Test func aPlayerThatReadsSlowlyIsNotCutByTheWriteTimeout() async throws {
         try await Self.withServer(.init(writeTimeout: .seconds(1))) { port, _ in
-            let fd = try ClientLimitsHTTPTests.connect(port: port, from: "127.0.0.3", receiveBuffer: 16 << 10)
+            let fd = try await LoopbackSockets.connect(port: port, from: "127.0.0.3", receiveBuffer: 16 << 10)
             defer { close(fd) }
             let request = "GET \(Self.segmentPath) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             _ = request.withCString { send(fd, $0, strlen($0), 0) }
             // 256 KiB every 100 ms: 12 MiB take about 5 s, five times the write timeout.
             let started = ContinuousClock.now
-            let received = try await HTTPExchange.onOwnThread { () -> Int in
+            let received = try await LoopbackSockets.onOwnThread { () -> Int in
                 var timeout = timeval(tv_sec: 15, tv_usec: 0)
                 setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -134,7 +134,7 @@ import Glibc
             var stalled: [Int32] = []
             defer { for fd in stalled { close(fd) } }
             for address in 2..<(2 + addresses) {
-                for _ in 0..<perAddress { stalled.append(try Self.stalledDownload(port: port, from: "127.0.0.\(address)")) }
+                for _ in 0..<perAddress { stalled.append(try await Self.stalledDownload(port: port, from: "127.0.0.\(address)")) }
             }
             // Every download has been taken and written into until it stalls (no progress for
             // the 1 s grace).
@@ -143,7 +143,7 @@ import Glibc
             try await Task.sleep(for: .milliseconds(1500))
             let before = admission.openConnections
             let started = ContinuousClock.now
-            let status = try await HTTPExchange.onOwnThread { try ClientLimitsHTTPTests.get(port: port, path: "/live/main/master.m3u8", from: "127.0.0.99") }
+            let status = try await LoopbackSockets.status(port: port, path: "/live/main/master.m3u8", from: "127.0.0.99")
             let took = ContinuousClock.now - started
             #expect(status == 200, "the new player is served, not refused 503 (\(status.map(String.init) ?? "no answer"); \(before) open before it)")
             #expect(took < .seconds(2), "within 2 s (\(took))")

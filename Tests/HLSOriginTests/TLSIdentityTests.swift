@@ -16,7 +16,7 @@ import Testing
     /// concurrency's small shared pool starves every other test's server (seen in CI: another
     /// suite's server answered nothing for 20 s while these waited for openssl and curl).
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await HTTPExchange.onOwnThread { try runBlocking(arguments) }
+        try await LoopbackSockets.onOwnThread { try runBlocking(arguments) }
     }
 
     static func runBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
