@@ -1,6 +1,281 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The targets stand in four floors, each importing only the floors above it in this file:
+// pure cores, services that do IO, the executable, and test support with the tests.
+// HouseRulesTests (Tests/HouseRulesTests) reads this file and fails when a pure core reaches
+// down, a target imports what it does not declare (or declares what it never imports), or a
+// doc table drifts from it. It reads the groups by their `let` names and each target by its
+// `name:` and `dependencies:`, so keep one target call per entry and the dependency lists
+// as plain strings and `.product(name:package:)`.
+
+// MARK: - Pure cores
+// Plain values and an injected clock: no NIO, no Hummingbird, no HTTP client, no FFmpeg, and
+// no dependency outside this group except pure packages (Yams, swift-crypto, structured
+// headers). Their tests build in seconds and run in the unit phase.
+let pureCores: [Target] = [
+    // Playlist model, rendering, parsing. No clock reads.
+    .target(name: "HLSPlaylist"),
+    // MPEG-TS packets, restamping, PAT/PMT order, checks of a received segment.
+    .target(name: "MPEGTS"),
+    // Small and shared: the one Backoff, the monotonic clock, the duration helper, the fill
+    // policies that config and publishing share.
+    .target(name: "SidelineCore"),
+    // The config model, strict YAML decoding and validation whose errors name the key.
+    .target(
+        name: "SidelineConfig",
+        dependencies: ["SidelineCore", .product(name: "Yams", package: "Yams")]
+    ),
+    // How hard each rung's encoder works. The effort steps (x264 presets and the options
+    // behind them), the rule that steps a rung down before it drops frames and up when there
+    // is room, and what the configured streams cost on this machine.
+    .target(name: "EncoderEffort", dependencies: ["SidelineCore"]),
+    // The live decisions (slots, fills, seams, master listing, watchdog, bandwidth) over plain
+    // events and an injected clock. Writes through `PublishingSink`.
+    .target(name: "StreamPublishing", dependencies: ["HLSPlaylist", "SidelineCore"]),
+    // What a mirror lists, fetches and checks, and when it serves what it holds as VOD.
+    .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
+    // What `push` sends next, at which bit rate, and what it does when an upload fails; what
+    // the ingest makes of the segments and playlists a remote encoder uploads.
+    .target(name: "StreamPushing", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
+    // Request policy: paths, directives, ranges, header tokens, query parameters, marker
+    // checks, the status table, and the one refusal type every route answers with.
+    .target(name: "OriginPolicy", dependencies: ["HLSPlaylist"]),
+    // Who may watch which stream. The credentials a URL carries (viewer and signed,
+    // HMAC-SHA256) and the gate every request to a stream's footage passes (401/403).
+    .target(name: "OriginAccess", dependencies: ["OriginPolicy", .product(name: "Crypto", package: "swift-crypto")]),
+    // What players' CMCD says (CTA-5004, RFC 8941 fields), and the bounded book of their
+    // sessions: who is stalling, on which variant, since when.
+    .target(name: "PlayerSessions", dependencies: ["OriginPolicy", .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
+]
+
+// MARK: - Services that do IO
+// Threads, disks, sockets and FFmpeg, carrying out the pure cores' decisions. Libraries, not
+// part of the executable, so tests can drive them.
+let services: [Target] = [
+    // FFmpeg's C libraries through pkg-config, plus a header-only shim for the macros Swift cannot import.
+    .systemLibrary(
+        name: "CFFmpeg",
+        pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavdevice",
+        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev", "libavdevice-dev"])]
+    ),
+    // The only module that holds FFmpeg pointers.
+    .target(
+        name: "MediaPipeline",
+        dependencies: ["CFFmpeg", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", .product(name: "Logging", package: "swift-log")]
+    ),
+    // The recording on disk.
+    .target(
+        name: "SegmentStore",
+        dependencies: ["HLSPlaylist", .product(name: "Logging", package: "swift-log")]
+    ),
+    // Delivery: the registry, rendered playlists, waiters, the segment cache, the fast path
+    // and its HTTP/1.1 channel, admission, the /live/ and /vod/ routes, and the one place a
+    // refusal becomes HTTP.
+    .target(
+        name: "HLSOrigin",
+        dependencies: [
+            "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SidelineCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            // Counts of access refusals for /metrics.
+            .product(name: "Metrics", package: "swift-metrics"),
+            // TLS: Hummingbird's TLS channel around the origin's, and the identity it serves.
+            .product(name: "HummingbirdTLS", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "CompressNIO", package: "compress-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            // Reads a segment into one buffer for the segment cache.
+            .product(name: "_NIOFileSystem", package: "swift-nio"),
+            // The HTTP/1.1 channel with the fast path (OriginHTTP1Channel).
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            // Ingest uploads are checked and written on NIO's blocking-I/O thread pool.
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]
+    ),
+    // The analysts' and operators' APIs over the registry: streams, markers, clips, admin.
+    .target(
+        name: "OriginAPI",
+        dependencies: [
+            "HLSOrigin", "HLSPlaylist", "OriginPolicy", "PlayerSessions", "SegmentStore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "_NIOFileSystem", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]
+    ),
+    // The page at `/`: real .html, .css and .js files, built into the binary, served with ETag.
+    .target(
+        name: "WatchPage",
+        dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ],
+        resources: [.embedInCode("Resources/page.html"), .embedInCode("Resources/page.css"), .embedInCode("Resources/page.js")]
+    ),
+    // Runs each configured camera: its pipeline under the supervisor, the publishing core's
+    // decisions carried out onto disk and into the origin's registry, the stand-ins, the
+    // metrics, and what an operator asks for (drills, end, removal, retention).
+    .target(
+        name: "StreamServices",
+        dependencies: [
+            "EncoderEffort", "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // The clip remuxer runs on a thread pool of its own (NIOThreadPool).
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]
+    ),
+    // Connects a mirror's decisions (StreamMirroring) to the world: the upstream over HTTP,
+    // the recording on disk, the origin's registry, and the log.
+    .target(
+        name: "MirrorServices",
+        dependencies: [
+            "HLSOrigin", "HLSPlaylist", "SegmentStore", "SidelineCore", "StreamMirroring",
+            // A private stream's mirror checks viewers with the origin's rules.
+            "OriginAccess",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // FoundationNetworking's URLSession crashes in libdispatch when a server dies
+            // under an open connection (swift-corelibs-foundation#4791).
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            // The venue CA a server's certificate is verified against.
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            // The mirror's file writes run on NIO's blocking-I/O thread pool.
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]
+    ),
+    // `sideline push`: a pipeline's segments into the queue on disk and up to a server's
+    // ingest, carrying out StreamPushing's decisions (order, retries, bit rates, rungs).
+    .target(
+        name: "PushServices",
+        dependencies: [
+            "HLSPlaylist", "MediaPipeline", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPushing",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            // The venue CA a server's certificate is verified against.
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            // The queue's file work runs on NIO's blocking-I/O thread pool.
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]
+    ),
+]
+
+// MARK: - The executable
+// Wiring only: parses arguments, builds the objects, owns signals, prints. No decisions, and
+// under 1,000 lines in all (HouseRulesTests counts them).
+let executable: [Target] = [
+    .executableTarget(
+        name: "sideline",
+        dependencies: [
+            "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MirrorServices", "OriginAccess", "OriginAPI", "OriginPolicy", "PlayerSessions", "PushServices",
+            "SegmentStore", "SidelineConfig", "SidelineCore", "StreamMirroring", "StreamPushing", "StreamServices", "WatchPage",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            // The admin client speaks HTTP through AsyncHTTPClient too (see MirrorServices).
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]
+    ),
+]
+
+// MARK: - Test support
+// Shipped once and used by the tests only.
+let testSupport: [Target] = [
+    // The manual clock every test that moves time uses, and the playlists the origin's tests serve.
+    .target(name: "SidelineTesting", dependencies: ["HLSPlaylist"]),
+    // The end-to-end and pipeline tests' helpers: running programs, ffprobe, the built server.
+    .target(
+        name: "TestSupport",
+        dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ],
+        path: "Tests/TestSupport"
+    ),
+]
+
+// MARK: - Tests
+let tests: [Target] = [
+    // The pure cores' tests (unit phase).
+    .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),
+    .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS"]),
+    .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore"]),
+    .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig", "SidelineCore"]),
+    .testTarget(name: "EncoderEffortTests", dependencies: ["EncoderEffort", "SidelineCore"]),
+    .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
+    .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
+    .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
+    .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
+    .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
+    .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
+    // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the
+    // replay of their seed corpora.
+    .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "MPEGTS", "OriginAccess", "OriginPolicy", "PlayerSessions", "StreamMirroring", "StreamPushing"]),
+    // The services' tests: a temporary directory, a real server on 127.0.0.1, real FFmpeg
+    // (MediaPipelineTests, the pipeline phase).
+    .testTarget(
+        name: "MediaPipelineTests",
+        dependencies: ["MediaPipeline", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
+    ),
+    .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist", .product(name: "Logging", package: "swift-log")]),
+    .testTarget(
+        name: "HLSOriginTests",
+        dependencies: [
+            "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SidelineTesting",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "CompressNIO", package: "compress-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]
+    ),
+    .testTarget(
+        name: "OriginAPITests",
+        dependencies: [
+            "OriginAPI", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SegmentStore", "SidelineTesting",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]
+    ),
+    .testTarget(
+        name: "WatchPageTests",
+        dependencies: [
+            "WatchPage",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]
+    ),
+    .testTarget(
+        name: "MirrorServicesTests",
+        dependencies: ["MirrorServices", "HLSOrigin", "HLSPlaylist", "OriginAccess", "SegmentStore", "SidelineCore", "SidelineTesting", "TestSupport", .product(name: "Logging", package: "swift-log")]
+    ),
+    .testTarget(name: "PushServicesTests", dependencies: ["PushServices", "MediaPipeline", "StreamPushing", .product(name: "Logging", package: "swift-log")]),
+    // Docs/architecture.md's and the README's tables against this manifest.
+    .testTarget(name: "DocumentationTests"),
+    // The built binary against real players, one at a time (the last phase).
+    .testTarget(name: "EndToEndTests", dependencies: ["sideline", "HLSPlaylist", "TestSupport"]),
+]
+
 let package = Package(
     name: "Sideline",
     platforms: [.macOS(.v14)],
@@ -27,226 +302,6 @@ let package = Package(
         // TLS for the origin (through Hummingbird's TLS channel) and the certificate checks.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
-    targets: [
-        // FFmpeg's C libraries through pkg-config, plus a header-only shim for the macros Swift cannot import.
-        .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavdevice",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev", "libavdevice-dev"])]
-        ),
-        // Pure: playlist model, rendering, parsing. No I/O, no FFmpeg, no NIO, no clock reads.
-        .target(name: "HLSPlaylist"),
-        // Pure: MPEG-TS packets, restamping, PAT/PMT order, checks of a received segment.
-        .target(name: "MPEGTS"),
-        // Small and pure: the one Backoff, the monotonic clock, the duration helper, the fill
-        // policies that config and publishing share.
-        .target(name: "SidelineCore"),
-        // Pure: the live decisions (slots, fills, seams, master listing, watchdog, bandwidth)
-        // over plain events and an injected clock. Writes through `PublishingSink`.
-        .target(name: "StreamPublishing", dependencies: ["HLSPlaylist", "SidelineCore"]),
-        // Pure: what a mirror lists, fetches and checks, and when it serves what it holds as VOD.
-        .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
-        // Pure: what `push` sends next, at which bit rate, and what it does when an upload fails;
-        // what the ingest makes of the segments and playlists a remote encoder uploads.
-        .target(name: "StreamPushing", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
-        .target(
-            name: "SidelineConfig",
-            dependencies: ["SidelineCore", .product(name: "Yams", package: "Yams")]
-        ),
-        // Pure: how hard each rung's encoder works. The effort steps (x264 presets and the
-        // options behind them), the rule that steps a rung down before it drops frames and up
-        // when there is room, and what the configured streams cost on this machine.
-        .target(name: "EncoderEffort", dependencies: ["SidelineCore"]),
-        // The only module that holds FFmpeg pointers.
-        .target(
-            name: "MediaPipeline",
-            dependencies: ["CFFmpeg", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", .product(name: "Logging", package: "swift-log")]
-        ),
-        .target(
-            name: "SegmentStore",
-            dependencies: ["HLSPlaylist", .product(name: "Logging", package: "swift-log")]
-        ),
-        // Pure request policy: paths, directives, ranges, header tokens, query parameters, marker
-        // checks, the status table, and the one refusal type every route answers with. No NIO,
-        // no Hummingbird: its tests build in seconds.
-        .target(name: "OriginPolicy", dependencies: ["HLSPlaylist"]),
-        // Pure: who may watch which stream. The credentials a URL carries (viewer and signed,
-        // HMAC-SHA256) and the gate every request to a stream's footage passes (401/403).
-        .target(name: "OriginAccess", dependencies: ["OriginPolicy", .product(name: "Crypto", package: "swift-crypto")]),
-        // Pure: what players' CMCD says (CTA-5004, RFC 8941 fields), and the bounded book of
-        // their sessions: who is stalling, on which variant, since when.
-        .target(name: "PlayerSessions", dependencies: ["OriginPolicy", .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
-        // Delivery: the registry, rendered playlists, waiters, the segment cache, the fast path
-        // and its HTTP/1.1 channel, admission, the /live/ and /vod/ routes, and the one place a
-        // refusal becomes HTTP.
-        .target(
-            name: "HLSOrigin",
-            dependencies: [
-                "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SegmentStore", "SidelineCore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                // Counts of access refusals for /metrics.
-                .product(name: "Metrics", package: "swift-metrics"),
-                // TLS: Hummingbird's TLS channel around the origin's, and the identity it serves.
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                // Reads a segment into one buffer for the segment cache.
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
-                // The HTTP/1.1 channel with the fast path (OriginHTTP1Channel).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                // Ingest uploads are checked and written on NIO's blocking-I/O thread pool.
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
-        // The analysts' and operators' APIs over the registry: streams, markers, clips, admin.
-        .target(
-            name: "OriginAPI",
-            dependencies: [
-                "HLSOrigin", "HLSPlaylist", "OriginPolicy", "PlayerSessions", "SegmentStore",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-        ),
-        // The page at `/`: real .html, .css and .js files, built into the binary, served with ETag.
-        .target(
-            name: "WatchPage",
-            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
-            resources: [.embedInCode("Resources/page.html"), .embedInCode("Resources/page.css"), .embedInCode("Resources/page.js")]
-        ),
-        // Runs each configured camera: its pipeline under the supervisor, the publishing core's
-        // decisions carried out onto disk and into the origin's registry, the stand-ins, the
-        // metrics, and what an operator asks for (drills, end, removal, retention).
-        .target(
-            name: "StreamServices",
-            dependencies: [
-                "EncoderEffort", "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
-        ),
-        // Connects a mirror's decisions (StreamMirroring) to the world: the upstream over HTTP,
-        // the recording on disk, the origin's registry, and the log.
-        .target(
-            name: "MirrorServices",
-            dependencies: [
-                "HLSOrigin", "HLSPlaylist", "SegmentStore", "SidelineCore", "StreamMirroring",
-                // A private stream's mirror checks viewers with the origin's rules.
-                "OriginAccess",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                // FoundationNetworking's URLSession crashes in libdispatch when a server dies
-                // under an open connection (swift-corelibs-foundation#4791).
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // The venue CA a server's certificate is verified against.
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                // The mirror's file writes run on NIO's blocking-I/O thread pool.
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
-        // `sideline push`: a pipeline's segments into the queue on disk and up to a server's
-        // ingest, carrying out StreamPushing's decisions (order, retries, bit rates, rungs).
-        .target(
-            name: "PushServices",
-            dependencies: [
-                "HLSPlaylist", "MediaPipeline", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPushing",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                // The venue CA a server's certificate is verified against.
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                // The queue's file work runs on NIO's blocking-I/O thread pool.
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ]
-        ),
-        // The command line: parses arguments, builds the objects, owns signals, prints. No decisions.
-        .executableTarget(
-            name: "sideline",
-            dependencies: [
-                "SidelineConfig", "EncoderEffort", "MediaPipeline", "SegmentStore", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginAPI", "OriginPolicy", "PlayerSessions", "SidelineCore", "StreamMirroring",
-                "StreamServices", "MirrorServices", "PushServices", "StreamPushing", "WatchPage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                // The admin client speaks HTTP through AsyncHTTPClient too (see MirrorServices).
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-        ),
-        .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),
-        .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig", "SidelineCore"]),
-        .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS"]),
-        .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore", "SidelineTesting"]),
-        .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
-        .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
-        .testTarget(name: "PushServicesTests", dependencies: ["PushServices", "MediaPipeline", "StreamPushing"]),
-        .testTarget(name: "MirrorServicesTests", dependencies: ["MirrorServices", "HLSOrigin", "HLSPlaylist", "OriginAccess", "SegmentStore", "SidelineTesting", "TestSupport"]),
-        .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
-        .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist"]),
-        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport"]),
-        .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
-        .testTarget(name: "EncoderEffortTests", dependencies: ["EncoderEffort", "SidelineCore"]),
-        .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
-        .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
-        // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the
-        // replay of their seed corpora.
-        .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "MPEGTS", "OriginAccess", "OriginPolicy", "PlayerSessions", "StreamMirroring", "StreamPushing"]),
-        .testTarget(
-            name: "HLSOriginTests",
-            dependencies: [
-                "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SegmentStore", "SidelineTesting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-            ]
-        ),
-        .testTarget(
-            name: "OriginAPITests",
-            dependencies: [
-                "OriginAPI", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SegmentStore", "SidelineTesting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
-        ),
-        .testTarget(
-            name: "WatchPageTests",
-            dependencies: [
-                "WatchPage",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
-        ),
-        // Docs/architecture.md's and the README's tables against this manifest.
-        .testTarget(name: "DocumentationTests"),
-        .testTarget(name: "EndToEndTests", dependencies: ["sideline", "TestSupport"]),
-        // Test support shipped once: the manual clock every test that moves time uses, and
-        // the playlists the origin's tests serve.
-        .target(name: "SidelineTesting", dependencies: ["HLSPlaylist"]),
-        .target(
-            name: "TestSupport",
-            dependencies: [
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Tests/TestSupport"
-        ),
-    ],
+    targets: pureCores + services + executable + testSupport + tests,
     swiftLanguageModes: [.v6]
 )
