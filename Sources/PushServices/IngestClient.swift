@@ -3,23 +3,14 @@ import Foundation
 import NIOCore
 import NIOSSL
 import NIOHTTP1
-import SidelineCore
+import StreamPushing
 
 /// `sideline push`'s HTTP client for a server's ingest (`/ingest/<stream>/...`): PUTs with the
 /// stream's bearer token over kept-alive connections (one TCP handshake for the whole run
 /// while the link holds), and answers as plain values: the status (nil when the server could
-/// not be reached or did not answer in time), its reason, and how long the upload took.
-public final class IngestClient: Sendable {
-    public struct Answer: Sendable, Equatable {
-        /// nil: no answer (refused, cut, timed out).
-        public let status: Int?
-        /// The server's text, or why there was no answer.
-        public let reason: String
-        /// From sending the request to reading the whole answer.
-        public let seconds: Double
-        public var succeeded: Bool { status.map { (200...299).contains($0) } ?? false }
-    }
-
+/// not be reached or did not answer in time) and its reason. The uploader (`PushUploader`)
+/// times each upload on its own clock.
+public final class IngestClient: IngestUploading {
     public let base: URL
     private let authorization: String
     private let client: HTTPClient
@@ -38,23 +29,21 @@ public final class IngestClient: Sendable {
     }
 
     /// PUTs `body` to `path` under the base, within `timeout` seconds.
-    public func put(_ path: String, body: [UInt8], contentType: String, timeout: Double) async -> Answer {
+    public func put(_ path: String, body: [UInt8], contentType: String, timeout: Double) async -> IngestAnswer {
         let url = base.absoluteString + "/" + path
         var request = HTTPClientRequest(url: url)
         request.method = .PUT
         request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "Content-Type", value: contentType)
         request.body = .bytes(ByteBuffer(bytes: body))
-        let started = ContinuousClock.now
-        func elapsed() -> Double { started.duration(to: .now).inSeconds }
         do {
             let response = try await client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
             let text = try await response.body.collect(upTo: 64 << 10)
-            return Answer(status: Int(response.status.code), reason: String(buffer: text).trimmingCharacters(in: .whitespacesAndNewlines), seconds: elapsed())
+            return IngestAnswer(status: Int(response.status.code), reason: String(buffer: text).trimmingCharacters(in: .whitespacesAndNewlines))
         } catch is CancellationError {
-            return Answer(status: nil, reason: "cancelled", seconds: elapsed())
+            return IngestAnswer(status: nil, reason: "cancelled")
         } catch {
-            return Answer(status: nil, reason: "\(error)", seconds: elapsed())
+            return IngestAnswer(status: nil, reason: "\(error)")
         }
     }
 

@@ -61,6 +61,21 @@ public struct PushRateFollower: Sendable, Equatable {
         return next
     }
 
+    /// While an upload drags, the plan steps down at most this often: each step re-tunes the
+    /// encoders, and in a quarter of a second the bound an upload gives moves by a few percent.
+    public static let stepInterval = 0.25
+
+    /// How long an upload of `bytes` may go on before `stillUploading` steps the plan down:
+    /// from then on the bound it gives is below what the plan's rungs and their audio need.
+    /// nil when the plan cannot go lower (the best rung alone at the minimum). The uploader's
+    /// watchdog sleeps until then instead of polling.
+    public func stepDownAfter(bytes: Int) -> Double? {
+        guard plan != ladder.plan(link: 0) else { return nil }
+        let need = plan.videoBitRate + plan.sent.count * ladder.audioBitRate
+        guard need > 0 else { return nil }
+        return Double(bytes) * 8 * rule.ratio / Double(need)
+    }
+
     /// The plan of the first `count` rungs alone for the link measured (a prefix of a plan
     /// that keeps more rungs keeps them all, each at a rate at least as high).
     private func narrowed(_ wider: PushLadder.Plan, to count: Int) -> PushLadder.Plan {
