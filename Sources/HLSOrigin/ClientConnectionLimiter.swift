@@ -1,6 +1,8 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 import OriginPolicy
+import SidelineCore
 
 /// Counts each connection in `ClientConnections` (which may close a less useful one, or this
 /// one, at a cap), keeps its `ConnectionActivity`, and closes it when an answer's writes make
@@ -104,7 +106,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
             if ConnectionEviction.writeTimedOut(state, now: now, timeout: timeout) {
                 context.close(promise: nil)
             } else if case let .writing(lastProgress) = state {
-                armTimer(context, after: .milliseconds(Int64(max(0.01, lastProgress + timeout - now) * 1000)))
+                armTimer(context, after: .seconds(max(0.01, lastProgress + timeout - now)))
             }
         }
     }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import NIOCore
 import OriginPolicy
 import Metrics
 import PlayerSessions

@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import NIOCore
 import OriginPolicy
 import SidelineCore
 import Synchronization

@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import Logging
 import SidelineCore
+import Synchronization
 
 /// The input thread's work: demux, pace, decode, conform to the output frame rate, encode
 /// audio once, and fan frames and packets out to the variant workers.

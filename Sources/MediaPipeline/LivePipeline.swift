@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import Logging
+import SidelineCore
 import Synchronization
 
 /// One input encoded into a ladder of variants, on threads the pipeline owns: one for demux

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Synchronization
 
 /// How the input thread hands frames and audio to one variant's queue.
 ///

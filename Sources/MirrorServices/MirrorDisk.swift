@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import HLSPlaylist
 import NIOPosix
+import OriginPolicy
 import SegmentStore
 import SidelineCore
 import StreamMirroring

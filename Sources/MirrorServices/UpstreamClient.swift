@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTPCompression
 import NIOSSL
 import NIOHTTP1
 import SidelineCore

@@ -3,6 +3,7 @@ import HLSOrigin
 import HLSPlaylist
 import Hummingbird
 import NIOCore
+import OriginAccess
 import OriginPolicy
 
 /// `GET /api/streams`: what the server has, for dashboards and operators.

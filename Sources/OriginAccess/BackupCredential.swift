@@ -1,3 +1,5 @@
+import Foundation
+
 /// The backups a master lists (`stream.backups`: the same stream on a mirror, absolute URIs),
 /// carrying the credential the master was fetched with. A player that fetched
 /// `/access/<credential>/live/main/master.m3u8` resolves the master's relative URIs under that

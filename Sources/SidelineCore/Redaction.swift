@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a log line or an error message shows of a credential: that there was one, never the
 /// credential. The one place that decides what counts as secret, used by the request log
 /// (`server.log_headers` and the path), config errors, the mirror and push.

@@ -1,6 +1,7 @@
 import Foundation
 import HLSOrigin
 import MediaPipeline
+import OriginPolicy
 import ServiceLifecycle
 import SidelineCore
 import Synchronization

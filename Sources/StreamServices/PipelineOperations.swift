@@ -5,6 +5,7 @@ import OriginPolicy
 import Logging
 import MediaPipeline
 import SegmentStore
+import SidelineCore
 
 /// The admin API's operations, carried out on the running pipelines and the recordings.
 public struct PipelineOperations: StreamOperations {

@@ -1,8 +1,11 @@
 import Foundation
+import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
+import Metrics
 import ServiceLifecycle
+import SidelineConfig
 import SidelineCore
 import StreamPublishing
 import Synchronization

@@ -3,6 +3,7 @@ import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
+import Metrics
 import MPEGTS
 import SegmentStore
 import SidelineCore

@@ -6,6 +6,7 @@ import MediaPipeline
 import MPEGTS
 import OriginPolicy
 import SegmentStore
+import SidelineConfig
 import SidelineCore
 import StreamPushing
 import StreamPublishing

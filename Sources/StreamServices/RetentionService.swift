@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OriginPolicy
 import SegmentStore
 import ServiceLifecycle
 import SidelineConfig
@@ -32,7 +33,7 @@ public struct RetentionService: Service {
             while !Task.isCancelled {
                 // Walking a large recording is blocking file-system work: a thread of its own.
                 await onOwnThread { applyOnce() }
-                try? await Task.sleep(for: .milliseconds(Int64(settings.checkInterval * 1000)))
+                try? await Task.sleep(for: .seconds(settings.checkInterval))
             }
         }
     }

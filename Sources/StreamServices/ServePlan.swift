@@ -3,6 +3,7 @@ import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
+import OriginPolicy
 import SegmentStore
 import SidelineConfig
 import SidelineCore

@@ -1,8 +1,11 @@
+import EncoderEffort
 import Foundation
 import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
+import Metrics
+import OriginPolicy
 import SegmentStore
 import SidelineConfig
 import SidelineCore

@@ -2,6 +2,8 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import HLSOrigin
+import NIOCore
+import NIOHTTP1
 import SidelineConfig
 import SidelineCore
 

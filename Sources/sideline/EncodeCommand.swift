@@ -3,6 +3,8 @@ import Foundation
 import HLSOrigin
 import Logging
 import MediaPipeline
+import OriginPolicy
+import SidelineConfig
 import SidelineCore
 import StreamServices
 
@@ -68,7 +70,6 @@ struct EncodeCommand: AsyncParsableCommand {
     }
 }
 
-/// CPU time (user + system) this process has used, all threads.
 extension EncodeCommand {
     /// `--calibrate`: the whole table for the config's streams, measured again, kept, printed.
     private func calibrateMachine() async throws {

@@ -84,7 +84,7 @@ struct MirrorCommand: AsyncParsableCommand {
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))
         let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
                                                        maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
-                                                       idleTimeout: settings.server.idleTimeout.map { .milliseconds(Int64($0 * 1000)) }))
+                                                       idleTimeout: settings.server.idleTimeout.map { .seconds($0) }))
         let listenHost = settings.server.host
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,

@@ -115,7 +115,7 @@ struct PushCommand: AsyncParsableCommand {
         // takes a restarted run's segments for late ones.
         let first = directory.timeline.firstSlot(startingAt: Date(), after: session.newestQueued)
         let wait = directory.timeline.start(of: first).timeIntervalSinceNow
-        if wait > 0 { try await Task.sleep(for: .milliseconds(Int64(wait * 1000))) }
+        if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
         pipeline.start(atSegment: first)
         FileHandle.standardError.write(Data("Sideline is pushing '\(Redaction.url(stream.input))' to \(Redaction.url(target.base.absoluteString)) (stream '\(target.stream)'); queue \(queuePath)\n".utf8))
 

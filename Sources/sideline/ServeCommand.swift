@@ -3,6 +3,7 @@ import Foundation
 import HLSOrigin
 import HTTPTypes
 import OriginAccess
+import OriginPolicy
 import PlayerSessions
 import OriginAPI
 import Logging
@@ -91,7 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
         let console = ConsoleStatus(streams: running.map { entry in (entry.name, { entry.stream.statistics }) }, registry: registry)
         let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
                                                        maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
-                                                       idleTimeout: settings.server.idleTimeout.map { .milliseconds(Int64($0 * 1000)) }, writeTimeout: settings.server.writeTimeout.map { .milliseconds(Int64($0 * 1000)) }))
+                                                       idleTimeout: settings.server.idleTimeout.map { .seconds($0) }, writeTimeout: settings.server.writeTimeout.map { .seconds($0) }))
         let adminToken = ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
         let operations = PipelineOperations(services: Dictionary(uniqueKeysWithValues: running.map { ($0.name, $0.stream) }),
                                             registry: registry, dataDirectory: settings.dataDirectory, logger: logger)

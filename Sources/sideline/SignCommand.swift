@@ -3,6 +3,7 @@ import Foundation
 import OriginAccess
 import SidelineConfig
 import SidelineCore
+import StreamServices
 
 /// `sideline sign <stream>`: a signed master URL a player opens with nothing else, the same
 /// kind of URL the page gives a viewer who typed the stream's token.

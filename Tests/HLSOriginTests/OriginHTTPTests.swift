@@ -1,5 +1,6 @@
 import Foundation
 import HLSOrigin
+import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import Logging

@@ -1,6 +1,7 @@
 import CompressNIO
 import Foundation
 @testable import HLSOrigin
+import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import Logging

@@ -4,6 +4,7 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import OriginPolicy
 import SidelineTesting
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HLSPlaylist
 @testable import MediaPipeline
 import Testing
 import TestSupport

@@ -1,4 +1,6 @@
 import Foundation
+import HLSPlaylist
+import Logging
 @testable import MediaPipeline
 import Testing
 import TestSupport

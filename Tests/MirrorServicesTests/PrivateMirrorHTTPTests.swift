@@ -1,11 +1,13 @@
 import Foundation
 import HLSOrigin
 import HLSPlaylist
+import Hummingbird
 import Logging
 import MirrorServices
 import OriginAccess
 import SegmentStore
 import SidelineTesting
+import StreamMirroring
 import Testing
 import TestSupport
 

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import NIOFoundationCompat
 import OriginAPI
 import OriginPolicy
 import SegmentStore

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import NIOFoundationCompat
 import OriginAPI
 import PlayerSessions
 import SidelineTesting

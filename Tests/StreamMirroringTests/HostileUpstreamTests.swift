@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import StreamMirroring
+import Synchronization
 import Testing
 
 /// An upstream the mirror does not control (issue 26): playlists with numbers no Int carries

@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import SidelineCore
 import StreamPublishing
 import Testing
 

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// The house rules over this repository: Package.swift, the sources, the doc tables and what git
+/// tracks. Each test names what breaks its rule and how to fix it.
+@Suite struct RepositoryRulesTests {
+    /// The manifest was read whole: the checks below would pass on an empty one.
+    @Test func packageSwiftIsReadWhole() throws {
+        let manifest = try Repository.manifest()
+        #expect(manifest.targets.count >= 20, "read \(manifest.targets.count) targets from \(Repository.root.path)/Package.swift")
+        #expect(manifest.targets(in: HouseRules.pureGroup).count >= 5)
+        for name in ["sideline", "CFFmpeg", "HLSPlaylist", "HLSOrigin", "HouseRulesTests", "TestSupport"] {
+            #expect(manifest.target(named: name) != nil, "Package.swift's \(name) was not read")
+        }
+        #expect(manifest.targets.filter { $0.kind == .executableTarget }.map(\.name) == ["sideline"])
+    }
+
+    @Test func pureCoresReachOnlyPureCores() throws {
+        let violations = HouseRules.pureCores(try Repository.manifest())
+        #expect(violations.isEmpty, "\(violations)")
+    }
+
+    @Test func everyTargetImportsWhatItDeclaresAndNothingElse() async throws {
+        let manifest = try Repository.manifest()
+        let imports = try await Repository.offThePool { try Repository.imports(of: manifest) }
+        let violations = HouseRules.imports(manifest, imports: imports) + HouseRules.memberImportVisibility(manifest)
+        #expect(violations.isEmpty, "\(violations)")
+    }
+
+    @Test func theModuleTablesMatchPackageSwift() throws {
+        let manifest = try Repository.manifest()
+        let violations = HouseRules.moduleTable(try Repository.text("Docs/architecture.md"), manifest)
+            + HouseRules.readmeTable(try Repository.text("README.md"), manifest)
+        #expect(violations.isEmpty, "\(violations)")
+    }
+
+    @Test func theExecutableIsUnderAThousandLines() throws {
+        let manifest = try Repository.manifest()
+        let executable = try #require(manifest.targets.first { $0.kind == .executableTarget })
+        let files = try Repository.files(under: executable.directory, endingIn: "")
+        #expect(files.count >= 5, "found \(files.count) files under \(executable.directory)")
+        let violations = HouseRules.executableSize(lines: HouseRules.lineCount(Array(files.values)))
+        #expect(violations.isEmpty, "\(violations)")
+    }
+
+    @Test func noBuildArtefactOrCacheIsTracked() async throws {
+        let tracked = try await Repository.trackedFiles()
+        #expect(tracked.contains("Package.swift"), "git ls-files did not list Package.swift: \(tracked.prefix(5))")
+        let violations = HouseRules.trackedArtefacts(tracked)
+        #expect(violations.isEmpty, "\(violations)")
+    }
+}
