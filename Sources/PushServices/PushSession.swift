@@ -1,8 +1,10 @@
 import Foundation
+import HLSPlaylist
 import Logging
 import MediaPipeline
 import SidelineCore
 import StreamPushing
+import Synchronization
 
 /// `sideline push` at work, between a pipeline and a server's ingest: the wiring of
 /// `PushUploader` (StreamPushing), which makes every decision (what goes up next, retries,

@@ -1,6 +1,7 @@
 import Foundation
 import MediaPipeline
 import SidelineCore
+import StreamPushing
 
 /// `sideline push`'s status line, like `serve`'s: media time, the upload speed last measured,
 /// the video bit rate chosen and each rung's, dropped rungs, the queue and its oldest segment,

@@ -43,8 +43,10 @@ extension PushUploader {
                 // Nothing else can be done about a playlist or a document: it is retried.
                 wait = backoff.failed(at: clock())
             }
+            // Nothing more is tried once the drain deadline has passed, also after a wait.
             if pastDeadline { return .outOfTime }
             do { try await sleep(wait) } catch { return .outOfTime }
+            if pastDeadline { return .outOfTime }
         }
     }
 

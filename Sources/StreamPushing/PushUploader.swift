@@ -14,7 +14,7 @@ import Synchronization
 /// are all injected, and what happens is reported as `PushEvent`s for PushServices to log, so
 /// cuts, steps, stalls and refusals are tested in milliseconds.
 public final class PushUploader: Sendable {
-    let settings: Settings
+    public let settings: Settings
     let transport: any IngestUploading
     let store: any PushQueueStore
     let clock: @Sendable () -> Double
@@ -169,6 +169,8 @@ public final class PushUploader: Sendable {
 
     private func uploadSegment(_ variant: String, slot: Int) async throws(PushRefusal) -> SegmentOutcome {
         guard let bytes = await store.queuedBytes(of: variant, slot: slot) else {
+            // A store asked from a cancelled task may answer nothing: the file is still there.
+            if Task.isCancelled { return .deferred }
             report(.segmentFileGone(variant: variant, slot: slot))
             state.withLock { $0.queue.drop(variant, slot: slot) }
             return .dropped

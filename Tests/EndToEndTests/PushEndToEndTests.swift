@@ -5,12 +5,18 @@ import TestSupport
 
 /// `sideline push` over a link of known quality: a loopback proxy written for the tests
 /// (`Tests/Helpers/link_proxy.py`) limits the uplink's throughput and cuts it on command
-/// between push and a real server. What must hold: the bit rate follows the link down and back
-/// up within a few segments; a 30 s cut loses nothing, every segment arrives once and in its own
-/// slot in both backlog modes (the live playlist keeps its stand-ins, the recording takes the
-/// real segments); `kill -9` mid-upload and a restart send what was queued and nothing twice;
-/// the server never lists a segment it does not hold; players play through with timestamps
-/// that never go back.
+/// between push and a real server. What must hold: the encoders' bit rate follows the link
+/// down and back up within a few segments; a 30 s cut loses nothing, every segment arrives once
+/// and in its own slot (the live playlist keeps its stand-ins, the recording takes the real
+/// segments); `kill -9` mid-upload and a restart send what was queued and nothing twice; the
+/// server never lists a segment it does not hold; players play through with timestamps that
+/// never go back.
+///
+/// Only what needs real processes and a real link is here. The uploader's own decisions are
+/// tested in milliseconds on simulated time (`PushUploaderTests`: the order after a cut in
+/// both backlog modes, the watchdog, retries and refusals; `PushQueueTests`: both modes
+/// against the server's `IngestLedger`; `PushRestartTests`: a restart over a queue directory),
+/// so the cut runs here in the default mode, live-first, whose late segments come out of order.
 @Suite(.serialized) struct PushEndToEndTests {
     static let token = "push-token-0123456789abcdef"
     static let ladder = """
@@ -149,10 +155,10 @@ import TestSupport
     }
 
     /// A 30 s cut: the server fills the slots with stand-ins on time; when the link returns,
-    /// push sends the backlog (oldest first, or behind the live edge), every segment lands in
-    /// its own slot of the recording in place of its stand-in, nothing is lost or doubled, and
-    /// ffmpeg and GStreamer play through the cut.
-    @Test(arguments: ["live-first", "catch-up"])
+    /// push sends the backlog behind the live edge, every segment lands in its own slot of the
+    /// recording in place of its stand-in, nothing is lost or doubled, and ffmpeg and GStreamer
+    /// play through the cut. (Catch-up's order: `PushUploaderTests`, `PushQueueTests`.)
+    @Test(arguments: ["live-first"])
     func aThirtySecondCutLosesNothing(backlog: String) async throws {
         let rig = try await Rig.start("push-cut-\(backlog)", backlog: backlog)
         defer { rig.stop() }

@@ -105,6 +105,20 @@ import Testing
         #expect(follower.stillUploading(bytes: 1_000_000, seconds: 3) == nil, "a looser bound never steps up")
         #expect(follower.stillUploading(bytes: 1_000_000, seconds: 0) == nil)
     }
+
+    /// The watchdog sleeps until the moment `stillUploading` would step down: the plan's rungs
+    /// and their audio (4.384 Mbit/s) no longer fit the bound 1 MB gives.
+    @Test func theWatchdogKnowsWhenAnUploadHasTakenTooLong() throws {
+        var follower = PushRateFollower(ladder: ladder, rule: UploadBitRate(ratio: 1))
+        let due = try #require(follower.stepDownAfter(bytes: 1_000_000))
+        #expect(abs(due - 8_000_000.0 / 4_384_000) < 1e-9)
+        #expect(follower.stillUploading(bytes: 1_000_000, seconds: due * 0.99) == nil)
+        #expect(follower.stillUploading(bytes: 1_000_000, seconds: due * 1.01) != nil)
+        // The best rung alone at the minimum cannot go lower: nothing to wake for.
+        _ = follower.stillUploading(bytes: 1_000, seconds: 1_000)
+        #expect(follower.plan.sent.map(\.name) == ["720p"] && follower.plan.bitRate(of: "720p") == 100_000)
+        #expect(follower.stepDownAfter(bytes: 1_000_000) == nil)
+    }
 }
 
 /// push's numbering: slot k starts k x D after the first run's start.
