@@ -322,10 +322,7 @@ let package = Package(
 // Every Swift target sees only the members of the modules its own file imports (SE-0444), so
 // the compiler holds each file, and so each target, to what it imports; HouseRulesTests holds
 // the imports to the dependencies above. A target named here is left out, and says why.
-// Push's targets and tests: their files were being rewritten (push's uploader, issue 27) when
-// the feature came on, and need imports (Synchronization, SidelineCore, HLSPlaylist,
-// StreamPushing) they could not be given then.
-let withoutMemberImportVisibility: Set<String> = ["StreamPushing", "StreamPushingTests", "PushServices", "PushServicesTests"]
+let withoutMemberImportVisibility: Set<String> = []
 for target in package.targets where target.type != .system && !withoutMemberImportVisibility.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }

@@ -1,4 +1,5 @@
 import SidelineCore
+import Synchronization
 
 extension PushUploader {
     /// How one upload's attempts ended.

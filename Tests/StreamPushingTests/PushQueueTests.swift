@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import MPEGTS
+import SidelineCore
 import StreamPushing
 import Testing
 
