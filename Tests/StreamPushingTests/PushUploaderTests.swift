@@ -102,7 +102,7 @@ import Testing
         let attempts = rig.link.requests(to: Self.segment("720p", 0)).map(\.at)
         #expect(Self.offsets(Array(attempts.prefix(5))) == [0, 0.2, 0.6, 1.4, 3.0])
         // Slot 1 came at 4 s: once slot 0 is left for the backlog (at 5 s), the live edge goes first.
-        #expect(rig.link.requests(to: Self.segment("720p", 1)).first?.at == attempts[4])
+        #expect(rig.link.requests(to: Self.segment("720p", 1)).first?.at == attempts.dropFirst(4).first)
         #expect(rig.uploader.snapshot.lastFailure?.hasPrefix("segment 720p/") == true)
         rig.link.set(down: false)
         #expect(rig.runToEnd())
@@ -142,7 +142,7 @@ import Testing
         #expect(rig.runToEnd())
         // Changes made by measurements over the fast link (one slow upload may end after it).
         let up = rig.planChanges().filter { $0.at > fastFrom && ($0.change.measured ?? 0) > 5_000_000 }
-        #expect(up.count >= 2)
+        try #require(up.count >= 2)
         #expect(up[0].change.plan.sent.map(\.name) == ["720p"] && up[0].change.plan.bitRate(of: "720p") == 2_000_000, "the rate up at once")
         #expect(up[1].change.plan.sent.map(\.name) == Self.variants, "the rungs at the second measurement")
         #expect(up[1].at - fastFrom < 6, "within a few slots")
