@@ -33,6 +33,10 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     private var overCap = false
     private var answering503 = false
     private var timer: Scheduled<Void>?
+    /// Writes handed on and not yet taken by the socket, and who waits for them to be
+    /// (`ResponseConnection.drained`). On the event loop only.
+    private var unwritten = 0
+    private var drainWaiters: [EventLoopPromise<Void>] = []
 
     init(clients: ClientConnections) {
         self.clients = clients
@@ -51,6 +55,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
 
     func channelInactive(context: ChannelHandlerContext) {
         release()
+        wakeDrainWaiters()
         context.fireChannelInactive()
     }
 
@@ -58,6 +63,19 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         timer?.cancel()
         timer = nil
         release()
+        wakeDrainWaiters()
+    }
+
+    /// Completes `promise` once every write handed on so far has been taken by the socket (or
+    /// the connection has closed): at once when none is outstanding. Call on the event loop.
+    func whenWritesDone(_ promise: EventLoopPromise<Void>) {
+        if unwritten == 0 { promise.succeed() } else { drainWaiters.append(promise) }
+    }
+
+    private func wakeDrainWaiters() {
+        let waiters = drainWaiters
+        drainWaiters = []
+        for waiter in waiters { waiter.succeed() }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -90,7 +108,12 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     private func track(_ part: HTTPResponsePart, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         let written = context.eventLoop.makePromise(of: Void.self)
         if activity.writeQueued(now: clients.clock()) { armTimer(context) }
-        written.futureResult.whenComplete { [activity, clients] _ in activity.writeDone(now: clients.clock()) }
+        unwritten += 1
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in
+            activity.writeDone(now: clients.clock())
+            unwritten -= 1
+            if unwritten == 0 { wakeDrainWaiters() }
+        }
         if let promise { written.futureResult.cascade(to: promise) }
         context.write(wrapOutboundOut(part), promise: written)
     }

@@ -53,6 +53,9 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func handle(value asyncChannel: Value, logger: Logger) async {
-        await handleHTTP(asyncChannel: asyncChannel, logger: logger)
+        // Every request of this connection can find it (`ResponseConnection.drained`).
+        await ResponseConnection.$channel.withValue(asyncChannel.channel) {
+            await handleHTTP(asyncChannel: asyncChannel, logger: logger)
+        }
     }
 }

@@ -126,7 +126,8 @@ public struct ClipRoutes: Sendable {
             }
             headers[HTTPField.Name("X-Clip-Duration")!] = String(format: "%.3f", made.duration)
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                // The scratch room and file are held until this body is done with (sent or not).
+                // The scratch room and file are held until this body is done with (sent, or the
+                // client gone).
                 defer { withExtendedLifetime(reservation) {} }
                 try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
                     // Open: the name can go now; the bytes stay until the handle closes.
@@ -136,6 +137,9 @@ public struct ClipRoutes: Sendable {
                     }
                 }
                 try await writer.finish(nil)
+                // Held until the socket took the last byte: the writer returns earlier (over
+                // TLS, with the clip still queued in memory; ResponseConnection says more).
+                await ResponseConnection.drained()
             })
         }
     }

@@ -434,7 +434,16 @@ def probe_disk(venue):
         held.append(tls)
     time.sleep(3)
     status, headers, _ = venue.origin.request("GET", f"/api/streams/open/clip.mp4?start=0&end={MAX_CLIP}&variant=360p", timeout=60)
-    record(group, "six clips held unread, then one more: 503 with Retry-After (clips.max_in_progress 4)", status == 503 and "retry-after" in headers, f"{status} Retry-After={headers.get('retry-after')}")
+    # What the held clients were answered (the first line only: they still read no further).
+    answered = []
+    for tls in held:
+        tls.settimeout(2)
+        try:
+            answered.append(tls.recv(64).split(b"\r\n", 1)[0].decode(errors="replace"))
+        except (OSError, ssl.SSLError) as error:
+            answered.append(type(error).__name__)
+    record(group, "six clips held unread, then one more: 503 with Retry-After (clips.max_in_progress 4)", status == 503 and "retry-after" in headers,
+           f"{status} Retry-After={headers.get('retry-after')}; the six held were answered {answered}")
     for tls in held:
         tls.close()
     time.sleep(2)

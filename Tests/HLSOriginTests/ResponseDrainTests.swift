@@ -1,0 +1,75 @@
+import HTTPTypes
+@testable import HLSOrigin
+import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
+import Testing
+
+/// `ClientConnectionLimiter.whenWritesDone`, which `ResponseConnection.drained` asks: a clip
+/// holds its place until the socket has taken every byte of it, not until its writer returned.
+/// The socket is a handler at the head of the pipeline that keeps each write's completion until
+/// the test lets it go, as a client that reads nothing makes a real socket do.
+@Suite struct ResponseDrainTests {
+    final class HeldSocket: ChannelOutboundHandler {
+        typealias OutboundIn = HTTPResponsePart
+        var held: [EventLoopPromise<Void>] = []
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if let promise { held.append(promise) }
+        }
+        func takeAll() {
+            let promises = held
+            held = []
+            for promise in promises { promise.succeed() }
+        }
+    }
+
+    static func answer(_ channel: EmbeddedChannel, bytes: Int) {
+        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
+        channel.write(HTTPResponsePart.body(ByteBuffer(repeating: 0, count: bytes)), promise: nil)
+        channel.writeAndFlush(HTTPResponsePart.end(nil), promise: nil)
+    }
+
+    static func make() throws -> (EmbeddedChannel, HeldSocket, ClientConnectionLimiter) {
+        let socket = HeldSocket()
+        let limiter = ClientConnectionLimiter(clients: ClientConnections(cap: nil))
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(socket)
+        try channel.pipeline.syncOperations.addHandler(limiter)
+        return (channel, socket, limiter)
+    }
+
+    @Test func drainedWaitsUntilTheSocketTookEveryByte() throws {
+        let (channel, socket, limiter) = try Self.make()
+        Self.answer(channel, bytes: 300 << 10)
+        #expect(socket.held.count > 3, "the body went on in 64 KiB pieces, each with its completion")
+        let drained = channel.eventLoop.makePromise(of: Void.self)
+        var done = false
+        drained.futureResult.whenSuccess { done = true }
+        limiter.whenWritesDone(drained)
+        #expect(!done, "the writer has returned, but the bytes are still waiting for the client")
+        socket.takeAll()
+        #expect(done)
+        _ = try? channel.finish()
+    }
+
+    @Test func drainedIsAtOnceWhenNothingWaitsAndWhenTheConnectionCloses() throws {
+        let (channel, socket, limiter) = try Self.make()
+        let idle = channel.eventLoop.makePromise(of: Void.self)
+        var idleDone = false
+        idle.futureResult.whenSuccess { idleDone = true }
+        limiter.whenWritesDone(idle)
+        #expect(idleDone, "nothing written: nothing to wait for")
+
+        Self.answer(channel, bytes: 1 << 20)
+        let closing = channel.eventLoop.makePromise(of: Void.self)
+        var closedDone = false
+        closing.futureResult.whenSuccess { closedDone = true }
+        limiter.whenWritesDone(closing)
+        #expect(!closedDone)
+        // A client that never reads is closed by the write timeout: its place is given back then.
+        channel.pipeline.fireChannelInactive()
+        #expect(closedDone)
+        socket.takeAll()
+        _ = try? channel.finish()
+    }
+}
