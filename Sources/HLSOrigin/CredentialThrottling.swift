@@ -82,11 +82,9 @@ final class CredentialThrottleHandler: ChannelDuplexHandler, RemovableChannelHan
                     return
                 }
                 swallowing = true
-                let answer = refusal.response(requestID: RequestID.take(head.headerFields[RequestID.header]))
-                var headers = answer.headers
-                headers[.contentLength] = String(answer.body.readableBytes)
-                context.write(wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: headers))), promise: nil)
-                if head.method != .head { context.write(wrapOutboundOut(.body(answer.body)), promise: nil) }
+                let answer = refusal.response(requestID: RequestID.take(head.headerFields[RequestID.header])).written(forHEAD: head.method == .head)
+                context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
+                if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 return
             }

@@ -55,7 +55,7 @@ struct OriginFastResponder: Sendable {
         }
         guard target.hasPrefix("/live/") else { return nil }
         // A master fetched with a URL credential lists its backups with it: made in the router.
-        if BackupCredential.credential(in: sent) != nil, target.prefix(while: { $0 != "?" }).hasSuffix("/master.m3u8") { return nil }
+        if BackupCredential.credential(in: judgement.canonical ?? sent) != nil, target.prefix(while: { $0 != "?" }).hasSuffix("/master.m3u8") { return nil }
         let grant = access == nil ? nil : ViewerAccess.grant(target: judgement.canonical ?? sent, authorization: head.headerFields[.authorization])
         let query = target.firstIndex(of: "?")
         let request = OriginRequest(

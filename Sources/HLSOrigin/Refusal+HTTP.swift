@@ -45,3 +45,14 @@ extension Response {
     }
 
 }
+
+extension OriginResponse {
+    /// The answer as written below the router, by the gate (`ViewerAccess.guarding`) and the
+    /// credential throttle: its head with `Content-Length`, and its body unless the request was
+    /// a HEAD (whose answer says the length and sends none).
+    func written(forHEAD: Bool) -> (head: HTTPResponse, body: ByteBuffer?) {
+        var fields = headers
+        fields[.contentLength] = String(body.readableBytes)
+        return (HTTPResponse(status: status, headerFields: fields), forHEAD ? nil : body)
+    }
+}

@@ -131,17 +131,15 @@ extension ViewerAccess {
                     logger.debug("Request", metadata: ["hb.request.method": "\(request.method)", "hb.request.path": "\(OriginFastResponder.logged(judgement.canonical ?? sent))",
                                                        "http.status": "\(answer.status.code)", "request.id": "\(requestID)"])
                 }
-                var headers = answer.headers
-                headers[.contentLength] = String(answer.body.readableBytes)
-                let body = request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: answer.body)
-                try await writer.write(response: HTTPResponse(status: answer.status, headerFields: headers), body: body)
+                let written = answer.written(forHEAD: request.method == .head)
+                try await writer.write(response: written.head, body: written.body.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody())
             case .pass(nil, nil) where !spoofed && judgement.audience == .everyone:
                 try await responder(request, writer, channel)
             case let .pass(target, variant):
                 var head = request.head
                 head.headerFields = HTTPFields(head.headerFields.filter { !$0.name.canonicalName.hasPrefix(internalPrefix) })
                 head.headerFields[grantHeader] = grant(target: judgement.canonical ?? sent, authorization: request.headers[.authorization])
-                head.headerFields[credentialHeader] = BackupCredential.credential(in: sent).map(String.init)
+                head.headerFields[credentialHeader] = BackupCredential.credential(in: judgement.canonical ?? sent).map(String.init)
                 if let target { head.path = target }
                 head.headerFields[variantLimitHeader] = variant
                 if judgement.audience == .credentialHolders { head.headerFields[privateHeader] = "1" }

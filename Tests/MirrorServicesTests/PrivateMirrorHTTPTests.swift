@@ -107,6 +107,9 @@ import TestSupport
         let backup = try #require(master.body.split(separator: "\n").last.map(String.init), "\(master)")
         #expect(backup == "\(withCredential)/720p/index.m3u8", "\(master.body)")
         #expect(try await Self.get(backup).status == 200)
+        // Any spelling of that URL gets the same master: the gate's canonical form carries the credential.
+        let respelled = try await Self.get("http://127.0.0.1:\(originPort)//access/\(credential)/./live/main/master.m3u8")
+        #expect(respelled.status == 200 && respelled.body.split(separator: "\n").last.map(String.init) == backup, "\(respelled.body)")
         let bearerMaster = try await Self.get("http://127.0.0.1:\(originPort)/live/main/master.m3u8", authorization: "Bearer main-viewer-token-0123")
         #expect(bearerMaster.status == 200 && bearerMaster.body.hasSuffix("http://127.0.0.1:\(mirrorPort)/live/main/720p/index.m3u8\n"), "\(bearerMaster.body)")
 
