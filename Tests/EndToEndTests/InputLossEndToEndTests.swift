@@ -3,8 +3,8 @@ import HLSPlaylist
 import Testing
 import TestSupport
 
-/// A UDP camera feed (the ffmpeg CLI on loopback) cut for 30 s and restored, once per
-/// `on_input_loss` policy, through a real `sideline serve`: the playlists behave as configured
+/// A UDP camera feed (the ffmpeg CLI on loopback) cut for 30 s and restored, with the default
+/// `on_input_loss: slate`, through a real `sideline serve`: the playlist keeps advancing
 /// during the cut, the span is marked with an EXT-X-DATERANGE of Sideline's class, and the
 /// first segment after it carries EXT-X-DISCONTINUITY. With `slate`, the ffmpeg CLI and
 /// GStreamer's playbin3 play through the cut.
@@ -59,7 +59,12 @@ import TestSupport
         return (answer.status, answer.status == 200 ? try MediaPlaylist.parse(String(decoding: answer.body, as: UTF8.self)) : nil)
     }
 
-    @Test(arguments: ["slate", "gap", "stale"])
+    // Only `slate` runs here, where real players must play through the cut. What `gap` and
+    // `stale` list and answer is decided by pure code and tested in milliseconds:
+    // LiveStreamCoreTests (withGapTheSlateIsListedAsGapEntriesWithTheSameDateRanges,
+    // withStaleTheSlateIsWithheldAndNoStandInFillsTheCut) and StatusThroughRegistryTests (a
+    // variant that stops publishing goes stale, 404). Each took about 45 s here.
+    @Test(arguments: ["slate"])
     func aCameraCutForThirtySecondsAndRestored(policy: String) async throws {
         let directory = try makeTemporaryDirectory("loss-\(policy)")
         let port = Int.random(in: 20000...40000)
@@ -132,19 +137,8 @@ import TestSupport
                 let segment = try await http(media.deletingLastPathComponent().appendingPathComponent(entry.uri))
                 #expect(segment.status == 200, "slate segment \(entry.uri)")
             }
-        case "gap":
-            #expect(statuses.allSatisfy { $0 == 200 }, "the playlist stays 200 through the cut: \(statuses)")
-            #expect((counts.last ?? 0) >= (counts.first ?? 0) + 12, "it keeps advancing with GAP entries: \(counts)")
-            let gaps = after.segments.filter { $0.gap }
-            #expect(gaps.count >= 12, "\(gaps.count) GAP entries")
-            #expect(gaps.first?.dateRanges.first?.classLabel == DateRange.inputLostClass)
-            if let gap = gaps.first {
-                #expect(try await http(media.deletingLastPathComponent().appendingPathComponent(gap.uri)).status == 404)
-            }
-        default: // stale
-            #expect(statuses.suffix(20).allSatisfy { $0 == 404 }, "the playlist goes stale and answers 404: \(statuses)")
-            #expect(statuses.prefix(2).contains(200), "and not before 1.5 target durations: \(statuses)")
-            #expect(closing.startDate < closing.endDate!, "one tag with the start and the end")
+        default:
+            Issue.record("\(policy): only slate needs a real server and real players; gap and stale are unit rows")
         }
         if policy == "slate" {
             // The player is at the live edge after the cut: what it has played is within three

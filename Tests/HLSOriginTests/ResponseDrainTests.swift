@@ -23,6 +23,11 @@ import Testing
         }
     }
 
+    /// Set by a completion on the embedded loop, which runs it at once on this thread.
+    final class Flag: @unchecked Sendable {
+        var value = false
+    }
+
     static func answer(_ channel: EmbeddedChannel, bytes: Int) {
         channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
         channel.write(HTTPResponsePart.body(ByteBuffer(repeating: 0, count: bytes)), promise: nil)
@@ -43,32 +48,32 @@ import Testing
         Self.answer(channel, bytes: 300 << 10)
         #expect(socket.held.count > 3, "the body went on in 64 KiB pieces, each with its completion")
         let drained = channel.eventLoop.makePromise(of: Void.self)
-        var done = false
-        drained.futureResult.whenSuccess { done = true }
+        let done = Flag()
+        drained.futureResult.whenSuccess { done.value = true }
         limiter.whenWritesDone(drained)
-        #expect(!done, "the writer has returned, but the bytes are still waiting for the client")
+        #expect(!done.value, "the writer has returned, but the bytes are still waiting for the client")
         socket.takeAll()
-        #expect(done)
+        #expect(done.value)
         _ = try? channel.finish()
     }
 
     @Test func drainedIsAtOnceWhenNothingWaitsAndWhenTheConnectionCloses() throws {
         let (channel, socket, limiter) = try Self.make()
         let idle = channel.eventLoop.makePromise(of: Void.self)
-        var idleDone = false
-        idle.futureResult.whenSuccess { idleDone = true }
+        let idleDone = Flag()
+        idle.futureResult.whenSuccess { idleDone.value = true }
         limiter.whenWritesDone(idle)
-        #expect(idleDone, "nothing written: nothing to wait for")
+        #expect(idleDone.value, "nothing written: nothing to wait for")
 
         Self.answer(channel, bytes: 1 << 20)
         let closing = channel.eventLoop.makePromise(of: Void.self)
-        var closedDone = false
-        closing.futureResult.whenSuccess { closedDone = true }
+        let closedDone = Flag()
+        closing.futureResult.whenSuccess { closedDone.value = true }
         limiter.whenWritesDone(closing)
-        #expect(!closedDone)
+        #expect(!closedDone.value)
         // A client that never reads is closed by the write timeout: its place is given back then.
         channel.pipeline.fireChannelInactive()
-        #expect(closedDone)
+        #expect(closedDone.value)
         socket.takeAll()
         _ = try? channel.finish()
     }
