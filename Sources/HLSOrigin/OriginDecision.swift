@@ -62,7 +62,7 @@ public enum OriginDecision: Equatable, Sendable {
         let variant = resource.variant.flatMap { stream?.variants[$0] }
         var facts = StatusPolicy.Facts(
             resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: stream?.phase, variantExists: variant != nil,
-            targetDuration: stream?.targetDuration ?? 0, lastPublished: variant?.lastPublished, servingSince: registry.servingSince, now: registry.clock()
+            targetDuration: stream?.targetDuration ?? 0, lastPublished: variant?.status.lastPublished, servingSince: registry.servingSince, now: registry.clock()
         )
         var bytes: RenderedPlaylist?
         var media: ServedMediaPlaylist?

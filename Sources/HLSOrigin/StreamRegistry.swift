@@ -37,17 +37,8 @@ public final class StreamRegistry: Sendable {
         public var segments: [String: SegmentFile] = [:]
         /// Entries listed as EXT-X-GAP: named in the playlist, never a file.
         public var gaps: Set<String> = []
-        public var recorded = Recorded()
-        /// Why the variant's encoder stopped, while it is failed; nil while healthy.
-        public var failure: String?
-        /// When this process last published an entry of this variant (registry clock).
-        public var lastPublished: Double?
-        /// The last write to the data directory that failed, while writes fail; nil when fine.
-        public var writeError: String?
-        /// How many effort steps below its configured preset the variant's encoder runs, and
-        /// that step's name (`EncoderEffort`); 0 and nil while it runs as configured.
-        public var effortStep = 0
-        public var effortName: String?
+        /// What `/api/streams` says of the variant (`VariantStatus`).
+        public var status = VariantStatus()
 
         /// The full playlist as served (with EXT-X-SERVER-CONTROL while live).
         public var playlistText: String? { playlist.map { String(buffer: $0.full.plain) } }
@@ -56,24 +47,6 @@ public final class StreamRegistry: Sendable {
         public var recording: MediaPlaylist? { playlist?.playlist }
         /// The media sequence number of the last entry listed, nil before the first.
         public var lastSequence: Int? { playlist?.lastSequence }
-    }
-
-    /// What a variant has recorded, for `/api/streams` and the logs.
-    public struct Recorded: Sendable, Equatable {
-        public var segments = 0
-        public var duration = 0.0
-        public var bytes = 0
-        /// The highest bit rate of any one segment (bytes x 8 / duration).
-        public var peakBitRate = 0.0
-
-        mutating func add(bytes size: Int, duration: Double) {
-            segments += 1
-            self.duration += duration
-            bytes += size
-            if duration > 0 { peakBitRate = max(peakBitRate, Double(size * 8) / duration) }
-        }
-
-        public var averageBitRate: Double { duration > 0 ? Double(bytes * 8) / duration : 0 }
     }
 
     public struct Stream: Sendable {
@@ -97,14 +70,16 @@ public final class StreamRegistry: Sendable {
         var markerVersion = 0
     }
 
-    private let streams = Mutex<[String: Stream]>([:])
+    /// Internal, not private: the registry's extensions (publication, status, markers,
+    /// waiters) live in files of their own.
+    let streams = Mutex<[String: Stream]>([:])
     /// Entity tags: this process's epoch and a counter, so no two versions share a tag, even
     /// across restarts.
     private let epoch = String(UInt32.random(in: 0...UInt32.max), radix: 36)
     private let versions = Atomic<Int>(0)
 
     /// Requests held by blocking reload.
-    private let waiters = PlaylistWaiters()
+    let waiters = PlaylistWaiters()
     /// Delta updates and blocking reload on live media playlists.
     public let offer: ServedMediaPlaylist.Offer
 
@@ -118,54 +93,10 @@ public final class StreamRegistry: Sendable {
     }
 
     /// Renders a media playlist version in all its served forms; outside the registry's lock.
-    private func render(_ playlist: LiveMediaPlaylist, markers: [Marker] = []) -> ServedMediaPlaylist {
+    func render(_ playlist: LiveMediaPlaylist, markers: [Marker] = []) -> ServedMediaPlaylist {
         ServedMediaPlaylist(playlist, markers: markers, offer: offer, tag: nextTag())
     }
 
-    /// Renders a variant's new media playlist version with the stream's markers (outside the
-    /// lock), then applies `update` under the lock. A marker added or removed while it rendered
-    /// makes it render again, so no version is stored with markers older than the stream's.
-    @discardableResult
-    private func storeVersion(stream: String, _ playlist: LiveMediaPlaylist, _ update: (inout Stream, ServedMediaPlaylist) -> Void) -> ServedMediaPlaylist {
-        storeVersion(stream: stream, rendering: { render(playlist, markers: $0) }, update)
-    }
-
-    /// `storeVersion` with the rendering given: the seam a test uses to add a marker while a
-    /// version renders.
-    @discardableResult
-    func storeVersion(stream: String, rendering render: ([Marker]) -> ServedMediaPlaylist, _ update: (inout Stream, ServedMediaPlaylist) -> Void) -> ServedMediaPlaylist {
-        while true {
-            let (markers, version) = streams.withLock { ($0[stream]?.markers ?? [], $0[stream]?.markerVersion ?? 0) }
-            let rendered = render(markers)
-            let stored = streams.withLock { streams -> Bool in
-                guard var entry = streams[stream] else { return true }
-                guard entry.markerVersion == version else { return false }
-                update(&entry, rendered)
-                streams[stream] = entry
-                return true
-            }
-            if stored { return rendered }
-        }
-    }
-
-    /// Replaces a stream's markers and renders every variant's media playlist again with them.
-    /// The caller has kept them (`markers.json`) first: what a player sees survives a restart.
-    public func setMarkers(stream: String, _ markers: [Marker]) {
-        let current = streams.withLock { streams -> [String: ServedMediaPlaylist] in
-            guard streams[stream] != nil else { return [:] }
-            streams[stream]!.markers = markers
-            streams[stream]!.markerVersion += 1
-            return streams[stream]!.variants.compactMapValues(\.playlist)
-        }
-        for (variant, served) in current {
-            // Replaces the version only if no publish came in between (a publish renders with
-            // the new markers itself).
-            let rendered = storeVersion(stream: stream, LiveMediaPlaylist(served.playlist)) { entry, rendered in
-                if entry.variants[variant]?.playlist?.full.etag == served.full.etag { entry.variants[variant]?.playlist = rendered }
-            }
-            wakeWaiters(stream: stream, variant: variant, playlist: rendered, iFrames: nil)
-        }
-    }
     /// Monotonic seconds; injectable so tests move time instead of sleeping.
     public let clock: @Sendable () -> Double
     /// When this registry (the process) began serving: the stale clock starts no earlier.
@@ -185,90 +116,18 @@ public final class StreamRegistry: Sendable {
         }
     }
 
-    /// Loads what an earlier run recorded, so it is served before anything new exists.
-    public func restore(stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?, segments: [String: SegmentFile], gaps: Set<String> = []) {
-        var recorded = Recorded()
-        for file in segments.values { recorded.add(bytes: file.size, duration: file.duration) }
-        let iFrames = iFrames.map { render($0) }
-        storeVersion(stream: stream, playlist) { entry, playlist in
-            entry.variants[variant] = Variant(playlist: playlist, iFramePlaylist: iFrames, segments: segments, gaps: gaps, recorded: recorded)
-        }
-    }
-
-    /// Call after the segment file and the playlist listing it are on disk.
-    public func publish(stream: String, variant: String, segmentName: String, file: SegmentFile, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist? = nil) {
-        let iFrameBytes = iFrames.map { render($0) }
+    /// The one way in for what a variant lists: a segment of the encoder, a late replacement,
+    /// a mirror's batch, a gap, new playlists, or a recording read back at a start
+    /// (`Publication`). Renders the version outside the lock, stores it, and answers the
+    /// requests held for what it lists (except a restore: nothing waits on a start).
+    public func publish(_ publication: Publication) {
+        let iFrames = publication.iFrames.map { render($0) }
         let now = clock()
-        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
-            entry.variants[variant]?.segments[segmentName] = file
-            entry.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
-            entry.variants[variant]?.playlist = bytes
-            entry.variants[variant]?.lastPublished = now
-            if let iFrameBytes { entry.variants[variant]?.iFramePlaylist = iFrameBytes }
-            if entry.phase == .starting { entry.phase = .live }
+        let playlist = storeVersion(stream: publication.stream, publication.playlist) { entry, playlist in
+            entry.take(publication, playlist: playlist, iFrames: iFrames, now: now)
         }
-        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
-    }
-
-    /// Call after a late segment's file, and the playlist that names it as a replacement
-    /// (`SegmentReplacement`), are on disk: the segment is served (for `/vod/`, clips and
-    /// mirrors) and the new version of the live playlist, which only grew, is published.
-    public func publishReplacement(stream: String, variant: String, segmentName: String, file: SegmentFile, playlist: LiveMediaPlaylist) {
-        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
-            entry.variants[variant]?.segments[segmentName] = file
-            entry.variants[variant]?.playlist = bytes
-        }
-        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: nil)
-    }
-
-    /// A mirror's new version of a variant: the segment files it has stored since the last
-    /// version (on disk before this call) and the playlists that now list them. One render for
-    /// a whole batch, so catching up after an outage costs one version, not one per segment.
-    public func publishMirrored(stream: String, variant: String, newSegments: [String: SegmentFile], gaps: Set<String>,
-                                playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?) {
-        let iFrameBytes = iFrames.map { render($0) }
-        let now = clock()
-        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
-            for (name, file) in newSegments {
-                entry.variants[variant]?.segments[name] = file
-                entry.variants[variant]?.recorded.add(bytes: file.size, duration: file.duration)
-            }
-            entry.variants[variant]?.gaps.formUnion(gaps)
-            entry.variants[variant]?.playlist = bytes
-            if let iFrameBytes { entry.variants[variant]?.iFramePlaylist = iFrameBytes }
-            if !newSegments.isEmpty || !gaps.isEmpty { entry.variants[variant]?.lastPublished = now }
-        }
-        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
-    }
-
-    /// Call after a playlist with new EXT-X-GAP entries is on disk: the variant keeps pace
-    /// with its siblings although its encoder has failed.
-    public func publishGaps(stream: String, variant: String, segmentNames: [String], playlist: LiveMediaPlaylist) {
-        let now = clock()
-        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
-            entry.variants[variant]?.gaps.formUnion(segmentNames)
-            entry.variants[variant]?.playlist = bytes
-            entry.variants[variant]?.lastPublished = now
-        }
-        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: nil)
-    }
-
-    /// Notes that writing this variant's files fails (with the reason), or works again (nil).
-    public func setWriteError(stream: String, variant: String, _ reason: String?) {
-        streams.withLock { $0[stream]?.variants[variant]?.writeError = reason }
-    }
-
-    /// Notes the effort step a variant's encoder runs at (0: as configured).
-    public func setEffort(stream: String, variant: String, step: Int, name: String) {
-        streams.withLock { s in
-            s[stream]?.variants[variant]?.effortStep = step
-            s[stream]?.variants[variant]?.effortName = step > 0 ? name : nil
-        }
-    }
-
-    /// Marks a variant failed (with the reason) or healthy again (nil).
-    public func setFailure(stream: String, variant: String, _ reason: String?) {
-        streams.withLock { $0[stream]?.variants[variant]?.failure = reason }
+        if case .restored = publication.source { return }
+        wakeWaiters(stream: publication.stream, variant: publication.variant, playlist: playlist, iFrames: iFrames)
     }
 
     public func setMaster(stream: String, text: String) {
@@ -288,23 +147,6 @@ public final class StreamRegistry: Sendable {
         }
     }
 
-    public func updatePlaylists(stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist?) {
-        let iFrameBytes = iFrames.map { render($0) }
-        let bytes = storeVersion(stream: stream, playlist) { entry, bytes in
-            entry.variants[variant]?.playlist = bytes
-            if let iFrameBytes { entry.variants[variant]?.iFramePlaylist = iFrameBytes }
-        }
-        wakeWaiters(stream: stream, variant: variant, playlist: bytes, iFrames: iFrameBytes)
-    }
-
-    /// Answers the requests held for what a new version lists; an ended playlist answers all
-    /// of its held requests, since it will never list more.
-    private func wakeWaiters(stream: String, variant: String, playlist: ServedMediaPlaylist, iFrames: ServedMediaPlaylist?) {
-        let upTo = { (served: ServedMediaPlaylist) in served.complete ? Int.max : served.lastSequence }
-        waiters.wake(.init(stream: stream, variant: variant), listed: upTo(playlist))
-        if let iFrames { waiters.wake(.init(stream: stream, variant: variant, iFrames: true), listed: upTo(iFrames)) }
-    }
-
     /// The stream's title, description and keywords, as `/api/streams` shows them.
     public func setMetadata(stream: String, title: String, description: String, keywords: String) {
         streams.withLock { streams in
@@ -318,21 +160,6 @@ public final class StreamRegistry: Sendable {
         streams.withLock { $0[stream]?.phase = phase }
         if phase == .ended || phase == .removed { waiters.wakeAll(stream: stream) }
     }
-
-    /// Holds a blocking-reload request (`_HLS_msn`) until `variant`'s playlist (or I-frame
-    /// playlist) lists `sequence`, the stream stops changing, or `seconds` pass. No thread waits.
-    public func waitUntilListed(stream: String, variant: String, iFrames: Bool = false, sequence: Int, seconds: Double) async {
-        await waiters.wait(for: .init(stream: stream, variant: variant, iFrames: iFrames), sequence: sequence, seconds: seconds) {
-            self.streams.withLock { streams in
-                guard let s = streams[stream], s.phase != .ended, s.phase != .removed, let v = s.variants[variant],
-                      let listed = iFrames ? v.iFramePlaylist : v.playlist else { return true }
-                return listed.complete || listed.lastSequence >= sequence
-            }
-        }
-    }
-
-    /// Requests held by blocking reload right now.
-    public var heldRequests: Int { waiters.count }
 
     public func stream(named name: String) -> Stream? {
         streams.withLock { $0[name] }

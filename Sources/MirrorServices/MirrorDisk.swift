@@ -72,11 +72,12 @@ public struct MirrorDisk: MirrorDestination {
         }
         let playlist = LiveMediaPlaylist(view.playlist)
         let iFrames = view.iFrames.map { LiveMediaPlaylist($0) }
-        switch view.kind {
-        case .restored: registry.restore(stream: stream, variant: variant, playlist: playlist, iFrames: iFrames, segments: files, gaps: view.gaps)
-        case .grown: registry.publishMirrored(stream: stream, variant: variant, newSegments: files, gaps: view.gaps, playlist: playlist, iFrames: iFrames)
-        case .reshaped: registry.updatePlaylists(stream: stream, variant: variant, playlist: playlist, iFrames: iFrames)
+        let source: StreamRegistry.Source = switch view.kind {
+        case .restored: .restored(segments: files, gaps: view.gaps)
+        case .grown: .mirrored(segments: files, gaps: view.gaps)
+        case .reshaped: .playlists
         }
+        registry.publish(.init(source, stream: stream, variant: variant, playlist: playlist, iFrames: iFrames))
     }
 
     public func setMode(_ mode: MirrorFreshness.Mode) {

@@ -120,7 +120,7 @@ public struct StreamsAPI: Sendable {
             func stale(_ variant: StreamRegistry.Variant) -> Bool {
                 guard stream.phase == .live || stream.phase == .inputLost, variant.recording != nil else { return false }
                 return policy.isStale(.init(resource: .mediaPlaylist, streamName: name, stream: stream.phase, targetDuration: stream.targetDuration,
-                                            lastPublished: variant.lastPublished, servingSince: registry.servingSince, now: now))
+                                            lastPublished: variant.status.lastPublished, servingSince: registry.servingSince, now: now))
             }
             let variants = stream.variantOrder.compactMap { stream.variants[$0] }
             let stalled = !variants.isEmpty && variants.allSatisfy(stale)
@@ -132,13 +132,13 @@ public struct StreamsAPI: Sendable {
                 markers: "\(prefix)/api/streams/\(name)/markers", targetDuration: stream.targetDuration,
                 variants: stream.variantOrder.filter { stream.variants[$0] != nil }.map { variantName in
                     let variant = stream.variants[variantName]!
-                    let recorded = variant.recorded
+                    let status = variant.status, recorded = status.recorded
                     return VariantInfo(
-                        name: variantName, state: variant.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: variant.failure, writeError: variant.writeError,
+                        name: variantName, state: status.failure != nil ? "failed" : stale(variant) ? "stalled" : stream.phase.rawValue, failure: status.failure, writeError: status.writeError,
                         playlist: "\(prefix)/live/\(name)/\(variantName)/index.m3u8",
                         segments: recorded.segments, durationRecorded: (recorded.duration * 1000).rounded() / 1000, bytesRecorded: recorded.bytes,
                         averageBitRate: Int(recorded.averageBitRate.rounded()), peakSegmentBitRate: Int(recorded.peakBitRate.rounded()),
-                        effortStep: variant.effortStep, effort: variant.effortName
+                        effortStep: status.effortStep, effort: status.effortName
                     )
                 }
             )

@@ -36,7 +36,7 @@ public final class ConsoleStatus: Sendable {
         var text = streams.map { stream in
             let entry = registry.stream(named: stream.name)
             let effort = (entry?.variantOrder ?? []).compactMap { name in
-                entry?.variants[name]?.effortName.map { (variant: name, name: $0) }
+                entry?.variants[name]?.status.effortName.map { (variant: name, name: $0) }
             }
             let part = ServeStatusLine.part(stream.statistics(), phase: entry?.phase.rawValue ?? "?", wall: wall, effort: effort)
             return streams.count == 1 ? part : "\(stream.name): \(part)"

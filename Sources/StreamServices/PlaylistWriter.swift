@@ -106,18 +106,17 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         }
         let recorded = target.list(body, duration: duration, programDateTime: entry.programDateTime, discontinuity: entry.discontinuity, dateRanges: entry.dateRanges)
         if recorded.segmentWritten {
-            registry.publish(
-                stream: streamName, variant: variant, segmentName: recorded.name,
-                file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration, fill: entry.content.fillName),
-                playlist: recorded.playlist, iFrames: recorded.iFrames
-            )
+            registry.publish(.init(
+                .segment(recorded.name, file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration, fill: entry.content.fillName)),
+                stream: streamName, variant: variant, playlist: recorded.playlist, iFrames: recorded.iFrames
+            ))
             if case .real = entry.content {
                 variantMetrics[variant]?.segments.increment()
                 variantMetrics[variant]?.bytes.increment(by: recorded.size)
             }
         } else {
             // No file: listed as EXT-X-GAP, so players skip it and the playlist keeps pace.
-            registry.publishGaps(stream: streamName, variant: variant, segmentNames: [recorded.name], playlist: recorded.playlist)
+            registry.publish(.init(.gap(recorded.name), stream: streamName, variant: variant, playlist: recorded.playlist))
             variantMetrics[variant]?.gapSegments.increment()
         }
         reportDisk(recorded.diskError, variant: variant)
@@ -131,9 +130,8 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         switch target.replace(entry: entry, with: segment.bytes, keyframeRanges: segment.keyframeRanges, duration: segment.duration) {
         case let .success(replaced):
             let name = replaced.replacement.uri
-            registry.publishReplacement(stream: streamName, variant: variant, segmentName: name,
-                                        file: .init(path: recorder.layout.segmentPath(variant, name), size: replaced.size, duration: segment.duration),
-                                        playlist: replaced.playlist)
+            registry.publish(.init(.replacement(name, file: .init(path: recorder.layout.segmentPath(variant, name), size: replaced.size, duration: segment.duration)),
+                                   stream: streamName, variant: variant, playlist: replaced.playlist))
             variantMetrics[variant]?.lateSegmentsRecorded.increment()
             reportDisk(replaced.diskError, variant: variant)
             return true

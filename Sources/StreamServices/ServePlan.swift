@@ -115,8 +115,8 @@ public struct ServePlan: Sendable {
                 guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) else { return nil }
                 return (segment.uri, StreamRegistry.SegmentFile(path: path, size: size, duration: segment.duration))
             })
-            registry.restore(stream: layout.stream, variant: name, playlist: recorded.playlist, iFrames: recorded.iFrames,
-                             segments: segments, gaps: Set(entries.filter(\.gap).map(\.uri)))
+            registry.publish(.init(.restored(segments: segments, gaps: Set(entries.filter(\.gap).map(\.uri))),
+                                   stream: layout.stream, variant: name, playlist: recorded.playlist, iFrames: recorded.iFrames))
         }
         let recordedMaster = recorder.archivedPreviousRecording == nil ? try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8) : nil
         if recordedMaster != nil { registry.setPhase(stream: layout.stream, .live) }

@@ -222,7 +222,7 @@ public final class StreamPublisher: Sendable {
               let rate = Bandwidth.overrun(bytes: segment.bytes.count, duration: segment.duration, advertised: advertised) else { return }
         variantMetrics[variant]?.bandwidthExceeded.increment()
         // Warn once per new peak (the registry has already counted this segment), not per segment.
-        let peak = registry.stream(named: streamName)?.variants[variant]?.recorded.peakBitRate ?? 0
+        let peak = registry.stream(named: streamName)?.variants[variant]?.status.recorded.peakBitRate ?? 0
         if rate >= peak {
             logger.warning("segment bit rate exceeds the advertised BANDWIDTH", metadata: [
                 "variant": "\(variant)", "segment": "\(segment.index)", "bits-per-second": "\(Int(rate))", "bandwidth": "\(advertised)",
@@ -237,7 +237,7 @@ public final class StreamPublisher: Sendable {
             for (name, variant) in writer.recorder.variants {
                 do {
                     let ended = try variant.end()
-                    registry.updatePlaylists(stream: streamName, variant: name, playlist: ended.playlist, iFrames: ended.iFrames)
+                    registry.publish(.init(.playlists, stream: streamName, variant: name, playlist: ended.playlist, iFrames: ended.iFrames))
                 } catch {
                     logger.error("cannot write EXT-X-ENDLIST", metadata: ["variant": "\(name)", "error": "\(error)"])
                 }

@@ -13,8 +13,8 @@ import Testing
     func makeApplication(admission: AdmissionControl = AdmissionControl()) -> some ApplicationProtocol {
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/nonexistent", size: 0, duration: 2),
-                         playlist: TestPlaylists.live(count: 1))
+        registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 0, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
         registry.setMaster(stream: "main", text: "#EXTM3U\n")
         var logger = Logger(label: "test")
         logger.logLevel = .warning

@@ -45,8 +45,8 @@ import Testing
     func registry(count: Int, targetDuration: Int = 2) -> StreamRegistry {
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: targetDuration)
-        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
-                         playlist: TestPlaylists.live(count: count, targetDuration: targetDuration))
+        registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: count, targetDuration: targetDuration)))
         registry.setMaster(stream: "main", text: "#EXTM3U\n")
         return registry
     }
@@ -100,11 +100,11 @@ import Testing
                 group.addTask { await registry.waitUntilListed(stream: "main", variant: "720p", sequence: 10, seconds: 600) }
             }
             while registry.heldRequests < 200 { await Task.yield() }
-            registry.publish(stream: "main", variant: "720p", segmentName: "000009.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
-                             playlist: TestPlaylists.live(count: 10))
+            registry.publish(.init(.segment("000009.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 10)))
             #expect(registry.heldRequests == 200, "sequence 9 again wakes nobody waiting for 10")
-            registry.publish(stream: "main", variant: "720p", segmentName: "000010.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
-                             playlist: TestPlaylists.live(count: 11))
+            registry.publish(.init(.segment("000010.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 11)))
             await group.waitForAll()
         }
         #expect(registry.heldRequests == 0)
@@ -134,8 +134,8 @@ import Testing
                 (response.status, String(buffer: response.body))
             }
             while registry.heldRequests < 1 { try await Task.sleep(for: .milliseconds(5)) }
-            registry.publish(stream: "main", variant: "720p", segmentName: "000010.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
-                             playlist: TestPlaylists.live(count: 11))
+            registry.publish(.init(.segment("000010.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 11)))
             let (status, body) = try await held
             #expect(status == .ok)
             #expect(body.contains("000010.ts"))

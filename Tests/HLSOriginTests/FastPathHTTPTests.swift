@@ -26,8 +26,8 @@ import Testing
         let name = String(format: "%06d.ts", n)
         let path = directory + "/main/720p/" + name
         _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
-        registry.publish(stream: "main", variant: "720p", segmentName: name, file: .init(path: path, size: segmentBytes.count, duration: 2),
-                         playlist: TestPlaylists.live(count: n + 1))
+        registry.publish(.init(.segment(name, file: .init(path: path, size: segmentBytes.count, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1)))
     }
 
     /// Runs a server on `registry` and hands `body` its port.

@@ -9,8 +9,8 @@ import Testing
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         if phase != .starting {
-            registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",
-                             file: .init(path: "/data/main/720p/000000.ts", size: 1880), playlist: TestPlaylists.live(count: 1))
+            registry.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/720p/000000.ts", size: 1880)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
             registry.setMaster(stream: "main", text: "#EXTM3U\nmaster\n")
         }
         if let phase, phase != .starting { registry.setPhase(stream: "main", phase) }

@@ -21,8 +21,8 @@ import Testing
         _ = FileManager.default.createFile(atPath: directory + "/secret.txt", contents: Data("secret".utf8))
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts",
-                         file: .init(path: segmentPath, size: segmentBytes.count, duration: 2), playlist: TestPlaylists.live(count: 1))
+        registry.publish(.init(.segment("000000.ts", file: .init(path: segmentPath, size: segmentBytes.count, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
         registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
         var logger = Logger(label: "test")
         logger.logLevel = .warning

@@ -34,18 +34,18 @@ import Testing
     @Test func eachVersionIsCompressedOnceAndTaggedUniquely() throws {
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.updatePlaylists(stream: "main", variant: "720p", playlist: Self.longPlaylist, iFrames: nil)
+        registry.publish(.init(.playlists, stream: "main", variant: "720p", playlist: Self.longPlaylist))
         let first = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist?.full)
         var compressed = try #require(first.gzip)
         #expect(compressed.readableBytes * 5 < first.plain.readableBytes, "\(compressed.readableBytes) of \(first.plain.readableBytes)")
         let expanded = try compressed.decompress(with: .gzip())
         #expect(expanded == first.plain)
         #expect(String(buffer: first.plain).contains(Self.longPlaylist.text.dropFirst("#EXTM3U\n".count)))
-        registry.updatePlaylists(stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 200, ended: true), iFrames: nil)
+        registry.publish(.init(.playlists, stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 200, ended: true)))
         let second = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist?.full)
         #expect(second.etag != first.etag && second.gzipETag != first.gzipETag)
         // Too short to be worth it: only the plain bytes.
-        registry.updatePlaylists(stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1, ended: true), iFrames: nil)
+        registry.publish(.init(.playlists, stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1, ended: true)))
         #expect(registry.stream(named: "main")?.variants["720p"]?.playlist?.full.gzip == nil)
     }
 
@@ -53,8 +53,8 @@ import Testing
     @Test func gzipEtagAnd304OverHTTP() async throws {
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
-                         playlist: Self.longPlaylist)
+        registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+            stream: "main", variant: "720p", playlist: Self.longPlaylist))
         let served = try #require(registry.stream(named: "main")?.variants["720p"]?.playlistText)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
@@ -88,8 +88,8 @@ import Testing
                 #expect(response.headers[.cacheControl] == "public, max-age=1")
             }
             // A new version: the old tag no longer matches.
-            registry.publish(stream: "main", variant: "720p", segmentName: "000001.ts", file: .init(path: "/nonexistent", size: 188, duration: 2),
-                             playlist: TestPlaylists.live(count: 201))
+            registry.publish(.init(.segment("000001.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 201)))
             try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip", .ifNoneMatch: gzipTag]) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.eTag] != gzipTag)

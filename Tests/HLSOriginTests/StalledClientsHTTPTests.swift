@@ -26,8 +26,8 @@ import Glibc
         _ = FileManager.default.createFile(atPath: path, contents: Data(count: segmentBytes))
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: path, size: segmentBytes, duration: 2),
-                         playlist: TestPlaylists.live(count: 1))
+        registry.publish(.init(.segment("000000.ts", file: .init(path: path, size: segmentBytes, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
         registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
         // In memory already: the answers are written from the event loop at once, whatever the
         // load on the blocking pool (a download still waiting for its file read is busy, and

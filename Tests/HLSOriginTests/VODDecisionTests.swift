@@ -16,8 +16,8 @@ import Testing
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         for n in 0..<count {
-            registry.publish(stream: "main", variant: "720p", segmentName: String(format: "%06d.ts", n),
-                             file: .init(path: "/data/main/720p/\(n).ts", size: 188, duration: 2), playlist: TestPlaylists.live(count: n + 1))
+            registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "/data/main/720p/\(n).ts", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1)))
         }
         registry.setMaster(stream: "main", text: Self.master)
         return registry
@@ -68,8 +68,8 @@ import Testing
         #expect(etag(VODDecision.decide(path: path, query: "start=2", registry: registry, renditions: VODRenditions())) == first)
         #expect(etag(VODDecision.decide(path: path, query: "start=4", registry: registry)) != first)
         #expect(etag(VODDecision.decide(path: path, query: nil, registry: registry)) != first)
-        registry.publish(stream: "main", variant: "720p", segmentName: "000003.ts", file: .init(path: "/data/main/720p/3.ts", size: 188, duration: 2),
-                         playlist: TestPlaylists.live(count: 4))
+        registry.publish(.init(.segment("000003.ts", file: .init(path: "/data/main/720p/3.ts", size: 188, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 4)))
         let grown = VODDecision.decide(path: path, query: "start=2", registry: registry)
         #expect(etag(grown) != first && text(grown)?.contains("000003.ts") == true)
     }
@@ -79,18 +79,19 @@ import Testing
     /// renditions get a new tag.
     @Test func aReplacedEntryIsTheRealSegmentInVODAndUnchangedLive() throws {
         let registry = registry()
-        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/data/main/720p/0.ts", size: 188, duration: 2),
-                         playlist: TestPlaylists.live(count: 3), iFrames: LiveMediaPlaylist(MediaPlaylist(version: 4, targetDuration: 2, iFramesOnly: true, segments: (0..<3).map {
-                             MediaSegment(uri: String(format: "%06d.ts", $0), duration: 2, byteRange: .init(length: 376, offset: 0))
-                         })))
+        registry.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/720p/0.ts", size: 188, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 3),
+            iFrames: LiveMediaPlaylist(MediaPlaylist(version: 4, targetDuration: 2, iFramesOnly: true, segments: (0..<3).map {
+                MediaSegment(uri: String(format: "%06d.ts", $0), duration: 2, byteRange: .init(length: 376, offset: 0))
+            }))))
         let media = "/vod/main/720p/index.m3u8", iFrames = "/vod/main/720p/iframes.m3u8"
         let before = (etag(VODDecision.decide(path: media, query: nil, registry: registry)), etag(VODDecision.decide(path: iFrames, query: nil, registry: registry)))
         var live = TestPlaylists.live(count: 3)
         let liveBefore = live.text
         let start = try #require(live.playlist.segments[1].programDateTime)
         live.appendTrailing(SegmentReplacement(replaces: "000001.ts", uri: "000001-late.ts", duration: 2.01, startDate: start, keyframe: .init(length: 564, offset: 0)).dateRange)
-        registry.publishReplacement(stream: "main", variant: "720p", segmentName: "000001-late.ts",
-                                    file: .init(path: "/data/main/720p/000001-late.ts", size: 1880, duration: 2.01), playlist: live)
+        registry.publish(.init(.replacement("000001-late.ts", file: .init(path: "/data/main/720p/000001-late.ts", size: 1880, duration: 2.01)),
+            stream: "main", variant: "720p", playlist: live))
         let vod = try MediaPlaylist.parse(try #require(text(VODDecision.decide(path: media, query: nil, registry: registry))))
         #expect(vod.segments.map(\.uri) == ["000000.ts", "000001-late.ts", "000002.ts"])
         #expect(vod.segments[1].duration == 2.01)

@@ -27,8 +27,8 @@ import Testing
                     let name = String(format: "%06d.ts", n)
                     let path = "\(directory)/\(stream)/\(variant)/\(name)"
                     _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
-                    registry.publish(stream: stream, variant: variant, segmentName: name, file: .init(path: path, size: segmentBytes.count, duration: 2),
-                                     playlist: TestPlaylists.live(count: n + 1), iFrames: TestPlaylists.live(count: n + 1))
+                    registry.publish(.init(.segment(name, file: .init(path: path, size: segmentBytes.count, duration: 2)),
+                        stream: stream, variant: variant, playlist: TestPlaylists.live(count: n + 1), iFrames: TestPlaylists.live(count: n + 1)))
                 }
             }
             registry.setMaster(stream: stream, text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=600000\n360p/index.m3u8\n")
@@ -150,8 +150,8 @@ import Testing
                 try await Task.sleep(for: .milliseconds(200))
                 let path = "\(directory)/open/720p/000002.ts"
                 _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
-                registry.publish(stream: "open", variant: "720p", segmentName: "000002.ts", file: .init(path: path, size: segmentBytes.count, duration: 2),
-                                 playlist: TestPlaylists.live(count: 3))
+                registry.publish(.init(.segment("000002.ts", file: .init(path: path, size: segmentBytes.count, duration: 2)),
+                    stream: "open", variant: "720p", playlist: TestPlaylists.live(count: 3)))
             }
             let held = try #require(try await HTTPExchange.send([.get("/live/open/720p/index.m3u8?_HLS_msn=2")], port: port).first)
             try await publisher.value

@@ -50,8 +50,8 @@ import TestSupport
         for n in 0..<3 {
             let name = String(format: "%06d.ts", n), path = "\(directory)/origin/720p/\(name)"
             _ = FileManager.default.createFile(atPath: path, contents: Data(TestSegments.minimal()))
-            upstream.publish(stream: "main", variant: "720p", segmentName: name, file: .init(path: path, size: 4 * 188, duration: 2),
-                             playlist: TestPlaylists.live(count: n + 1, ended: n == 2), iFrames: nil)
+            upstream.publish(.init(.segment(name, file: .init(path: path, size: 4 * 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1, ended: n == 2)))
         }
         upstream.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\"\n720p/index.m3u8\n")
         let (originPort, origin) = try await Self.serve(upstream, access: ViewerAccess(rules: Self.rules))

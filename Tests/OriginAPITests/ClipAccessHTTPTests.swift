@@ -36,8 +36,8 @@ import Testing
         registry.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2)
         for variant in ["720p", "360p"] {
             for n in 0..<3 {
-                registry.publish(stream: "main", variant: variant, segmentName: String(format: "%06d.ts", n),
-                                 file: .init(path: "\(directory)/main/\(variant)/\(n).ts", size: 1000, duration: 2), playlist: TestPlaylists.live(count: n + 1))
+                registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/\(variant)/\(n).ts", size: 1000, duration: 2)),
+                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1)))
             }
         }
         let maker = RecordingMaker()

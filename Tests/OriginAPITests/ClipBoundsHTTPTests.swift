@@ -62,8 +62,8 @@ import Glibc
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         for n in 0..<4 {
-            registry.publish(stream: "main", variant: "720p", segmentName: String(format: "%06d.ts", n),
-                             file: .init(path: "\(directory)/main/720p/\(n).ts", size: 1000, duration: 2), playlist: TestPlaylists.live(count: n + 1))
+            registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/720p/\(n).ts", size: 1000, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1)))
         }
         return registry
     }

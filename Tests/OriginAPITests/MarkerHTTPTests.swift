@@ -34,8 +34,8 @@ import Testing
         }
         for variant in ["720p", "360p"] {
             for n in 0..<4 {
-                registry.publish(stream: "main", variant: variant, segmentName: String(format: "%06d.ts", n),
-                                 file: .init(path: "\(directory)/main/\(variant)/\(n).ts", size: 188, duration: 2), playlist: TestPlaylists.live(count: n + 1))
+                registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/\(variant)/\(n).ts", size: 188, duration: 2)),
+                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1)))
             }
         }
         return Setup(registry: registry, directory: directory, book: MarkerBook(registry: registry, dataDirectory: directory, wallClock: { Self.start.addingTimeInterval(9) }))

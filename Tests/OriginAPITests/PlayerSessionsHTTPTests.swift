@@ -26,8 +26,8 @@ import Testing
             let path = "\(directory)/\(n).ts"
             _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
             for variant in ["720p", "360p"] {
-                registry.publish(stream: "main", variant: variant, segmentName: String(format: "%06d.ts", n), file: .init(path: path, size: segmentBytes.count, duration: 2, fill: fill),
-                                 playlist: TestPlaylists.live(count: n + 1))
+                registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: path, size: segmentBytes.count, duration: 2, fill: fill)),
+                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1)))
             }
         }
         let diagnostics = PlayerDiagnostics(book: PlayerSessionBook(clock: clock.read))

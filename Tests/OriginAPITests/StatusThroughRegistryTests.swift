@@ -14,8 +14,8 @@ import Testing
         let registry = StreamRegistry(clock: clock.read)
         registry.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2)
         for variant in ["720p", "360p"] {
-            registry.publish(stream: "main", variant: variant, segmentName: "000000.ts",
-                             file: .init(path: "/data/main/\(variant)/000000.ts", size: 1880, duration: 2), playlist: TestPlaylists.live(count: 1))
+            registry.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/\(variant)/000000.ts", size: 1880, duration: 2)),
+                stream: "main", variant: variant, playlist: TestPlaylists.live(count: 1)))
         }
         registry.setMaster(stream: "main", text: "#EXTM3U\n")
         return registry
@@ -33,14 +33,14 @@ import Testing
         let clock = ManualClock()
         let registry = liveRegistry(clock)
         clock.advance(by: 2.9)
-        registry.publish(stream: "main", variant: "720p", segmentName: "000001.ts",
-                         file: .init(path: "/data/main/720p/000001.ts", size: 1880, duration: 2), playlist: TestPlaylists.live(count: 1))
+        registry.publish(.init(.segment("000001.ts", file: .init(path: "/data/main/720p/000001.ts", size: 1880, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
         clock.advance(by: 0.2) // 3.1 s since 360p published
         #expect(status("/live/main/720p/index.m3u8", registry) == 200)
         #expect(status("/live/main/360p/index.m3u8", registry) == 404)
         #expect(status("/live/main/360p/000000.ts", registry) == 200)
         #expect(StreamsAPI.listing(of: registry).streams[0].variants.map(\.state) == ["live", "stalled"])
-        registry.publishGaps(stream: "main", variant: "360p", segmentNames: ["000001.ts"], playlist: TestPlaylists.live(count: 1))
+        registry.publish(.init(.gap("000001.ts"), stream: "main", variant: "360p", playlist: TestPlaylists.live(count: 1)))
         #expect(status("/live/main/360p/index.m3u8", registry) == 200)
         #expect(status("/live/main/360p/000001.ts", registry) == 404)
         clock.advance(by: 10)
@@ -53,7 +53,7 @@ import Testing
         let clock = ManualClock()
         let registry = liveRegistry(clock)
         registry.setFailure(stream: "main", variant: "360p", "x264 said no")
-        registry.publishGaps(stream: "main", variant: "360p", segmentNames: ["000001.ts"], playlist: TestPlaylists.live(count: 1))
+        registry.publish(.init(.gap("000001.ts"), stream: "main", variant: "360p", playlist: TestPlaylists.live(count: 1)))
         guard case let .refuse(refusal) = OriginDecision.decide(OriginPath.parse("/live/main/360p/000001.ts"), registry: registry) else {
             Issue.record("a GAP segment must be refused")
             return

@@ -17,8 +17,8 @@ import Testing
     func makeApplication() -> some ApplicationProtocol {
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(stream: "main", variant: "720p", segmentName: "000000.ts", file: .init(path: "/unread", size: segmentBytes.count, duration: 2),
-                         playlist: TestPlaylists.live(count: 1))
+        registry.publish(.init(.segment("000000.ts", file: .init(path: "/unread", size: segmentBytes.count, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,
