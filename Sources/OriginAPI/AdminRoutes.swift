@@ -46,7 +46,7 @@ public struct AdminRoutes: Sendable {
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
-        let group = router.group("admin").add(middleware: BearerTokenMiddleware(tokens: [token], realm: "sideline-admin", missing: "admin requests need 'Authorization: Bearer <admin.token>'"))
+        let group = router.group("admin").add(middleware: OperatorTokenMiddleware(check: .admin(token, for: "admin requests")))
         group.post("streams/:stream/end") { _, context in
             Self.answer { () throws(Refusal) in
                 let stream = try context.parameters.require("stream")
@@ -133,26 +133,13 @@ extension Parameters {
     }
 }
 
-/// 401 with `WWW-Authenticate: Bearer` unless the request carries one of `tokens`. The
-/// comparison takes the same time wherever the first difference is.
-struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let tokens: [String]
-    let realm: String
-    /// What a request without credentials is told.
-    let missing: String
+/// Lets a request through when `check` finds an operator's token on it; answers its refusal
+/// (401 with `WWW-Authenticate: Bearer`, or 403 when no token is configured) otherwise.
+struct OperatorTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let check: OperatorToken
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard Self.authorizes(request.headers[.authorization], tokens: tokens) else {
-            let header = request.headers[.authorization] ?? ""
-            return Response(Refusal(.unauthorized, header.isEmpty ? missing : "wrong token", audience: .operators, realm: realm))
-        }
+        if let refusal = check.refusal(authorization: request.headers[.authorization]) { return Response(refusal) }
         return try await next(request, context)
-    }
-
-    /// Whether an Authorization header carries one of `tokens` (empty tokens never match).
-    static func authorizes(_ header: String?, tokens: [String]) -> Bool {
-        guard let given = BearerToken.value(of: header) else { return false }
-        // Every token is compared, so the time taken does not say which one nearly matched.
-        return tokens.filter { !$0.isEmpty }.map { BearerToken.constantTimeEqual(given, Array($0.utf8)) }.contains(true)
     }
 }

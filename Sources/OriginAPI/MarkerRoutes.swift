@@ -13,12 +13,12 @@ import SegmentStore
 public struct MarkerRoutes: Sendable {
     let registry: StreamRegistry
     let book: MarkerBook
-    let tokens: [String]
+    let writing: OperatorToken
 
     public init(registry: StreamRegistry, book: MarkerBook, analystToken: String, adminToken: String) {
         self.registry = registry
         self.book = book
-        self.tokens = [analystToken, adminToken].filter { !$0.isEmpty }
+        self.writing = .analyst(analystToken, admin: adminToken)
     }
 
     /// A marker as the API lists it: the marker, and where it lies in the recording.
@@ -56,7 +56,7 @@ public struct MarkerRoutes: Sendable {
             return try Self.json(.ok, Listing(stream: name, markers: listed))
         }
         let writing = router.group("/api/streams/:stream/markers")
-            .add(middleware: MarkerWritingGate(tokens: tokens))
+            .add(middleware: OperatorTokenMiddleware(check: self.writing))
         writing.post { request, context in
             let name = context.parameters.get("stream") ?? ""
             let body = try await request.body.collect(upTo: 16 << 10)
@@ -85,20 +85,4 @@ public struct MarkerRoutes: Sendable {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try MarkerFile.encoder.encode(value))))
     }
 
-}
-
-/// Lets marker writes through with the analyst or admin token; 403 when no token is configured
-/// (writing is then off), 401 without a matching one.
-struct MarkerWritingGate<Context: RequestContext>: RouterMiddleware {
-    let tokens: [String]
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard !tokens.isEmpty else {
-            return Response(Refusal(.forbidden, "marking is off on this server: set analyst.token (or SIDELINE_ANALYST_TOKEN) in its config and restart it",
-                                    audience: .operators))
-        }
-        return try await BearerTokenMiddleware(tokens: tokens, realm: "sideline-analyst",
-                                               missing: "adding or removing markers needs 'Authorization: Bearer <analyst.token>'")
-            .handle(request, context: context, next: next)
-    }
 }

@@ -11,11 +11,11 @@ import PlayerSessions
 /// (`Authorization: Bearer`): sessions carry User-Agents and content IDs.
 public struct SessionsRoutes: Sendable {
     let diagnostics: PlayerDiagnostics
-    let adminToken: String
+    let reading: OperatorToken
 
     public init(diagnostics: PlayerDiagnostics, adminToken: String) {
         self.diagnostics = diagnostics
-        self.adminToken = adminToken
+        self.reading = .admin(adminToken, for: "player sessions")
     }
 
     public struct Listing: Codable, Equatable, Sendable {
@@ -55,13 +55,7 @@ public struct SessionsRoutes: Sendable {
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
         router.get("/api/sessions") { request, _ in
-            guard !adminToken.isEmpty else {
-                return Response(Refusal(.forbidden, "player sessions are for the operator: set admin.token (or SIDELINE_ADMIN_TOKEN) and send it as 'Authorization: Bearer'", audience: .operators))
-            }
-            guard BearerTokenMiddleware<Context>.authorizes(request.headers[.authorization], tokens: [adminToken]) else {
-                let given = request.headers[.authorization] != nil
-                return Response(Refusal(.unauthorized, given ? "wrong token" : "player sessions need 'Authorization: Bearer <admin.token>'", audience: .operators, realm: "sideline-admin"))
-            }
+            if let refusal = reading.refusal(authorization: request.headers[.authorization]) { return Response(refusal) }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             let body = try encoder.encode(Self.listing(diagnostics.sessions(), malformed: diagnostics.book.malformedCount))

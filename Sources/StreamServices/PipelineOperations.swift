@@ -31,12 +31,18 @@ public struct PipelineOperations: StreamOperations {
         return pipeline
     }
 
+    /// The stream's service: 404 or 410 as the registry's one lookup says (for the operator).
     private func service(_ stream: String) throws(Refusal) -> any RunningStream {
-        guard let service = services[stream] else {
-            if registry.stream(named: stream)?.phase == .removed { throw .adminStreamRemoved(stream) }
-            throw .adminUnknownStream(stream)
-        }
+        _ = try existing(stream)
+        // A stream the registry knows but this server does not run: a removed one (answered
+        // above), or none of ours.
+        guard let service = services[stream] else { throw .adminUnknownStream(stream) }
         return service
+    }
+
+    /// The registry's one stream lookup (`StreamRegistry.existing`), its refusal for the operator.
+    private func existing(_ stream: String) throws(Refusal) -> StreamRegistry.Stream {
+        do { return try registry.existing(stream) } catch { throw error.forOperators() }
     }
 
     public func failVariant(stream: String, variant: String, seconds: Double?) throws(Refusal) {
@@ -59,7 +65,6 @@ public struct PipelineOperations: StreamOperations {
 
     public func endStream(stream: String) throws(Refusal) {
         let service = try service(stream)
-        guard registry.stream(named: stream)?.phase != .removed else { throw .adminStreamRemoved(stream) }
         logger.notice("ending the stream (admin API)", metadata: ["stream": "\(stream)"])
         service.endNow()
     }
@@ -78,8 +83,11 @@ public struct PipelineOperations: StreamOperations {
     func serves(_ stream: String) -> Bool { services[stream] != nil }
 
     func removeStream(stream: String, reason: String) throws(Refusal) {
-        guard let entry = registry.stream(named: stream) else { throw .adminUnknownStream(stream) }
-        guard entry.phase != .removed else { return }
+        do { _ = try existing(stream) } catch {
+            // Removed already: removing it again changes nothing.
+            guard error.kind == .streamRemoved else { throw error }
+            return
+        }
         // 410 from this moment; the pipeline stops (without EXT-X-ENDLIST) and then the
         // recording is deleted behind the tombstone, on a thread of its own.
         registry.setPhase(stream: stream, .removed)
