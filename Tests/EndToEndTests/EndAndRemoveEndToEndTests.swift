@@ -103,7 +103,7 @@ import TestSupport
             admin:
               token: \(Self.token)
             retention:
-              max_age_hours: 0.002
+              max_age_hours: 0.001
               check_interval: 1
             video:
               ladder:
@@ -123,11 +123,11 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: data + "/old-match"), "the old recording is deleted: \(server.log)")
         #expect(!FileManager.default.fileExists(atPath: data + "/old-match/removed"), "no tombstone: the name stays free")
 
-        // Live for longer than max_age_hours (7.2 s): kept, because it is being encoded.
-        try await Task.sleep(for: .seconds(9))
+        // Live for longer than max_age_hours (3.6 s): kept, because it is being encoded.
+        try await Task.sleep(for: .seconds(5))
         #expect(try await http(media).status == 200)
 
-        // Ended: once nothing was written for 7.2 s, it goes, like an operator's remove.
+        // Ended: once nothing was written for 3.6 s, it goes, like an operator's remove.
         #expect(try await admin(["end", "main"], port: port).status == 0)
         var status = 200
         deadline = Date().addingTimeInterval(40)
