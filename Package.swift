@@ -30,6 +30,10 @@ let pureCores: [Target] = [
     // behind them), the rule that steps a rung down before it drops frames and up when there
     // is room, and what the configured streams cost on this machine.
     .target(name: "EncoderEffort", dependencies: ["SidelineCore"]),
+    // The media pipeline's decisions and values without FFmpeg: frame rates, the segment clock
+    // and the frame-rate conformer, the feed policy and its queue, what an input string names,
+    // Annex B, the clip cut rule, and the configuration, events and errors MediaPipeline speaks.
+    .target(name: "PipelineCore", dependencies: ["EncoderEffort", "HLSPlaylist", "SidelineCore"]),
     // The live decisions (slots, fills, seams, master listing, watchdog, bandwidth) over plain
     // events and an injected clock. Writes through `PublishingSink`.
     .target(name: "StreamPublishing", dependencies: ["HLSPlaylist", "SidelineCore"]),
@@ -59,10 +63,11 @@ let services: [Target] = [
         pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavdevice",
         providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev", "libavdevice-dev"])]
     ),
-    // The only module that holds FFmpeg pointers.
+    // The only module that holds FFmpeg pointers, carrying out PipelineCore's decisions on
+    // threads of its own (and re-exporting PipelineCore, whose values its API speaks).
     .target(
         name: "MediaPipeline",
-        dependencies: ["CFFmpeg", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", .product(name: "Logging", package: "swift-log")]
+        dependencies: ["CFFmpeg", "EncoderEffort", "HLSPlaylist", "MPEGTS", "PipelineCore", "SidelineCore", .product(name: "Logging", package: "swift-log")]
     ),
     // The recording on disk.
     .target(
@@ -223,6 +228,7 @@ let tests: [Target] = [
     .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore"]),
     .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig", "SidelineCore"]),
     .testTarget(name: "EncoderEffortTests", dependencies: ["EncoderEffort", "SidelineCore"]),
+    .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore"]),
     .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),

@@ -1,4 +1,5 @@
 import CFFmpeg
+import PipelineCore
 
 /// Resamples decoded audio with libswresample to the configured rate and layout, keeps it on
 /// the output timeline, and encodes AAC-LC in 1024-sample frames. Runs once per input: every

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import PipelineCore
 import SidelineCore
 
 /// Remuxes recorded MPEG-TS segments into one MP4 file with libavformat: packets are copied,
@@ -8,15 +9,11 @@ import SidelineCore
 ///
 /// - The segments are read as one stream (libavformat's concat protocol), as `ffmpeg -i
 ///   concat:...` reads them: one demuxer, no per-file probing.
-/// - The clip starts on the last video keyframe at or before the asked start (a copy can only
-///   start on one; Sideline's segments start with an IDR, so that is at worst the start of the
-///   segment holding the asked start) and `Outcome.snappedBy` says how far before. Packets are
-///   held only until the keyframe is known: at most about a segment.
-/// - It ends at the asked end: what starts before it (and video decoded before it).
-/// - The keyframe is shown at 0; frames decoded before it (B-frames) have negative decode times,
-///   which MP4 carries with an edit list, as `ffmpeg -c copy` writes it.
-/// - Timestamps that go back (a recording made by an older version across a restart) are
-///   shifted to follow on, so the MP4 never goes back.
+/// - Which packets go in and their times in the clip are `ClipCut`'s decision (PipelineCore):
+///   from the last keyframe at or before the asked start (`Outcome.snappedBy` says how far
+///   before) to the asked end, timestamps that go back shifted to follow on. Frames decoded
+///   before the keyframe (B-frames) have negative decode times, which MP4 carries with an edit
+///   list, as `ffmpeg -c copy` writes it.
 /// - `+faststart` puts the index first, so a browser or a phone plays the file as it downloads.
 /// - ADTS audio becomes MP4's AudioSpecificConfig through libavformat's automatic bitstream
 ///   filter (aac_adtstoasc).
@@ -71,26 +68,29 @@ public enum ClipRemuxer {
             let made = try Writer(path: output, input: input)
             writer = made
             let opened = ContinuousClock.now
-            var copy = Copy(job: job, writer: made)
+            var cut = ClipCut<ReadPacket>(start: job.start, end: job.end)
             var lastReport = 0.0
             while let packet = try input.next() {
-                try copy.take(packet)
-                if copy.reachedEnd { break }
+                // Streams the MP4 does not carry (data, subtitles) stay out of the cut too.
+                if made.outputIndex(forInput: packet.timing.stream) != nil {
+                    try made.write(cut.take(packet, packet.timing))
+                    if cut.reachedEnd { break }
+                }
                 let done = total > 0 ? Double(input.position) / Double(total) : 0
                 if done - lastReport >= 0.01 {
                     lastReport = done
                     progress(min(done, 1))
                 }
             }
-            try copy.finish()
+            try made.write(cut.finish())
             try made.finish()
             progress(1)
-            guard copy.written > 0 else {
+            guard cut.written > 0 else {
                 unlink(output)
                 throw ClipError(reason: "the segments hold no packet between \(job.start) s and \(job.end) s")
             }
             let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
-            return Outcome(duration: copy.duration, snappedBy: copy.snappedBy, bytes: size,
+            return Outcome(duration: cut.duration, snappedBy: cut.snappedBy, bytes: size,
                            openingSeconds: (opened - started).inSeconds, copyingSeconds: (ContinuousClock.now - opened).inSeconds)
         } catch let error as ClipError {
             writer?.abandon()
@@ -104,126 +104,22 @@ public enum ClipRemuxer {
     }
 }
 
-/// Why a clip could not be made.
-public struct ClipError: Error, CustomStringConvertible, Sendable {
-    public let reason: String
-    public var description: String { reason }
-}
-
-/// Which packets go in, and their new timestamps. Times are in seconds of the input timeline;
-/// `base` (the first video packet's time) is where `job.start` and `job.end` count from.
-private struct Copy {
-    let job: ClipRemuxer.Job
-    let writer: Writer
-    var base: Double?
-    /// The input time shown at 0 in the clip: the chosen keyframe's presentation time.
-    var origin: Double?
-    /// Packets held until the start keyframe is known.
-    var held: [ReadPacket] = []
-    /// Added to a stream's times once its timestamps went back.
-    var shift: [Int: Double] = [:]
-    var lastTime: [Int: Double] = [:]
-    var written = 0
-    var duration = 0.0
-    var snappedBy = 0.0
-    var reachedEnd = false
-
-    init(job: ClipRemuxer.Job, writer: Writer) {
-        self.job = job
-        self.writer = writer
-    }
-
-    mutating func take(_ packet: ReadPacket) throws {
-        guard writer.outputIndex(forInput: packet.stream) != nil else { return }
-        followOn(packet)
-        if base == nil {
-            guard packet.isVideo else {
-                held.append(packet)
-                return
-            }
-            base = packet.time
-        }
-        guard origin == nil else { return try write(packet) }
-        held.append(packet)
-        // Keyframes come in decode order with rising times: once decoding has passed the asked
-        // start, no later keyframe can start at or before it.
-        if packet.isVideo && packet.decodeTime > base! + job.start + 0.0005 { try choose() }
-    }
-
-    /// Where a stream's timestamps went back by more than half a second, it follows on from
-    /// where it was instead.
-    mutating func followOn(_ packet: ReadPacket) {
-        let stream = packet.stream
-        packet.shift(by: shift[stream] ?? 0)
-        if let last = lastTime[stream], packet.decodeTime < last - 0.5 {
-            let gap = last - packet.decodeTime + max(packet.duration, 0.001)
-            shift[stream, default: 0] += gap
-            packet.shift(by: gap)
-        }
-        lastTime[stream] = packet.decodeTime
-    }
-
-    /// Chooses the start keyframe among the held packets and writes what follows it.
-    mutating func choose() throws {
-        guard let base else { return }
-        let asked = base + job.start
-        let keyframes = held.indices.filter { held[$0].isVideo && held[$0].isKey }
-        guard let firstKey = keyframes.first else { throw ClipError(reason: "no video keyframe at the start of the clip") }
-        let chosen = keyframes.last(where: { held[$0].time <= asked + 0.0005 }) ?? firstKey
-        let keyTime = held[chosen].time
-        snappedBy = max(0, asked - keyTime)
-        origin = keyTime
-        // Video from the keyframe on (in decode order); audio from the keyframe's time on,
-        // wherever the muxer put it in the file (sound before the picture plays over nothing).
-        let kept = held.indices.filter { held[$0].isVideo ? $0 >= chosen : held[$0].time >= keyTime }.map { held[$0] }
-        held = []
-        for packet in kept { try write(packet) }
-    }
-
-    mutating func write(_ packet: ReadPacket) throws {
-        guard let origin, let base, let output = writer.outputIndex(forInput: packet.stream) else { return }
-        let end = base + job.end
-        // Whatever starts at or after the end stays out (half a millisecond absorbs rounding),
-        // except a video frame decoded before the end: frames shown before the end may refer to it.
-        if packet.time >= end - 0.0005 && (!packet.isVideo || packet.decodeTime >= end - 0.0005) {
-            if packet.isVideo { reachedEnd = true }
-            return
-        }
-        let length = packet.duration
-        let shown = packet.time - origin
-        try writer.write(packet, stream: output, presentation: shown, decode: packet.decodeTime - origin)
-        written += 1
-        duration = max(duration, shown + length)
-    }
-
-    /// A clip shorter than the look-ahead: the start is chosen from what was read.
-    mutating func finish() throws {
-        if origin == nil, !held.isEmpty { try choose() }
-    }
-}
-
 /// One packet read, with its times in seconds; it owns its AVPacket until it is written.
 private final class ReadPacket {
     var packet: UnsafeMutablePointer<AVPacket>?
-    let stream: Int
-    let isVideo: Bool
-    let isKey: Bool
-    private(set) var time: Double
-    private(set) var decodeTime: Double
-    let duration: Double
+    let timing: ClipPacketTiming
 
     /// `follows`: where the stream's previous packet ended, for a packet without timestamps.
     init?(packet: UnsafeMutablePointer<AVPacket>, timeBase: AVRational, isVideo: Bool, follows: Double?) {
         self.packet = packet
-        self.stream = Int(packet.pointee.stream_index)
-        self.isVideo = isVideo
-        self.isKey = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
         let nopts = sideline_nopts_value()
         let unit = av_q2d(timeBase)
-        self.duration = Double(packet.pointee.duration) * unit
+        let time: Double
+        let decodeTime: Double
         if packet.pointee.pts == nopts && packet.pointee.dts == nopts {
             // The AAC parser splits a PES packet (several ADTS frames) into frames; only the
             // first carries the PES timestamp, the rest follow it by their durations.
+            // (Returned before `timing` is set, so the caller still owns and frees the packet.)
             guard let follows else { return nil }
             time = follows
             decodeTime = follows
@@ -233,11 +129,8 @@ private final class ReadPacket {
             time = Double(pts) * unit
             decodeTime = Double(dts) * unit
         }
-    }
-
-    func shift(by seconds: Double) {
-        time += seconds
-        decodeTime += seconds
+        timing = ClipPacketTiming(stream: Int(packet.pointee.stream_index), isVideo: isVideo, isKey: packet.pointee.flags & AV_PKT_FLAG_KEY != 0,
+                                  time: time, decodeTime: decodeTime, duration: Double(packet.pointee.duration) * unit)
     }
 
     deinit {
@@ -291,7 +184,7 @@ private final class Input {
                 av_packet_free(&pointer)
                 continue
             }
-            ends[index] = read.time + read.duration
+            ends[index] = read.timing.time + read.timing.duration
             return read
         }
     }
@@ -341,8 +234,16 @@ private final class Writer {
 
     func outputIndex(forInput index: Int) -> Int? { map[index] }
 
+    /// Writes what the cut placed, in order.
+    func write(_ placed: [ClipCut<ReadPacket>.Placed]) throws {
+        for item in placed {
+            guard let stream = map[item.packet.timing.stream] else { continue }
+            try write(item.packet, stream: stream, presentation: item.presentation, decode: item.decode)
+        }
+    }
+
     /// Writes the packet's data (the muxer takes its reference: nothing is copied).
-    func write(_ read: ReadPacket, stream: Int, presentation: Double, decode: Double) throws {
+    private func write(_ read: ReadPacket, stream: Int, presentation: Double, decode: Double) throws {
         guard let context, let packet = read.packet else { return }
         let scale = scales[stream]
         var dts = Int64((decode * scale).rounded())
@@ -353,7 +254,7 @@ private final class Writer {
         packet.pointee.stream_index = Int32(stream)
         packet.pointee.dts = dts
         packet.pointee.pts = max(Int64((presentation * scale).rounded()), dts)
-        packet.pointee.duration = Int64((read.duration * scale).rounded())
+        packet.pointee.duration = Int64((read.timing.duration * scale).rounded())
         packet.pointee.pos = -1
         try check(av_interleaved_write_frame(context, packet), "av_interleaved_write_frame")
     }

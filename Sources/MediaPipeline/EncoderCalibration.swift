@@ -1,6 +1,7 @@
 import CFFmpeg
 import EncoderEffort
 import Foundation
+import PipelineCore
 import SidelineCore
 
 /// Measures what encoding costs on this machine (`CostTable`): decodes a few seconds of an

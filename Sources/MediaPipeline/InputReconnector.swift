@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PipelineCore
 import SidelineCore
 import Synchronization
 

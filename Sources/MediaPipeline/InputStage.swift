@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import Logging
+import PipelineCore
 import SidelineCore
 import Synchronization
 

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import HLSPlaylist
+import PipelineCore
 
 /// The demuxer: opens the input with libavformat, picks its best video stream (required) and
 /// best audio stream (optional), and reads packets. Owned by the input thread.

@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import HLSPlaylist
 import MPEGTS
+import PipelineCore
 
 /// Muxes one variant into MPEG-TS segments in memory. One libavformat muxer lives for the
 /// whole stream, so continuity counters and timestamps run on across segments; at each cut

@@ -1,6 +1,7 @@
 import CFFmpeg
 import Foundation
 import HLSPlaylist
+import PipelineCore
 import SidelineCore
 
 /// Encodes a variant's stand-in segment: the "technical difficulty" card with silence,

@@ -1,4 +1,5 @@
 import CFFmpeg
+import PipelineCore
 
 /// A libavcodec decoder for one stream of the input. Owned by the input thread.
 final class StreamDecoder {

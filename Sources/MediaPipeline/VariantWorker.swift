@@ -3,6 +3,7 @@ import EncoderEffort
 import Foundation
 import HLSPlaylist
 import Logging
+import PipelineCore
 import SidelineCore
 import Synchronization
 

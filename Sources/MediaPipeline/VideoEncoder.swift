@@ -1,5 +1,6 @@
 import CFFmpeg
 import EncoderEffort
+import PipelineCore
 import SidelineCore
 
 /// libx264 for one variant, set up so that IDRs fall exactly where the segment clock says:

@@ -1,7 +1,7 @@
 /// The libavfilter graph behind `--input testpattern`: a 1280x720 moving test card with the
 /// wall clock (UTC, to the millisecond) and the frame number burned in, and a 1 kHz tone.
-enum TestPattern {
-    static func filterGraph(frameRate: FrameRate) -> String {
+public enum TestPattern {
+    public static func filterGraph(frameRate: FrameRate) -> String {
         // drawtext's own escaping: ':' inside an expansion is '\:', and the strftime format's
         // ':' must survive two levels of parsing, hence '\\\:'.
         let clock = #"%{gmtime\:%Y-%m-%d %H\\\:%M\\\:%S} UTC"#

@@ -1,8 +1,8 @@
 /// The libavfilter graph behind the "signal lost" card: what every variant encodes while a
 /// live input is lost, so players keep receiving real segments. A dark card with the words
 /// and the time since the loss (the source's own clock starts at the loss), and silence.
-enum Slate {
-    static func filterGraph(width: Int, height: Int, frameRate: FrameRate) -> String {
+public enum Slate {
+    public static func filterGraph(width: Int, height: Int, frameRate: FrameRate) -> String {
         let big = max(16, height / 9)
         let small = max(12, height / 20)
         let title = "drawtext=text='SIGNAL LOST':fontsize=\(big):fontcolor=white:x=(w-text_w)/2:y=h/2-text_h-\(small)"
@@ -15,7 +15,7 @@ enum Slate {
     /// The stand-in card: what a slot shows when its real segment is late (a stalled
     /// pipeline, a restart) and nothing better can fill it. Still, so one encoded segment
     /// can be repeated, and silent.
-    static func standInGraph(width: Int, height: Int, frameRate: FrameRate) -> String {
+    public static func standInGraph(width: Int, height: Int, frameRate: FrameRate) -> String {
         let big = max(16, height / 10)
         let small = max(12, height / 22)
         let title = "drawtext=text='TECHNICAL DIFFICULTY':fontsize=\(big):fontcolor=white:x=(w-text_w)/2:y=h/2-text_h-\(small)"

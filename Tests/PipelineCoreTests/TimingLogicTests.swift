@@ -1,4 +1,4 @@
-@testable import MediaPipeline
+import PipelineCore
 import Testing
 
 @Suite struct FrameRateTests {

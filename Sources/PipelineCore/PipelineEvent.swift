@@ -33,6 +33,13 @@ public struct EffortReport: Sendable, Equatable {
     public var name: String
     public var change: EffortChange?
     public var load: SegmentLoad?
+
+    public init(step: Int, name: String, change: EffortChange?, load: SegmentLoad?) {
+        self.step = step
+        self.name = name
+        self.change = change
+        self.load = load
+    }
 }
 
 /// Counters for the console status line and the logs. A snapshot: plain values.

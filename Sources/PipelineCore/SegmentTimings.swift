@@ -10,9 +10,9 @@ public final class SegmentTimings: Sendable {
 
     /// Segments this far behind the newest are forgotten, so the table stays small over a long
     /// event; every variant has published them long before.
-    static let retained = 64
+    public static let retained = 64
 
-    func markInputComplete(segment: Int, at instant: ContinuousClock.Instant = .now) {
+    public func markInputComplete(segment: Int, at instant: ContinuousClock.Instant = .now) {
         completed.withLock {
             $0[segment] = instant
             $0.removeValue(forKey: segment - Self.retained)

@@ -28,10 +28,11 @@ public struct PipelineConfiguration: Sendable {
     /// Effort steps, threads per rung (see `EffortSettings`).
     public var effort = EffortSettings()
     /// Seconds each named variant waits before encoding a frame at its configured effort (times
-    /// the step's relative cost at a cheaper one). Internal, for tests only: it
-    /// stands in for a machine too slow for a rung (a real encoder's speed depends on the
-    /// machine, so it cannot make a test deterministic), so the feed policy can be tested.
-    var simulatedEncodeDelay: [String: Double] = [:]
+    /// the step's relative cost at a cheaper one). For the pipeline's tests only (`package`: no
+    /// config sets it): it stands in for a machine too slow for a rung (a real encoder's speed
+    /// depends on the machine, so it cannot make a test deterministic), so the feed policy can
+    /// be tested.
+    package var simulatedEncodeDelay: [String: Double] = [:]
 
     public init(input: String, loop: Bool, realtime: Bool, inputTimeout: Double, frameRate: FrameRate, segmentDuration: Double, variants: [Rung], audio: AudioSpec,
                 inputOptions: [String: String] = [:], audioInput: String? = nil, audioInputOptions: [String: String] = [:]) {

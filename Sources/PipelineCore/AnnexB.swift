@@ -1,7 +1,7 @@
 /// Finds NAL units in an H.264 Annex B byte stream (start codes 00 00 01 / 00 00 00 01).
-enum AnnexB {
+public enum AnnexB {
     /// The NAL units of `bytes`, each without its start code.
-    static func nalUnits(in bytes: UnsafeBufferPointer<UInt8>) -> [Slice<UnsafeBufferPointer<UInt8>>] {
+    public static func nalUnits(in bytes: UnsafeBufferPointer<UInt8>) -> [Slice<UnsafeBufferPointer<UInt8>>] {
         var starts: [Int] = []
         var i = 0
         while i + 2 < bytes.count {

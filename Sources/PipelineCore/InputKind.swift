@@ -62,7 +62,7 @@ public enum InputKind: Sendable, Equatable {
     }
 
     /// What to tell the operator when the input cannot be opened.
-    var openFailureHint: String {
+    public var openFailureHint: String {
         switch self {
         case .file: "Check that the file is a media file FFmpeg can read (try: ffprobe <file>)."
         case let .device(format, _) where format == "alsa" || format == "pulse":

@@ -6,21 +6,21 @@ import Foundation
 /// be slowed down.
 ///
 /// `@unchecked Sendable`: every access to `items` and `closed` happens with `condition` locked.
-final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
+public final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
     private var head = 0
     private var closed = false
-    let capacity: Int
+    public let capacity: Int
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         precondition(capacity > 0)
         self.capacity = capacity
     }
 
     /// Adds `element`, waiting for room. Returns false if the queue was closed.
     @discardableResult
-    func put(_ element: Element) -> Bool {
+    public func put(_ element: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while !closed && items.count - head >= capacity { condition.wait() }
@@ -30,11 +30,11 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
         return true
     }
 
-    enum OfferResult: Equatable { case added, full, closed }
+    public enum OfferResult: Equatable { case added, full, closed }
 
     /// Adds `element` without waiting, if fewer than `limit` elements are queued. `limit` may
     /// exceed `capacity`: elements that must not be dropped get more room than those that may.
-    func offer(_ element: Element, limit: Int) -> OfferResult {
+    public func offer(_ element: Element, limit: Int) -> OfferResult {
         condition.lock()
         defer { condition.unlock() }
         guard !closed else { return .closed }
@@ -45,7 +45,7 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     }
 
     /// The next element, waiting for one; nil once the queue is closed and empty.
-    func take() -> Element? {
+    public func take() -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while items.count - head == 0 && !closed { condition.wait() }
@@ -61,14 +61,14 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     }
 
     /// No more puts; takers drain what is left, then get nil.
-    func close() {
+    public func close() {
         condition.lock()
         closed = true
         condition.broadcast()
         condition.unlock()
     }
 
-    var count: Int {
+    public var count: Int {
         condition.lock()
         defer { condition.unlock() }
         return items.count - head

@@ -20,7 +20,7 @@ public final class BitRateControl: Sendable {
     }
 
     /// Counts calls of `set`: a reader that saw the same count has nothing new to read.
-    var generation: Int { changes.load(ordering: .acquiring) }
+    public var generation: Int { changes.load(ordering: .acquiring) }
 
     /// The rate asked for `variant`, nil for its configured one.
     public func rate(for variant: String) -> Int? { wanted.withLock { $0[variant] } }
