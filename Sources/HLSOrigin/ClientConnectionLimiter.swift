@@ -137,7 +137,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     private func decide(_ context: ChannelHandlerContext) {
         guard !decided else { return }
         decided = true
-        guard let address = context.channel.remoteAddress?.ipAddress else { return }
+        guard let address = context.channel.remoteAddress?.clientKey else { return }
         if let admitted = clients.admit(address, activity: activity, channel: context.channel) {
             counted = admitted.id
             overCap = admitted.overCap

@@ -68,7 +68,7 @@ final class CredentialThrottleHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 
     private func address(_ context: ChannelHandlerContext) -> String {
-        context.channel.remoteAddress?.ipAddress ?? "unknown"
+        context.channel.remoteAddress?.clientKey ?? "unknown"
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

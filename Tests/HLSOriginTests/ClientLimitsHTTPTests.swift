@@ -51,6 +51,36 @@ import Glibc
         }
     }
 
+    /// An IPv6 client counts by its /64 (`ClientKey`): the cap holds for connections from ::1,
+    /// counted under its /64's key, not under the address.
+    @Test func anIPv6ClientIsCountedByIts64() async throws {
+        let registry = StreamRegistry(clock: { 0 })
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let admission = AdmissionControl(limits: .init(maxConnections: 100, maxRequestsInFlight: 50, maxConnectionsPerClient: 3, idleTimeout: .seconds(30)))
+        // HummingbirdTesting's live mode listens on 127.0.0.1 whatever the host: run it as serve does.
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = OriginServer.makeApplication(registry: registry, host: "::1", port: 0, logger: logger, admission: admission) { continuation.yield($0) }
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        do {
+            let port = try #require(await iterator.next())
+            var opened: [Int32] = []
+            defer { for fd in opened { close(fd) } }
+            for _ in 0..<8 { opened.append(try await LoopbackSockets.connectIPv6(port: port)) }
+            let started = ContinuousClock.now
+            var closed = 0
+            while ContinuousClock.now - started < .seconds(10) {
+                closed = opened.filter { LoopbackSockets.isClosed($0) }.count
+                if closed >= 5 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(closed == 5, "8 connections from one /64 with a cap of 3: \(closed) closed")
+            #expect(admission.clients.openConnections(from: "0:0:0:0::/64") == 3)
+        }
+    }
+
     /// The body-read timeout: a request whose body stops arriving is closed after the idle
     /// timeout, like a request whose head stops (the timer restarts with every part read, as
     /// nginx's client_body_timeout restarts with every read).

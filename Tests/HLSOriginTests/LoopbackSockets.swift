@@ -44,6 +44,24 @@ enum LoopbackSockets {
         return fd
     }
 
+    /// A TCP connection to [::1]:`port`, as a file descriptor.
+    static func connectIPv6(port: Int) async throws -> Int32 {
+        try await onOwnThread {
+            let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw POSIXError(.EMFILE) }
+            var remote = sockaddr_in6()
+            remote.sin6_family = sa_family_t(AF_INET6)
+            remote.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, "::1", &remote.sin6_addr)
+            let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+            guard connected == 0 else {
+                close(fd)
+                throw POSIXError(.ECONNREFUSED)
+            }
+            return fd
+        }
+    }
+
     /// Whether the server has closed the connection (a read returns end of file at once). Never
     /// waits: poll with a timeout of 0.
     static func isClosed(_ fd: Int32) -> Bool {
