@@ -98,6 +98,38 @@ import Testing
         #expect(InputKind(classifying: input) == kind)
         #expect(kind.needsPacing == (input.hasPrefix("Samples") || input.hasPrefix("/srv") || input.lowercased() == "testpattern"))
     }
+
+    /// Sound devices through libavdevice; other devices; and which kinds ride out a loss
+    /// (reconnecting with the slate on air) instead of ending.
+    @Test(arguments: [
+        ("alsa:hw:1,0", InputKind.device(format: "alsa", path: "hw:1,0"), true),
+        ("pulse:default", .device(format: "pulse", path: "default"), true),
+        // No device name, or a URL scheme: not a sound device.
+        ("alsa:", .file(path: "alsa:"), false),
+        ("pulse://host/source", .url("pulse://host/source"), true),
+        ("/dev/dvb0", .device(format: "", path: "/dev/dvb0"), true),
+        ("rtsp://10.0.0.5/stream1", .url("rtsp://10.0.0.5/stream1"), true),
+        ("/srv/match.ts", .file(path: "/srv/match.ts"), false),
+        ("testpattern", .testPattern, false),
+    ])
+    func soundDevicesAndWhichInputsReconnect(input: String, kind: InputKind, reconnects: Bool) {
+        #expect(InputKind(classifying: input) == kind)
+        #expect(kind.reconnects == reconnects)
+        #expect(kind.needsPacing == !reconnects, "a live source paces itself; everything else is paced")
+    }
+
+    /// What the operator is told when an input cannot be opened names the tool to check it with.
+    @Test(arguments: [
+        (InputKind.file(path: "a.mp4"), "ffprobe <file>"),
+        (.device(format: "alsa", path: "hw:1,0"), "arecord -l"),
+        (.device(format: "video4linux2", path: "/dev/video0"), "v4l2-ctl --list-devices"),
+        (.url("srt://camera:9000"), "ffprobe <url>"),
+        (.testPattern, "fonts-dejavu-core"),
+        (.slate(width: 1280, height: 720), "libavfilter"),
+    ])
+    func openFailureHintsNameTheCheck(kind: InputKind, check: String) {
+        #expect(kind.openFailureHint.contains(check), "\(kind.openFailureHint)")
+    }
 }
 
 @Suite struct AnnexBTests {
