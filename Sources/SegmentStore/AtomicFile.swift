@@ -15,19 +15,19 @@ public enum AtomicFile {
         let name = (path as NSString).lastPathComponent
         let temporary = "\(directory)/\(temporaryPrefix)\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw .writeFailed(path: path, reason: StoreError.errnoText()) }
+        guard fd >= 0 else { throw .writing(path) }
         var failure: StoreError?
         let written: Bool = bytes.withContiguousStorageIfAvailable { buffer in
             writeAll(fd, UnsafeRawBufferPointer(buffer))
         } ?? Array(bytes).withUnsafeBytes { writeAll(fd, $0) }
         if !written {
-            failure = .writeFailed(path: path, reason: StoreError.errnoText())
+            failure = .writing(path)
         } else if fsync(fd) != 0 {
-            failure = .writeFailed(path: path, reason: "fsync: \(StoreError.errnoText())")
+            failure = .writing(path, "fsync")
         }
         close(fd)
         if failure == nil, rename(temporary, path) != 0 {
-            failure = .writeFailed(path: path, reason: "rename: \(StoreError.errnoText())")
+            failure = .writing(path, "rename")
         }
         if let failure {
             unlink(temporary)
@@ -50,14 +50,14 @@ public enum AtomicFile {
         let temporary = "\(directory)/\(temporaryPrefix)\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         if Foundation.link(source, temporary) == 0 {
             guard rename(temporary, path) == 0 else {
-                let reason = StoreError.errnoText()
+                let failure = StoreError.writing(path, "rename")
                 unlink(temporary)
-                throw .writeFailed(path: path, reason: "rename: \(reason)")
+                throw failure
             }
             return Int(status.st_size)
         }
         guard errno == EXDEV, let data = FileManager.default.contents(atPath: source) else {
-            throw .writeFailed(path: path, reason: "link \(source): \(StoreError.errnoText())")
+            throw .writing(path, "link \(source)")
         }
         try write([UInt8](data), to: path)
         return data.count

@@ -284,10 +284,8 @@ public final class PushedStream: Sendable {
     }
 
     /// 507 when the disk (or the user's quota) is full, logged by the caller; 500 otherwise.
-    /// `AtomicFile` carries the system's reason as text, so it is matched against strerror's.
     static func writeRefusal(_ error: any Error, _ what: String) -> Refusal {
-        let text = "\(error)"
-        if [ENOSPC, EDQUOT].contains(where: { text.contains(String(cString: strerror($0))) }) {
+        if case .diskFull = error as? StoreError {
             return Refusal(.insufficientStorage, "\(what): the server's disk is full; an operator must free space (retention.max_size_gb)").forOperators()
         }
         return Refusal(.internalError, "\(what): \(error)").forOperators()

@@ -1,7 +1,7 @@
 import Foundation
 import HLSPlaylist
 import Logging
-import SegmentStore
+@testable import SegmentStore
 import Testing
 
 /// A small tmpfs mounted by the test, filled up by the recorder: a real ENOSPC, not a
@@ -22,6 +22,8 @@ struct DiskFullTests {
         #expect(written >= 3 && written < 10, "\(written) of 10 written")
         let firstFailure = try #require(results.first { $0.diskError != nil })
         #expect("\(firstFailure.diskError!)".contains("No space left on device"), "\(firstFailure.diskError!)")
+        // Told apart by its error number, not its text (an ingest answers it 507).
+        if case .diskFull = firstFailure.diskError {} else { Issue.record("not .diskFull: \(firstFailure.diskError!)") }
         #expect(results.map(\.sequence) == Array(0..<10), "every segment has its entry, written or GAP")
 
         // On disk: a whole playlist that lists only whole segments; no temporary file.
@@ -77,5 +79,15 @@ struct TmpfsMount {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw MountFailed(status: process.terminationStatus) }
+    }
+}
+
+/// Which write failures are a full disk: by error number, whatever the locale's text.
+@Suite struct StoreErrorKindTests {
+    @Test(arguments: [(ENOSPC, true), (EDQUOT, true), (EACCES, false), (EIO, false), (EROFS, false)])
+    func aFullDiskIsKnownByItsErrorNumber(code: Int32, full: Bool) {
+        let error = StoreError.writing("/data/x", "rename", code: code)
+        if case .diskFull = error { #expect(full, "\(error)") } else { #expect(!full, "\(error)") }
+        #expect("\(error)".hasPrefix("cannot write '/data/x': rename: "))
     }
 }
