@@ -18,10 +18,11 @@ extension StreamRegistry {
             let (markers, version) = streams.withLock { ($0[stream]?.markers ?? [], $0[stream]?.markerVersion ?? 0) }
             let rendered = render(markers)
             let stored = streams.withLock { streams -> Bool in
-                guard var entry = streams[stream] else { return true }
-                guard entry.markerVersion == version else { return false }
-                update(&entry, rendered)
-                streams[stream] = entry
+                guard let current = streams[stream]?.markerVersion else { return true }
+                guard current == version else { return false }
+                // Changed where it is stored: a copy taken out and put back would share the
+                // variant's segment index, and the first change would copy the whole index.
+                update(&streams[stream]!, rendered)
                 return true
             }
             if stored { return rendered }
