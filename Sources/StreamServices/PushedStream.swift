@@ -229,33 +229,23 @@ public final class PushedStream: Sendable {
     /// The pushed master says what each variant really is (RESOLUTION, CODECS); Sideline renders
     /// the master players get from that and the config's ladder.
     private func receiveMaster(_ body: [UInt8]) -> Result<IngestReceipt, Refusal> {
-        guard let text = String(validating: body, as: UTF8.self) else { return .failure(.malformed("the master playlist is not UTF-8 text").forOperators()) }
         let master: MultivariantPlaylist
-        do {
-            master = try MultivariantPlaylist.parse(text)
-        } catch {
-            return .failure(.malformed("the master playlist cannot be read: \(error)").forOperators())
+        switch IngestMaster.parse(body) {
+        case let .success(parsed): master = parsed
+        case let .failure(refusal): return .failure(refusal)
         }
-        let ladder = Set(plan.stream.video.ladder.map(\.name))
-        var known: [String] = []
-        for variant in master.variants {
-            guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: StreamLayout.mediaPlaylistName), ladder.contains(name) else { continue }
-            known.append(name)
-            guard let resolution = variant.resolution, !variant.codecs.isEmpty else { continue }
-            publisher.writer.noteFormat(VariantFormat(codecs: variant.codecs, width: resolution.width, height: resolution.height, frameRate: variant.frameRate ?? frameRate), of: name)
+        let ladder = plan.stream.video.ladder.map(\.name)
+        for (name, format) in IngestMaster.formats(in: master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName, frameRate: frameRate) {
+            publisher.writer.noteFormat(format, of: name)
         }
-        let unknown = master.variants.map(\.uri).filter { MultivariantPlaylist.variantName(ofURI: $0, playlist: StreamLayout.mediaPlaylistName).map { !ladder.contains($0) } ?? true }
-        guard unknown.isEmpty else {
-            return .failure(.malformed("the master lists \(unknown.joined(separator: ", ")), not in this stream's ladder (\(plan.stream.video.ladder.map(\.name).joined(separator: ", "))): push the variants the server's config names").forOperators())
+        switch IngestMaster.accept(master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName) {
+        case let .failure(refusal):
+            return .failure(refusal)
+        case let .success(taken):
+            // Rungs the encoder leaves out are filled like a failed variant's until their segments come again.
+            for variant in taken.notPushed { publisher.variantNotPushed(variant) }
+            return .success(IngestReceipt(created: false, message: taken.receipt))
         }
-        guard !known.isEmpty else {
-            return .failure(.malformed("the master lists none of this stream's variants (\(plan.stream.video.ladder.map(\.name).joined(separator: ", ")))").forOperators())
-        }
-        // Rungs the encoder leaves out (sideline push drops the lowest on a weak uplink) are
-        // filled like a failed variant's until their segments come again.
-        let left = plan.stream.video.ladder.map(\.name).filter { !known.contains($0) }
-        for variant in left { publisher.variantNotPushed(variant) }
-        return .success(IngestReceipt(created: false, message: "master taken: \(known.joined(separator: ", "))" + (left.isEmpty ? "" : "; not pushed: \(left.joined(separator: ", "))")))
     }
 
     // MARK: Metadata
