@@ -17,11 +17,13 @@ public enum EncodingCapacity {
 
     /// The kept table: `$SIDELINE_COST_TABLE`, else `$XDG_CACHE_HOME/sideline/encoding-costs.json`
     /// (`~/.cache/...`). Per machine, not per data directory: the cost is the CPU's.
-    public static var tablePath: String {
-        let environment = ProcessInfo.processInfo.environment
+    public static var tablePath: String { tablePath(environment: ProcessInfo.processInfo.environment) }
+
+    /// `tablePath` for `environment`: the rule, apart from the process it runs in.
+    public static func tablePath(environment: [String: String], temporaryDirectory: String = NSTemporaryDirectory()) -> String {
         if let path = environment["SIDELINE_COST_TABLE"], !path.isEmpty { return path }
         let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"].map { $0 + "/.cache" } ?? NSTemporaryDirectory())
+            ?? (environment["HOME"].map { $0 + "/.cache" } ?? temporaryDirectory)
         return cache + "/sideline/encoding-costs.json"
     }
 
@@ -49,12 +51,13 @@ public enum EncodingCapacity {
     }
 
     /// What to calibrate with: the sample (real footage, the same on every machine) when it
-    /// is there, else the first file input, else the built-in test pattern.
-    public static func calibrationInput(for streams: [StreamSettings]) -> String {
-        let sample = SidelineConfiguration.defaultStream.input
-        if FileManager.default.fileExists(atPath: sample) { return sample }
+    /// is there, else the first file input, else the built-in test pattern. `exists`: whether a
+    /// file is there (the disk, unless a test says otherwise).
+    public static func calibrationInput(for streams: [StreamSettings], sample: String = SidelineConfiguration.defaultStream.input,
+                                        exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String {
+        if exists(sample) { return sample }
         for stream in streams where !stream.isPushed {
-            if case .file = InputKind(classifying: stream.input), FileManager.default.fileExists(atPath: stream.input) { return stream.input }
+            if case .file = InputKind(classifying: stream.input), exists(stream.input) { return stream.input }
         }
         return InputKind.testPatternName
     }
@@ -138,10 +141,12 @@ extension EncodingCapacity {
     }
 
     /// `sideline encode --calibrate`'s table: each rung at each step, against its configured
-    /// step, then what the streams need against what the machine has.
-    public static func report(_ table: CostTable, for streams: [StreamSettings], input: String) -> String {
+    /// step, then what the streams need against what the machine (`cores`) has. `keptIn`: where
+    /// the table was kept.
+    public static func report(_ table: CostTable, for streams: [StreamSettings], input: String,
+                              cores: Int = ProcessInfo.processInfo.activeProcessorCount, keptIn: String = tablePath) -> String {
         var lines = ["Encoding costs on \(table.machine), measured with \(input) (\(DecimalFormat.compact(calibrationSeconds)) s of media, one x264 thread per rung)",
-                     "Kept in \(tablePath); serve reads it at start.",
+                     "Kept in \(keptIn); serve reads it at start.",
                      "",
                      pad("rung", 8) + pad("size", 11) + pad("step", 13) + pad("cpu_s/media_s", 15) + "vs configured"]
         var seen = Set<String>()
@@ -156,8 +161,7 @@ extension EncodingCapacity {
             }
         }
         lines.append(pad("decode", 32) + String(format: "%.3f", table.decode) + " (per stream, the calibration input)")
-        let plan = CapacityPlan(streams: streams.filter { !$0.isPushed }.map { .init(name: $0.name, ladder: $0.video.ladder) }, costs: table,
-                                cores: ProcessInfo.processInfo.activeProcessorCount)
+        let plan = CapacityPlan(streams: streams.filter { !$0.isPushed }.map { .init(name: $0.name, ladder: $0.video.ladder) }, costs: table, cores: cores)
         lines.append("")
         lines.append(plan.warning ?? "\(plan.streams.count) stream\(plan.streams.count == 1 ? " needs" : "s need") about "
             + String(format: "%.1f", plan.needByStep.first ?? 0) + " cores at their configured effort; this machine has \(plan.cores)"
