@@ -290,7 +290,7 @@ let tests: [Target] = [
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
-    .testTarget(name: "StreamServicesTests", dependencies: ["StreamServices", "EncoderEffort", "HLSOrigin", "OriginPolicy", "PipelineCore", "SidelineConfig", "SidelineCore", .product(name: "Logging", package: "swift-log")]),
+    .testTarget(name: "StreamServicesTests", dependencies: ["StreamServices", "EncoderEffort", "HLSOrigin", "HLSPlaylist", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore", .product(name: "Logging", package: "swift-log")]),
     .testTarget(name: "PushServicesTests", dependencies: ["PushServices", "HLSPlaylist", "MediaPipeline", "SidelineCore", "StreamPushing", .product(name: "Logging", package: "swift-log")]),
     // The house's rules: this manifest's layers and dependencies against the imports, the doc
     // tables against this manifest, the executable's size, what git tracks. Reads files only.

@@ -78,6 +78,16 @@ public struct ServePlan: Sendable {
         stream.video.ladder.contains { FileManager.default.fileExists(atPath: layout.mediaPlaylistPath($0.name)) }
     }
 
+    /// Whether the operator (or retention) removed this stream: its tombstone is on disk. It
+    /// answers 410 and is not encoded, even if the config still names it.
+    public var isRemoved: Bool { StreamTombstone.read(layout) != nil }
+
+    /// A removed stream in the registry: known, with no variant, answering 410 (`.removed`).
+    public func registerRemoved(in registry: StreamRegistry) {
+        registry.register(stream: stream.name, title: stream.title, variants: [], targetDuration: targetDuration)
+        registry.setPhase(stream: stream.name, .removed)
+    }
+
     /// A stream's name before its errors when the server has several, so the message says which camera.
     private var streamLabel: String { configuration.streams.count > 1 ? "stream '\(stream.name)': " : "" }
 

@@ -55,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Every encoder starts at the effort this machine can carry (one message when less than configured).
         let allPlans = await EncodingCapacity.servePlans(settings, realtime: !noRealtime, logger: logger)
         // A stream removed by the operator stays removed (410), even if the config still names it.
-        let removed = allPlans.filter { StreamTombstone.read($0.layout) != nil }
+        let removed = allPlans.filter(\.isRemoved)
         for plan in removed {
             logger.warning("stream was removed by the operator; it answers 410 and is not encoded. To record under this name again, delete \(plan.layout.streamDirectory)",
                            metadata: ["stream": "\(plan.stream.name)"])
@@ -69,10 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
             opened[plan.stream.name] = try plan.openPipeline(logger: logger.forStream(plan.stream.name, of: settings))
         }
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))
-        for plan in removed {
-            registry.register(stream: plan.stream.name, title: plan.stream.title, variants: [], targetDuration: plan.targetDuration)
-            registry.setPhase(stream: plan.stream.name, .removed)
-        }
+        for plan in removed { plan.registerRemoved(in: registry) }
         let pipelineServices = try plans.filter { !$0.stream.isPushed }.map { plan in
             let streamLogger = logger.forStream(plan.stream.name, of: settings)
             if let pipeline = opened[plan.stream.name] {
