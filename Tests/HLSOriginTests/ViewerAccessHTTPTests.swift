@@ -147,7 +147,10 @@ import Testing
             #expect(String(decoding: failed.body, as: UTF8.self).hasSuffix("request-id: trace-500\n"))
             // A blocking reload says how long it was held.
             let publisher = Task {
-                try await Task.sleep(for: .milliseconds(200))
+                // Published once the request is held (not after a fixed wait, which a loaded
+                // machine outran: the request then came after the segment and was not held).
+                let deadline = ContinuousClock.now + .seconds(10)
+                while registry.heldRequests == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
                 let path = "\(directory)/open/720p/000002.ts"
                 _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
                 registry.publish(.init(.segment("000002.ts", file: .init(path: path, size: segmentBytes.count, duration: 2)),
