@@ -76,13 +76,15 @@ extension MediaPlaylist {
     }
 
     /// The recording with its replacements applied: each replaced entry names the real segment
-    /// (its URI and EXTINF; no longer a GAP), and the replacement date ranges are gone. Seams
+    /// (its URI and EXTINF; no longer a GAP), the replacement date ranges are gone, and the fill
+    /// spans (stand-in, sibling's copy) cover only the entries still filled. Seams
     /// stay as listed: an EXT-X-DISCONTINUITY that is no longer needed does no harm, and a
     /// missing one would. The playlist itself when it has none.
     public func applyingReplacements() -> MediaPlaylist {
         let found = replacements
         guard !found.isEmpty else { return self }
         var applied = self
+        applied.narrowFillSpans(replaced: Set(segments.indices.filter { found[segments[$0].uri] != nil }))
         for index in applied.segments.indices {
             applied.segments[index].dateRanges.removeAll { $0.classLabel == SegmentReplacement.dateRangeClass }
             guard let replacement = found[applied.segments[index].uri] else { continue }
@@ -101,24 +103,8 @@ extension MediaPlaylist {
     /// the next EXT-X-DISCONTINUITY that is not a fill's own.
     public var replaceableEntries: [Int] {
         let found = replacements
-        let fillClasses: Set<String> = [DateRange.standInClass, DateRange.siblingFillClass]
-        var open: Set<String> = []
-        var indices: [Int] = []
-        for (index, entry) in segments.enumerated() {
-            var openedHere: Set<String> = []
-            for range in entry.dateRanges where fillClasses.contains(range.classLabel ?? "") {
-                if range.endDate == nil {
-                    openedHere.insert(range.id)
-                } else {
-                    open.remove(range.id)
-                }
-            }
-            // Every change of source is a seam: spans still open across one were left open by
-            // a process that stopped; only those this entry opens go on.
-            if entry.discontinuity { open = openedHere } else { open.formUnion(openedHere) }
-            if (entry.gap || !open.isEmpty) && found[entry.uri] == nil { indices.append(index) }
-        }
-        return indices
+        let filled = Set(fillSpans.flatMap(\.entries))
+        return segments.indices.filter { (segments[$0].gap || filled.contains($0)) && found[segments[$0].uri] == nil }
     }
 
     /// This I-frame playlist with `media`'s replacements applied: a replaced entry's I-frame is
