@@ -98,7 +98,8 @@ import TestSupport
         #expect(pushed.contains(".ts"), "segments pushed over TLS: \(pushed) \(push.log.suffix(1500))")
         let untrusting = try SidelineProcess(command: "push", arguments: pushArguments + ["--queue-dir", directory + "/queue2"])
         defer { _ = Task { try? await untrusting.stop() } }
-        try await Task.sleep(for: .seconds(6))
+        // Until it says why, at most 10 s (it used to be given a fixed 6 s).
+        for _ in 0..<100 where !untrusting.log.lowercased().contains("certificate") { try await Task.sleep(for: .milliseconds(100)) }
         #expect(untrusting.log.lowercased().contains("certificate"), "without the venue CA the server is not trusted: \(untrusting.log.suffix(1500))")
 
         // A mirror follows over TLS with the venue CA.

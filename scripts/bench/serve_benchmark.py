@@ -5,7 +5,8 @@ ROUNDS = int(os.environ.get("ROUNDS", "2"))
 CELL = int(os.environ.get("SECONDS_PER_CELL", "5"))
 ENTRIES = int(os.environ.get("ENTRIES", "5400"))
 WORK = os.environ.get("BENCH_DIR", "/tmp/sideline-serve-bench")
-SIDELINE = os.path.abspath(".build/release/sideline")
+# SIDELINE=<binary>: the build measured (default this checkout's release build).
+SIDELINE = os.path.abspath(os.environ.get("SIDELINE", ".build/release/sideline"))
 # ANCHOR_SIDELINE=/path/to/another/sideline: measure this build against that one (an earlier
 # commit's release build) instead of nginx, each serving its own copy of the same recording.
 ANCHOR_SIDELINE = os.environ.get("ANCHOR_SIDELINE")
