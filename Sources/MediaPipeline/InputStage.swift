@@ -272,6 +272,8 @@ final class InputStage {
         // Every frame of this output slot shares the capture time of the frame that filled it.
         let captured = Date()
         frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        // The test pattern carries its capture time in pixels (Docs/operations.md, Test pattern).
+        if case .testPattern = input.kind { frame.paintPatternClock(captured: captured) }
         if let audioCapture, indices.first == firstFrame {
             audioCapture.videoOrigin.withLock { $0 = .now }
         }
