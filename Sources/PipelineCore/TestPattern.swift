@@ -1,5 +1,7 @@
 /// The libavfilter graph behind `--input testpattern`: a 1280x720 moving test card with the
-/// wall clock (UTC, to the millisecond) and the frame number burned in, and a 1 kHz tone.
+/// wall clock (UTC, to the second) and the frame number burned in, and a 1 kHz tone.
+/// The input thread paints a machine-readable clock over its bottom rows (`PatternClock`):
+/// libavfilter cannot read the wall clock per frame reliably.
 public enum TestPattern {
     public static func filterGraph(frameRate: FrameRate) -> String {
         // drawtext's own escaping: ':' inside an expansion is '\:', and the strftime format's
