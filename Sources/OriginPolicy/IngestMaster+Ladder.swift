@@ -86,17 +86,16 @@ extension IngestMaster {
 
     /// Which ladder a pushed master is held to: the configured one when the config names one
     /// (it wins, and refuses a stranger: `accept`), else the one the stream took before
-    /// (`kept`, restored from disk) when the master lists nothing outside it (an encoder that
-    /// drops its lowest rung on a weak uplink keeps its ladder: the rung is filled), else the
-    /// one the master declares, checked.
+    /// (`kept`: restored from disk, or the one served) when the master lists nothing outside
+    /// it (an encoder that drops its lowest rung on a weak uplink keeps its ladder: the rung
+    /// is filled), else the one the master declares, checked.
     public static func ladder(for master: MultivariantPlaylist, configured: [String]?, kept: [DeclaredRung]?, playlist: String) -> Result<LadderChoice, Refusal> {
         if let configured { return .success(.configured(configured)) }
-        switch declaredLadder(master, playlist: playlist) {
-        case let .failure(refusal): return .failure(refusal)
-        case let .success(declared):
-            if let kept, declared.allSatisfy({ rung in kept.contains { $0.name == rung.name } }) { return .success(.kept(kept)) }
-            return .success(.declared(declared))
-        }
+        // Held to the kept ladder as to a configured one (`accept` then decides) when it lists
+        // only its rungs: a new declaration is checked only when it names something new.
+        let names = master.variants.map { MultivariantPlaylist.variantName(ofURI: $0.uri, playlist: playlist) }
+        if let kept, !names.isEmpty, names.allSatisfy({ name in kept.contains { $0.name == name } }) { return .success(.kept(kept)) }
+        return declaredLadder(master, playlist: playlist).map { .declared($0) }
     }
 
     /// Where a pushed stream's ladder comes from.

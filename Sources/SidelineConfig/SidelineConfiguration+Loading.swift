@@ -159,6 +159,8 @@ extension SidelineConfiguration {
         if var video = try top.section("video") {
             config.video = try videoSettings(from: &video, default: config.video)
             try config.video.validate(file: file, path: "video")
+            // The top-level ladder is the cameras' default; only a stream's own binds a pushed stream.
+            config.video.ladderConfigured = false
         }
         let single = try top.section("stream")
         let several = try top.sequence("streams")
@@ -251,6 +253,7 @@ extension SidelineConfiguration {
             settings.ladder = try items.enumerated().map { (offset, node) throws(ConfigError) in
                 try variant(from: node, file: video.file, path: "\(video.keyPath("ladder"))[\(offset)]")
             }
+            settings.ladderConfigured = true
         }
         try video.rejectUnknownKeys()
         return settings

@@ -314,6 +314,10 @@ public struct VideoSettings: Sendable, Equatable {
     public var frameRate: Double
     /// `video.ladder`: the variants, best first.
     public var ladder: [Rung]
+    /// Whether the stream's own `video` section names a ladder (the top-level `video.ladder`
+    /// is the cameras' default, not counted): a pushed stream whose own config names none
+    /// takes the one its encoder's master declares.
+    public var ladderConfigured = false
     public init(frameRate: Double, ladder: [Rung]) {
         self.frameRate = frameRate
         self.ladder = ladder

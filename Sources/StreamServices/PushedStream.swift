@@ -234,7 +234,15 @@ public final class PushedStream: Sendable {
         case let .success(parsed): master = parsed
         case let .failure(refusal): return .failure(refusal)
         }
-        let ladder = plan.stream.video.ladder.map(\.name)
+        let served = plan.stream.video.ladder
+        let ladder = served.map(\.name)
+        // A stream whose config names no ladder takes its encoder's (kept for the next start).
+        let current = served.map { DeclaredRung(name: $0.name, width: $0.width, height: $0.height, bandwidth: $0.maxrate.bitsPerSecond, codecs: [], frameRate: nil) }
+        switch IngestMaster.ladder(for: master, configured: plan.stream.video.ladderConfigured ? ladder : nil, kept: current, playlist: StreamLayout.mediaPlaylistName) {
+        case let .failure(refusal): return .failure(refusal)
+        case .success(.configured), .success(.kept): break
+        case let .success(.declared(rungs)): return keepDeclared(rungs)
+        }
         for (name, format) in IngestMaster.formats(in: master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName, frameRate: frameRate) {
             publisher.writer.noteFormat(format, of: name)
         }
@@ -246,6 +254,20 @@ public final class PushedStream: Sendable {
             for variant in taken.notPushed { publisher.variantNotPushed(variant) }
             return .success(IngestReceipt(created: false, message: taken.receipt))
         }
+    }
+
+    /// A ladder the encoder declares in place of the one served: kept (atomically) so the
+    /// next start serves it (`PushedLadder.restoring`); this process's publisher was built for
+    /// the served rungs, so the master is refused until then, saying so.
+    private func keepDeclared(_ rungs: [DeclaredRung]) -> Result<IngestReceipt, Refusal> {
+        do {
+            try PushedLadder.keep(rungs, layout: layout)
+        } catch {
+            logger.error("the encoder's ladder could not be kept", metadata: ["error": "\(error)"])
+            return .failure(Self.writeRefusal(error, "the encoder's ladder could not be kept"))
+        }
+        logger.notice("the encoder declares a new ladder: kept, served from the next start", metadata: ["ladder": "\(rungs.map(\.name).joined(separator: ","))"])
+        return .failure(.malformed("the master's ladder (\(rungs.map(\.name).joined(separator: ", "))) is kept for this stream, which names none in the config; the server serves it from its next start: restart it, then push again").forOperators())
     }
 
     // MARK: Metadata

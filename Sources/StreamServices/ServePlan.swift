@@ -20,7 +20,8 @@ public struct ServePlan: Sendable {
 
     public init(configuration: SidelineConfiguration, stream: StreamSettings, realtime: Bool, effort: EffortSettings = EffortSettings()) {
         self.configuration = configuration
-        self.stream = stream
+        // A pushed stream with no configured ladder serves the one it took before a restart.
+        self.stream = PushedLadder.restoring(stream, dataDirectory: configuration.dataDirectory)
         self.realtime = realtime
         self.effort = effort
     }

@@ -89,6 +89,9 @@ import Testing
         let choice = try IngestMaster.ladder(for: dropped, configured: nil, kept: kept, playlist: "index.m3u8").get()
         #expect(choice == .kept(kept))
         #expect(try IngestMaster.accept(dropped, ladder: choice.names, playlist: "index.m3u8").get() == IngestMaster(pushed: ["360p"], notPushed: ["180p"]))
+        // Within the kept ladder it is held to it as to a configured one: no declaration to check.
+        let bare = MultivariantPlaylist(variants: [VariantStream(uri: "180p/index.m3u8", bandwidth: 1, codecs: [])])
+        #expect(try IngestMaster.ladder(for: bare, configured: nil, kept: kept, playlist: "index.m3u8").get() == .kept(kept))
         let other = MultivariantPlaylist(variants: [Self.variant("720p/index.m3u8", 1280, 720)])
         #expect(try IngestMaster.ladder(for: other, configured: nil, kept: kept, playlist: "index.m3u8").get().names == ["720p"])
     }

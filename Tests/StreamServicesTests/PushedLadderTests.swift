@@ -1,0 +1,79 @@
+import Foundation
+import OriginPolicy
+import SegmentStore
+import SidelineConfig
+import SidelineCore
+import StreamServices
+import Testing
+
+/// The ladder a pushed stream with no configured ladder took from its encoder, kept on disk
+/// and served again at start (`ServePlan`), over a temporary data directory.
+@Suite struct PushedLadderTests {
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("pushed-ladder-\(UUID().uuidString)").path
+    static let phone = [
+        DeclaredRung(name: "360p", width: 640, height: 360, bandwidth: 900_000, codecs: ["avc1.64001e", "mp4a.40.2"], frameRate: 25),
+        DeclaredRung(name: "180p", width: 320, height: 180, bandwidth: 300_000, codecs: ["avc1.42c00d", "mp4a.40.2"], frameRate: nil),
+    ]
+
+    func configuration(pushed: Bool = true, ladderConfigured: Bool = false) -> SidelineConfiguration {
+        var configuration = SidelineConfiguration.defaults
+        configuration.dataDirectory = data
+        configuration.streams[0].input = ""
+        if pushed { configuration.streams[0].ingestToken = "secret-token-1234" }
+        configuration.streams[0].video.ladderConfigured = ladderConfigured
+        return configuration
+    }
+
+    func plan(_ configuration: SidelineConfiguration) -> ServePlan {
+        ServePlan(configuration: configuration, stream: configuration.streams[0], realtime: true)
+    }
+
+    @Test func aKeptLadderIsServedFromTheNextStart() throws {
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let configuration = configuration()
+        let layout = StreamLayout(dataDirectory: data, stream: configuration.streams[0].name)
+        #expect(plan(configuration).stream.video.ladder == SidelineConfiguration.defaultVideo.ladder, "nothing kept: the default ladder")
+        try PushedLadder.keep(Self.phone, layout: layout)
+        #expect(PushedLadder.load(layout) == Self.phone)
+        // No temporary file left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: (PushedLadder.path(layout) as NSString).deletingLastPathComponent) == ["ladder.json"])
+        let video = plan(configuration).stream.video
+        #expect(video.ladder.map(\.name) == ["360p", "180p"])
+        #expect(video.ladder.map { "\($0.width)x\($0.height)" } == ["640x360", "320x180"])
+        #expect(video.ladder.map(\.maxrate.bitsPerSecond) == [900_000, 300_000])
+        #expect(video.frameRate == 25)
+    }
+
+    @Test func aConfiguredLadderOrACameraIgnoresTheKeptOne() throws {
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let layout = StreamLayout(dataDirectory: data, stream: configuration().streams[0].name)
+        try PushedLadder.keep(Self.phone, layout: layout)
+        #expect(plan(configuration(ladderConfigured: true)).stream.video.ladder == SidelineConfiguration.defaultVideo.ladder)
+        #expect(plan(configuration(pushed: false)).stream.video.ladder == SidelineConfiguration.defaultVideo.ladder)
+    }
+
+    @Test func onlyAStreamsOwnLadderBindsAPushedStream() throws {
+        let ladder = "ladder: [{name: 360p, width: 640, height: 360, bitrate: 800k}]"
+        let topLevel = try SidelineConfiguration.parse(yaml: "video:\n  \(ladder)\nstreams:\n  - {name: phone, ingest_token: secret-token-1234}\n")
+        #expect(!topLevel.streams[0].video.ladderConfigured && topLevel.streams[0].video.ladder.map(\.name) == ["360p"])
+        let own = try SidelineConfiguration.parse(yaml: "streams:\n  - {name: phone, ingest_token: secret-token-1234, video: {\(ladder)}}\n")
+        #expect(own.streams[0].video.ladderConfigured)
+        let none = try SidelineConfiguration.parse(yaml: "streams:\n  - {name: phone, ingest_token: secret-token-1234, video: {frame_rate: 25}}\n")
+        #expect(!none.streams[0].video.ladderConfigured)
+    }
+
+    @Test(arguments: [
+        #"[{"name":"../etc","width":640,"height":360,"bandwidth":900000,"codecs":["avc1.64001e"]}]"#,
+        #"[{"name":"360p","width":100000,"height":360,"bandwidth":900000,"codecs":["avc1.64001e"]}]"#,
+        #"[]"#,
+        #"not json"#,
+    ])
+    func aKeptLadderThatFailsTheChecksIsIgnored(text: String) throws {
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let layout = StreamLayout(dataDirectory: data, stream: configuration().streams[0].name)
+        try FileManager.default.createDirectory(atPath: (PushedLadder.path(layout) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: PushedLadder.path(layout), atomically: true, encoding: .utf8)
+        #expect(PushedLadder.load(layout) == nil)
+        #expect(plan(configuration()).stream.video.ladder == SidelineConfiguration.defaultVideo.ladder)
+    }
+}
