@@ -1,4 +1,6 @@
 import Foundation
+import HLSOrigin
+import Logging
 import OriginPolicy
 import SegmentStore
 import SidelineConfig
@@ -42,6 +44,48 @@ import Testing
         #expect(video.ladder.map { "\($0.width)x\($0.height)" } == ["640x360", "320x180"])
         #expect(video.ladder.map(\.maxrate.bitsPerSecond) == [900_000, 300_000])
         #expect(video.frameRate == 25)
+    }
+
+    /// The ingest's receiver over the stream as a start builds it (no stand-ins: no FFmpeg).
+    func receiver(_ configuration: SidelineConfiguration) throws -> PushedStreams {
+        let plan = plan(configuration)
+        let logger = Logger(label: "test")
+        return PushedStreams([PushedStream(plan: plan, publisher: try plan.makePublisher(registry: StreamRegistry(), withStandIns: false, logger: logger), logger: logger)])
+    }
+
+    static let phoneMaster = Array("""
+        #EXTM3U
+        #EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=640x360,CODECS="avc1.64001e,mp4a.40.2",FRAME-RATE=25
+        360p/index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=320x180,CODECS="avc1.42c00d,mp4a.40.2"
+        180p/index.m3u8
+
+        """.utf8)
+
+    @Test func anEncodersLadderIsKeptThenTakenAfterARestart() throws {
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let configuration = configuration()
+        let master = IngestPath.master(stream: configuration.streams[0].name)
+        guard case let .failure(refusal) = try receiver(configuration).receive(master, body: Self.phoneMaster) else {
+            Issue.record("a new ladder taken by the running process")
+            return
+        }
+        #expect(refusal.status == 400 && refusal.reason.contains("kept"), "\(refusal.reason)")
+        #expect(PushedLadder.load(StreamLayout(dataDirectory: data, stream: configuration.streams[0].name)) == Self.phone)
+        // The next start serves the encoder's ladder and takes its master.
+        let taken = try receiver(configuration).receive(master, body: Self.phoneMaster).get()
+        #expect(taken.message == "master taken: 360p, 180p")
+    }
+
+    @Test func aConfiguredLadderStillRefusesAStrangerAndKeepsNothing() throws {
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let configuration = configuration(ladderConfigured: true)
+        guard case let .failure(refusal) = try receiver(configuration).receive(.master(stream: configuration.streams[0].name), body: Self.phoneMaster) else {
+            Issue.record("a stranger taken against a configured ladder")
+            return
+        }
+        #expect(refusal.status == 400 && refusal.reason.contains("not in this stream's ladder"), "\(refusal.reason)")
+        #expect(!FileManager.default.fileExists(atPath: PushedLadder.path(StreamLayout(dataDirectory: data, stream: configuration.streams[0].name))))
     }
 
     @Test func aConfiguredLadderOrACameraIgnoresTheKeptOne() throws {
