@@ -106,7 +106,9 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func track(_ part: HTTPResponsePart, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        let written = context.eventLoop.makePromise(of: Void.self)
+        // The caller's own promise when it gave one: completed by the same write, so no second
+        // promise and no cascade on the path every answer takes.
+        let written = promise ?? context.eventLoop.makePromise(of: Void.self)
         if activity.writeQueued(now: clients.clock()) { armTimer(context) }
         unwritten += 1
         written.futureResult.assumeIsolated().whenComplete { [self] _ in
@@ -114,7 +116,6 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
             unwritten -= 1
             if unwritten == 0 { wakeDrainWaiters() }
         }
-        if let promise { written.futureResult.cascade(to: promise) }
         context.write(wrapOutboundOut(part), promise: written)
     }
 

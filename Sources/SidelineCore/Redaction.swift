@@ -101,14 +101,58 @@ public enum Redaction {
     /// Whether a path segment is `access` (the prefix of a URL that carries a credential),
     /// however it is spelled: `%61ccess` and `ACCESS` are the same to the gate's normalisation.
     public static func isAccessSegment(_ segment: Substring) -> Bool {
-        segment.count <= 18 && percentDecoded(segment).lowercased() == "access"
+        isAccessSegment(bytes: segment.utf8)
     }
+
+    /// The same over a segment's bytes, making no string: `offersCredential` asks it of every
+    /// path segment of every request, for the credential throttle, whose handler cost about
+    /// 5 µs a request in the serving benchmark (Docs/benchmarks.md, "Serving"); two new
+    /// strings per segment were most of its per-request work. This version's saving is not
+    /// measured yet.
+    /// "access" is ASCII, so `%XX` decoding and ASCII case folding byte by byte decide it.
+    static func isAccessSegment<Bytes: Collection<UInt8>>(bytes segment: Bytes) -> Bool {
+        // Every letter of "access" as %XX is 18 bytes; anything longer cannot decode to it.
+        guard segment.count <= 18 else { return false }
+        var matched = 0
+        var index = segment.startIndex
+        while index != segment.endIndex {
+            var byte = segment[index]
+            segment.formIndex(after: &index)
+            if byte == UInt8(ascii: "%") {
+                // Undecodable `%` stays a `%`, which "access" does not contain.
+                guard index != segment.endIndex, let high = hexValue(segment[index]) else { return false }
+                segment.formIndex(after: &index)
+                guard index != segment.endIndex, let low = hexValue(segment[index]) else { return false }
+                segment.formIndex(after: &index)
+                byte = high << 4 | low
+            }
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+            guard matched < accessBytes.count, byte == accessBytes[matched] else { return false }
+            matched += 1
+        }
+        return matched == accessBytes.count
+    }
+
+    private static let accessBytes = Array("access".utf8)
 
     /// Whether a request offers a credential: an `Authorization` header, or an `access`
     /// segment in its path (`/access/<credential>/...`, `/./access/...`, `/%61ccess/...`).
+    /// Byte by byte, the path ending at the first `?` or `#`: it runs on every request.
     public static func offersCredential(target: String, authorization: String?) -> Bool {
         if authorization != nil { return true }
-        return target.prefix { $0 != "?" && $0 != "#" }.split(separator: "/").contains(where: isAccessSegment)
+        let bytes = target.utf8
+        var start = bytes.startIndex
+        var index = start
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "/") {
+                if isAccessSegment(bytes: bytes[start..<index]) { return true }
+                start = bytes.index(after: index)
+            }
+            bytes.formIndex(after: &index)
+        }
+        return isAccessSegment(bytes: bytes[start..<index])
     }
 
     /// A config value as an error message may echo it: `mark` under a secret key

@@ -66,6 +66,18 @@ import Testing
         ("/live/main/master.m3u8?access=1", nil, false),
         ("/", nil, false),
         ("/admin/streams/main/end", "Bearer wrong", true),
+        // Byte by byte as the string version decided: every letter encoded, case mixed,
+        // undecodable or half `%`, too long, the segment at the very end, after the query.
+        ("/%61%63%63%65%73%73/x", nil, true),
+        ("/live/AcCeSs", nil, true),
+        ("/%zzccess/x", nil, false),
+        ("/accesss/x", nil, false),
+        ("/acces/x", nil, false),
+        ("/access%", nil, false),
+        ("/%61%63%63%65%73%73%73/x", nil, false),
+        ("/live/main?x=/access/y", nil, false),
+        ("/live/main#/access/y", nil, false),
+        ("", nil, false),
     ]
 
     @Test(arguments: credentialRows) func whichRequestsOfferACredential(row: (target: String, authorization: String?, carries: Bool)) {
