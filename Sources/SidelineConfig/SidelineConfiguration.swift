@@ -24,6 +24,8 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var clips = ClipSettings()
     /// `ingest`: uploads in flight, bytes buffered and unplaced segments of pushed streams.
     public var ingest = IngestSettings()
+    /// `angle_sets`: cameras grouped as one match (empty: none).
+    public var angleSets: [AngleSetSettings] = []
 
     public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
                 admin: AdminSettings = AdminSettings(), retention: RetentionSettings = RetentionSettings()) {
