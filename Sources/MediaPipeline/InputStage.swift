@@ -31,6 +31,10 @@ final class InputStage {
     private var conformer: FrameRateConformer
     /// The output frame the pipeline starts at (see `begin(atSegment:)`).
     private var firstFrame: Int64 = 0
+    /// An angle of a set: the set's epoch, from which frames are placed by arrival time.
+    private var setEpoch: Date?
+    /// Whether a video frame has been placed yet (the audio input starts from it).
+    private var placedAny = false
     /// Input time (seconds) of the first decoded video frame: output time 0.
     private var origin: Double?
     /// Output time at which the current pass over a looped file starts.
@@ -67,10 +71,12 @@ final class InputStage {
         self.feedPolicy = FeedPolicy.forInput(live: live, capacity: workers.first?.queue.capacity ?? 8)
     }
 
-    /// Places the pipeline's first frame at the start of timeline slot `segment`. Called before
-    /// `run()`, on the thread that hands the stage to the input thread.
-    func begin(atSegment segment: Int) {
+    /// Places the pipeline's first frame at the start of timeline slot `segment`; for an angle
+    /// of a set (`setEpoch`), at the output frame of when it reached the server, not before that
+    /// slot. Called before `run()`, on the thread that hands the stage to the input thread.
+    func begin(atSegment segment: Int, setEpoch: Date? = nil) {
         firstFrame = clock.firstFrame(ofSegment: segment)
+        self.setEpoch = setEpoch
         conformer = FrameRateConformer(frameRate: configuration.frameRate, startIndex: firstFrame)
         audioCapture?.timelineStart = clock.startTime(ofSegment: segment)
     }
@@ -260,7 +266,9 @@ final class InputStage {
         lastVideoWall = .now
         passEnd = max(passEnd, time + configuration.frameRate.frameDuration)
         let before = (conformer.dropped, conformer.repeated, conformer.jumps)
-        let indices = conformer.place(inputTime: time)
+        // The moment a frame stands for: when it reached the server (decoded here).
+        let arrived = Date()
+        let indices = setEpoch.map { conformer.place(inputTime: time, arrival: arrived.timeIntervalSince($0)) } ?? conformer.place(inputTime: time)
         if (conformer.dropped, conformer.repeated, conformer.jumps) != before {
             statistics {
                 $0.droppedFrames = conformer.dropped
@@ -270,13 +278,16 @@ final class InputStage {
         }
         guard !indices.isEmpty else { return }
         // Every frame of this output slot shares the capture time of the frame that filled it.
-        let captured = Date()
+        let captured = arrived
         frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
         // The test pattern carries its capture time in pixels (Docs/operations.md, Test pattern).
         if case .testPattern = input.kind { frame.paintPatternClock(captured: captured) }
-        if let audioCapture, indices.first == firstFrame {
+        if let audioCapture, !placedAny {
+            // An angle of a set may start after its first slot's start: the audio starts where the video does.
+            audioCapture.timelineStart = configuration.frameRate.time(ofFrame: indices.lowerBound)
             audioCapture.videoOrigin.withLock { $0 = .now }
         }
+        placedAny = true
         for index in indices {
             // The first frame of segment k means the last frame of segment k - 1 has been read.
             if index > firstFrame && clock.startsSegment(frame: index) {

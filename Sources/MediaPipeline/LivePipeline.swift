@@ -97,10 +97,11 @@ public final class LivePipeline: Sendable {
 
     /// Starts the threads, with the first segment at timeline slot `segment`: the stream's
     /// next free slot, so its timestamps continue the recording's instead of starting at
-    /// zero. Call once.
-    public func start(atSegment segment: Int = 0) {
+    /// zero. `setEpoch`: an angle of a set places every frame by when it reached the server,
+    /// as seconds since the set's epoch (`SetTimeline`), not after the run's first frame. Call once.
+    public func start(atSegment segment: Int = 0, setEpoch: Date? = nil) {
         guard let stage = stage.take() else { return }
-        stage.begin(atSegment: segment)
+        stage.begin(atSegment: segment, setEpoch: setEpoch)
         let onEvent = self.onEvent
         let shared = self.shared
         let done = self.done

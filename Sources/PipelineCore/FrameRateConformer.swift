@@ -3,6 +3,13 @@
 /// by repeating the frame that ends it, and a large jump in the input's timestamps (a wrap, a
 /// camera clock reset, a splice) is absorbed by shifting the mapping so output time stays
 /// continuous. Pure logic, so every case is tested without FFmpeg.
+///
+/// An angle of a set places frames by when they reached the server too (`place(inputTime:arrival:)`,
+/// arrival in seconds since the set's epoch): the run's first frame (and a new input's) goes to
+/// the output frame of its arrival, and from then on output time follows the input's timestamps
+/// (smooth, whatever the network's jitter) but stays locked to arrival time: when the camera's
+/// clock drifts so that the least lag (`ArrivalLag`) moves more than `driftTolerance` frames
+/// from where frames are placed, one frame is dropped or repeated.
 public struct FrameRateConformer: Sendable {
     public let frameRate: FrameRate
     /// Holes longer than this (in seconds) count as timestamp jumps, not missing frames.
@@ -15,6 +22,15 @@ public struct FrameRateConformer: Sendable {
     public private(set) var jumps = 0
     /// Set by `reanchor()`: the next frame becomes the next output frame, whatever its time.
     private var reanchorNext = false
+    /// Frames dropped or repeated to keep output time on arrival time (`place(inputTime:arrival:)`).
+    public private(set) var driftCorrections = 0
+    /// How far (in frames) placement may stray from arrival time before a frame is dropped or
+    /// repeated: half a frame, so with rounding to the frame grid a frame is never more than
+    /// one frame from its arrival.
+    public var driftTolerance = 0.5
+    private var lag = ArrivalLag()
+    /// Whether `place(inputTime:arrival:)` has placed the run's first frame.
+    private var startedOnArrival = false
 
     /// `startIndex`: the output frame the first input frame fills (a pipeline that continues a
     /// stream's timeline starts where its slot starts, not at zero).
@@ -32,8 +48,7 @@ public struct FrameRateConformer: Sendable {
     /// The output frame indices the frame with input time `inputTime` (seconds) fills; an
     /// empty range means drop it.
     public mutating func place(inputTime: Double) -> Range<Int64> {
-        let target = Int64(((inputTime + offset) * frameRate.value).rounded())
-        let maximumGapFrames = Int64((maximumGap * frameRate.value).rounded())
+        let target = index(of: inputTime + offset)
         let range: Range<Int64>
         if reanchorNext {
             reanchorNext = false
@@ -44,14 +59,76 @@ public struct FrameRateConformer: Sendable {
             offset += Double(nextIndex - target) / frameRate.value
             jumps += 1
             range = nextIndex..<(nextIndex + 1)
-        } else if target < nextIndex {
-            dropped += 1
-            return nextIndex..<nextIndex
         } else {
-            repeated += Int(target - nextIndex)
-            range = nextIndex..<(target + 1)
+            return fill(to: target)
         }
         nextIndex = range.upperBound
         return range
     }
+
+    /// Places a frame of an angle of a set: `inputTime` as for `place(inputTime:)`, `arrival`
+    /// when it reached the server, in seconds since the set's epoch (output time 0).
+    public mutating func place(inputTime: Double, arrival: Double) -> Range<Int64> {
+        if !startedOnArrival {
+            let target = index(of: arrival)
+            // Before the run's first slot starts: not yet.
+            if target < nextIndex {
+                dropped += 1
+                return nextIndex..<nextIndex
+            }
+            // Nothing is out yet: a first frame well into the slot starts where it belongs.
+            if target - nextIndex > maximumGapFrames { nextIndex = target }
+            startedOnArrival = true
+            reanchorNext = true
+        }
+        if !reanchorNext && abs(index(of: inputTime + offset) - nextIndex) > maximumGapFrames {
+            jumps += 1
+            reanchorNext = true
+        }
+        if reanchorNext {
+            reanchorNext = false
+            lag.reset()
+            _ = lag.observe(inputTime: inputTime, lag: arrival - inputTime)
+            offset = arrival - inputTime
+            let target = index(of: arrival)
+            if abs(target - nextIndex) > maximumGapFrames {
+                // Too far from where output stands to go there at once: carry on from it, and
+                // the lock below brings it to arrival time a frame at a time.
+                offset += Double(nextIndex - target) / frameRate.value
+            }
+        } else {
+            let least = lag.observe(inputTime: inputTime, lag: arrival - inputTime)
+            let frame = frameRate.frameDuration
+            if least - offset > driftTolerance * frame {
+                offset += frame
+                driftCorrections += 1
+            } else if offset - least > driftTolerance * frame {
+                offset -= frame
+                driftCorrections += 1
+            }
+        }
+        return fill(to: index(of: inputTime + offset))
+    }
+
+    /// Places a frame whose output frame is `target`: dropped when output is past it already,
+    /// repeated to fill a small hole before it.
+    private mutating func fill(to target: Int64) -> Range<Int64> {
+        if target < nextIndex {
+            dropped += 1
+            return nextIndex..<nextIndex
+        }
+        repeated += Int(target - nextIndex)
+        let range = nextIndex..<(target + 1)
+        nextIndex = range.upperBound
+        return range
+    }
+
+    /// Saturating: a timestamp from the network may be anything.
+    private func index(of time: Double) -> Int64 {
+        let frames = (time * frameRate.value).rounded()
+        guard frames.isFinite else { return nextIndex }
+        return Int64(min(max(frames, -9e15), 9e15))
+    }
+
+    private var maximumGapFrames: Int64 { Int64((maximumGap * frameRate.value).rounded()) }
 }

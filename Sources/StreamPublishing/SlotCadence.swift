@@ -13,6 +13,9 @@ public struct SlotCadence: Sendable, Equatable {
     }
 
     public private(set) var anchor: Anchor?
+    /// Set by `fix(slot:startingAt:)`: the anchor never moves (an angle of a set keeps the
+    /// set's grid; its pipeline keeps its frames on it instead).
+    public private(set) var isFixed = false
 
     public init(segmentDuration: Double, grace: Double) {
         precondition(segmentDuration > 0 && grace >= 0)
@@ -33,6 +36,7 @@ public struct SlotCadence: Sendable, Equatable {
     /// Slot `slot`'s segment was published at `now`: its span ended then. Only a newer slot
     /// moves the anchor (the first variant to deliver a slot sets the pace for the others).
     public mutating func arrived(slot: Int, at now: Double) {
+        if isFixed { return }
         if let anchor, anchor.slot >= slot { return }
         anchor = Anchor(slot: slot, start: now - segmentDuration)
     }
@@ -40,6 +44,12 @@ public struct SlotCadence: Sendable, Equatable {
     /// Anchors the cadence where nothing has arrived yet (a restarted process).
     public mutating func anchor(slot: Int, startingAt start: Double) {
         anchor = Anchor(slot: slot, start: start)
+    }
+
+    /// Anchors the cadence on a set's grid for good: slot `slot` starts at `start`, whatever arrives.
+    public mutating func fix(slot: Int, startingAt start: Double) {
+        anchor = Anchor(slot: slot, start: start)
+        isFixed = true
     }
 
     /// The first slot, not before `earliest`, whose span starts no sooner than `now` minus

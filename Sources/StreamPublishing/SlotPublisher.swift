@@ -33,15 +33,22 @@ public struct SlotPublisher: Sendable {
         /// returns. A camera's late segment is dropped, as it always was: its pipeline was
         /// stalled or replaced, and what it finishes late is not worth a second copy.
         public var lateSegmentsReplaceFills: Bool
+        /// The set's timeline, for an angle of a set (nil for a stream in no set): slots are the
+        /// set's (the cadence never moves off its grid), every entry is dated by its slot's start,
+        /// and slots are never skipped while GAP entries can keep entry n on slot n
+        /// (`SetTimeline.maximumGapSlots`), so every angle gives slot n the same media sequence number.
+        public var setTimeline: SetTimeline?
 
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
-                    onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false) {
+                    onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
+                    setTimeline: SetTimeline? = nil) {
             self.variants = variants
             self.segmentDuration = segmentDuration
             self.grace = grace
             self.onVariantFailure = onVariantFailure
             self.onLateSegment = onLateSegment
             self.lateSegmentsReplaceFills = lateSegmentsReplaceFills
+            self.setTimeline = setTimeline
         }
     }
 
@@ -137,7 +144,11 @@ public struct SlotPublisher: Sendable {
         self.timeline = restored?.timeline ?? StreamTimeline()
         let entries = restored?.entries ?? 0
         var next = timeline.slot(ofEntry: entries)
-        if let restored, entries > 0, let last = restored.lastProgramDateTime {
+        if let grid = settings.setTimeline {
+            // An angle of a set: the set's grid, whatever this angle recorded or when it starts.
+            cadence.fix(slot: 0, startingAt: now + grid.epoch.timeIntervalSince(wallNow))
+            dateAnchor = (0, grid.epoch)
+        } else if let restored, entries > 0, let last = restored.lastProgramDateTime {
             // Continue from the recorded end plus the time that passed: the first slot whose
             // span starts no earlier than now (less half the grace).
             let lastSlot = timeline.slot(ofEntry: entries - 1)
@@ -158,6 +169,11 @@ public struct SlotPublisher: Sendable {
             }
         }
         if restored.map({ timeline != $0.timeline }) == true { sink.timelineChanged(timeline) }
+        if let grid = settings.setTimeline {
+            // The slots that passed before this process (or this angle) was there: nothing was on
+            // air, so they are GAP entries, listed at once (never stand-ins the ticker would make).
+            keepOnSetSlots(upTo: grid.firstSlot(startingAt: wallNow.addingTimeInterval(-settings.grace / 2)))
+        }
         announceMaster()
     }
 
@@ -173,7 +189,9 @@ public struct SlotPublisher: Sendable {
             while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
         }
         let first = cadence.firstSlot(startingAfter: now, notBefore: level)
-        if first > level && settings.onLateSegment == .stale { skipEveryVariant(to: first) }
+        if first > level && settings.onLateSegment == .stale {
+            if settings.setTimeline != nil { keepOnSetSlots(upTo: first) } else { skipEveryVariant(to: first) }
+        }
         run += 1
         runStartedAt = now
         return first
@@ -187,9 +205,12 @@ public struct SlotPublisher: Sendable {
                                         marks: SegmentMarks = SegmentMarks()) -> Refusal? {
         guard let level = variants[name]?.next else { return .unknownVariant }
         guard slot >= level else { return .slotFilled(slot: slot) }
+        // An angle of a set dates every slot by the set's grid: the same date in every angle.
+        let programDateTime = settings.setTimeline?.start(of: slot) ?? programDateTime
         if slot > level && (holding || settings.onLateSegment == .stale) && variants.values.allSatisfy({ $0.next == level }) {
-            // Nothing filled the empty slots, on purpose: skip them.
-            skipEveryVariant(to: slot)
+            // Nothing filled the empty slots, on purpose: skip them (an angle of a set lists
+            // them as GAP entries instead, so its entries stay on the set's slots).
+            if settings.setTimeline != nil { keepOnSetSlots(upTo: slot) } else { skipEveryVariant(to: slot) }
             holding = false
         }
         while variants[name]!.next < slot { fill(name, slot: variants[name]!.next, aligning: true) }
@@ -281,10 +302,10 @@ public struct SlotPublisher: Sendable {
     /// they say to leave it empty. `aligning`: the variant must be brought level with its
     /// siblings whatever `onLateSegment` says (then a GAP entry stands in for "nothing").
     @discardableResult
-    private mutating func fill(_ name: String, slot: Int, aligning: Bool) -> Bool {
+    private mutating func fill(_ name: String, slot: Int, aligning: Bool, forcing forced: PlannedEntry.Content? = nil) -> Bool {
         let state = variants[name]!
-        var content: PlannedEntry.Content?
-        if state.failed {
+        var content: PlannedEntry.Content? = forced
+        if content == nil && state.failed {
             switch settings.onVariantFailure {
             case .sibling:
                 if let sibling = nearestHealthySibling(of: name), variants[sibling]!.next > slot { content = .sibling(sibling) }
@@ -325,6 +346,20 @@ public struct SlotPublisher: Sendable {
                                  dateRanges: dateRanges, programDateTime: date, duration: settings.segmentDuration)
         commit(entry, source: source, span: span, in: name)
         return true
+    }
+
+    /// An angle of a set: every variant lists GAP entries up to slot `slot`, so entry n stays
+    /// slot n of the set; after more than `SetTimeline.maximumGapSlots` of them it skips instead.
+    private mutating func keepOnSetSlots(upTo slot: Int) {
+        guard let grid = settings.setTimeline, let level = variants.values.map(\.next).min(), slot > level else { return }
+        let skips = slot - level > grid.maximumGapSlots
+        // Variants a step behind their siblings are brought level first, so a skip starts every
+        // variant's new run at the same entry.
+        let upTo = skips ? (variants.values.map(\.next).max() ?? level) : slot
+        for name in settings.variants {
+            while variants[name]!.next < upTo { fill(name, slot: variants[name]!.next, aligning: true, forcing: .gap) }
+        }
+        if skips { skipEveryVariant(to: slot) }
     }
 
     /// Every variant's next entry takes slot `slot`: the slots before it stay empty, a new run

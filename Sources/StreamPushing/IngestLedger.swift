@@ -37,12 +37,29 @@ public struct IngestLedger: Sendable {
         public var slotStart: @Sendable (Int) -> Double
         /// The first PTS of slot 0 on the stream's timeline, in 90 kHz ticks (the muxer's delay).
         public var timestampOrigin: Int64
+        /// An angle of a set: the set's epoch (slot 0's start, output time 0). A session is then
+        /// placed by its first segment's EXT-X-PROGRAM-DATE-TIME: in the slot that date falls
+        /// nearest, its first frame at output time date - epoch, as the set's other angles place
+        /// the same moment. Nil for a stream in no set.
+        public var setEpoch: Date?
 
-        public init(variants: [String], segmentDuration: Double, slotStart: @escaping @Sendable (Int) -> Double, timestampOrigin: Int64) {
+        public init(variants: [String], segmentDuration: Double, slotStart: @escaping @Sendable (Int) -> Double, timestampOrigin: Int64, setEpoch: Date? = nil) {
             self.variants = variants
             self.segmentDuration = segmentDuration
             self.slotStart = slotStart
             self.timestampOrigin = timestampOrigin
+            self.setEpoch = setEpoch
+        }
+
+        /// Where a set's angle places a session that starts with a segment dated `date`: its slot
+        /// and the output time (seconds) of its first frame. Nil outside a set, and for a date
+        /// that is before the epoch or more than `aheadMargin` past `now` (a pusher's clock gone
+        /// wrong: the session is then placed as a stream in no set places it).
+        public func setPlacement(of date: Date, now: Date) -> (slot: Int, time: Double)? {
+            guard let setEpoch, segmentDuration > 0 else { return nil }
+            let time = date.timeIntervalSince(setEpoch)
+            guard time.isFinite, time >= 0, date.timeIntervalSince(now) <= aheadMargin, time / segmentDuration < 1e9 else { return nil }
+            return (Int((time / segmentDuration).rounded()), time)
         }
 
         /// The longest segment accepted: longer ones would overlap the next slot's timestamps.
@@ -312,9 +329,14 @@ public struct IngestLedger: Sendable {
             }
         }
         if !joinable && !inCurrentSession {
-            let slot = startSession()
+            var slot = startSession()
             let startDate = firstFresh.segment.programDateTime ?? now.addingTimeInterval(-firstReceived.duration)
-            let origin = Self.ticks(settings.slotStart(slot)) &+ settings.timestampOrigin
+            var start = settings.slotStart(slot)
+            if let dated = firstFresh.segment.programDateTime, let placed = settings.setPlacement(of: dated, now: now) {
+                // An angle of a set: where its date puts it, not the next open slot.
+                (slot, start) = placed
+            }
+            let origin = Self.ticks(start) &+ settings.timestampOrigin
             session = Session(number: (session?.number ?? 0) + 1, firstSlot: slot, firstSequence: firstFresh.sequence,
                               firstPTS: firstReceived.firstPTS, startDate: startDate, shift: origin &- firstReceived.firstPTS, began: now)
         }

@@ -95,7 +95,7 @@ public final class PipelineService: Service, Sendable {
         publisher.startTicking()
         defer { publisher.stopTicking() }
         if let run = state.withLock({ $0.current }) {
-            run.pipeline.start(atSegment: run.firstSlot)
+            run.pipeline.start(atSegment: run.firstSlot, setEpoch: publisher.setTimeline?.epoch)
         } else {
             openInBackground(reason: "recorded stream: serving its recording while the input is opened")
         }
@@ -127,7 +127,7 @@ public final class PipelineService: Service, Sendable {
         let first = publisher.beginRun(of: opened.pipeline)
         opened.events.connect(publisher)
         state.withLock { $0.current = CurrentRun(pipeline: opened.pipeline, events: opened.events, firstSlot: first) }
-        opened.pipeline.start(atSegment: first)
+        opened.pipeline.start(atSegment: first, setEpoch: publisher.setTimeline?.epoch)
     }
 
     /// Opens the pipeline on a thread of its own (opening blocks), retrying as the supervisor

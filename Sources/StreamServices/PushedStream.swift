@@ -44,7 +44,8 @@ public final class PushedStream: Sendable {
                                    maxPendingSegments: ingest.maxPendingSegments, maxUnplacedSegments: ingest.maxUnplacedSegments)
         let clock = publisher.writer.clock
         let settings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
-                                             slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin)
+                                             slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin,
+                                             setEpoch: publisher.setTimeline?.epoch)
         // The encoder's session from before a restart, so its numbers keep their slots.
         let kept = FileManager.default.contents(atPath: plan.layout.ingestSessionPath).flatMap { try? JSONDecoder().decode(IngestLedger.Persisted.self, from: $0) }
         var ledger = IngestLedger(settings: settings, restoring: kept)

@@ -7,6 +7,7 @@ import OriginPolicy
 import SegmentStore
 import SidelineConfig
 import SidelineCore
+import StreamPublishing
 import Synchronization
 
 /// One stream of the configuration turned into what each module needs: pipeline settings,
@@ -140,7 +141,14 @@ public struct ServePlan: Sendable {
                 throw SidelineStartupError(message: streamLabel + "\(error)")
             }
         }
-        return StreamPublisher(configuration: configuration, stream: stream, recorder: recorder, registry: registry, standIns: standIns, hasAudio: audio, logger: logger)
+        return StreamPublisher(configuration: configuration, stream: stream, recorder: recorder, registry: registry, standIns: standIns, hasAudio: audio,
+                               setTimeline: withStandIns ? setTimeline(logger: logger) : nil, logger: logger)
+    }
+
+    /// The timeline of the set this stream is an angle of (nil in no set). Only a live server
+    /// runs a set's timeline (`withStandIns`): `sideline encode` numbers from zero as ever.
+    public func setTimeline(logger: Logger) -> SetTimeline? {
+        configuration.angleSet(containing: stream.name).map { SetTimelineStore.timeline(of: $0, configuration: configuration, logger: logger) }
     }
 }
 

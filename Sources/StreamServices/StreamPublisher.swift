@@ -34,9 +34,12 @@ public final class StreamPublisher: Sendable {
     private let ticking = Atomic<Bool>(false)
     /// Each rung's BANDWIDTH as the master advertises it, to check segments against.
     private let advertisedPeak: [String: Int]
+    /// The set's timeline this stream runs on as an angle of a set; nil for a stream in no set.
+    public let setTimeline: SetTimeline?
     /// `standIns`: every variant's stand-in (empty for `sideline encode`, which never fills).
+    /// `setTimeline`: the set's, for an angle of a set (`SetTimelineStore`).
     init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry,
-         standIns: [String: StandIn], hasAudio: Bool, logger: Logger) {
+         standIns: [String: StandIn], hasAudio: Bool, setTimeline: SetTimeline? = nil, logger: Logger) {
         // A pushed stream's backlog comes late by design: the recording takes it (SlotPublisher.takeLate).
         let lateSegmentsReplaceFills = stream.isPushed
         self.stream = stream
@@ -56,10 +59,20 @@ public final class StreamPublisher: Sendable {
         let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns,
                                     clock: SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration), master: master, rates: rates, variantMetrics: variantMetrics, logger: logger)
         self.writer = writer
+        let restored = Self.restored(recorder)
+        var grid = setTimeline
+        if let set = setTimeline, let recorded = recorder.variants.values.max(by: { $0.count < $1.count })?.playlist.segments,
+           !set.holds(recorded, timeline: restored?.timeline ?? StreamTimeline()) {
+            // Recorded before the stream joined its set, on a grid of its own: moving it would
+            // take its timeline back. It runs on its own until its recording is ended or removed.
+            logger.warning("this angle's recording is not on its set's timeline; it runs on its own timeline until a new recording starts", metadata: ["stream": "\(stream.name)"])
+            grid = nil
+        }
+        self.setTimeline = grid
         let settings = SlotPublisher.Settings(variants: stream.video.ladder.map(\.name), segmentDuration: configuration.segmentDuration, grace: stream.lateGrace,
                                               onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment,
-                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills)
-        let slots = SlotPublisher(settings: settings, restored: Self.restored(recorder), now: registry.clock(), wallNow: Date(), sink: writer)
+                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid)
+        let slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })
     }

@@ -1,0 +1,79 @@
+import Foundation
+import HLSPlaylist
+
+/// The one timeline every angle of a set runs on: slot k covers the wall-clock span
+/// [epoch + k x D, epoch + (k + 1) x D). Every angle lists slot k as its entry k (one media
+/// sequence number per slot), dates it `start(of: k)` exactly, and gives the frame that
+/// reached the server at instant t the output time t - epoch (its presentation timestamp), so
+/// the same moment has the same slot, date and timestamp in every angle, whenever each camera
+/// started. Kept with the set (`<data_dir>/<set>/set-timeline.json`) so a restarted server
+/// continues it. Pure.
+public struct SetTimeline: Sendable, Equatable, Codable {
+    public var epoch: Date
+    public var segmentDuration: Double
+
+    public init(epoch: Date, segmentDuration: Double) {
+        precondition(segmentDuration > 0)
+        self.epoch = epoch
+        self.segmentDuration = segmentDuration
+    }
+
+    /// A new set begins at `now`, on a whole millisecond (what EXT-X-PROGRAM-DATE-TIME can say).
+    public static func starting(at now: Date, segmentDuration: Double) -> SetTimeline {
+        SetTimeline(epoch: Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000), segmentDuration: segmentDuration)
+    }
+
+    /// The slot whose span holds `instant` (negative before the epoch).
+    public func slot(of instant: Date) -> Int {
+        Int((instant.timeIntervalSince(epoch) / segmentDuration).rounded(.down))
+    }
+
+    /// When slot `slot` starts: its EXT-X-PROGRAM-DATE-TIME in every angle.
+    public func start(of slot: Int) -> Date { epoch.addingTimeInterval(Double(slot) * segmentDuration) }
+
+    /// Seconds from the epoch to `instant`: the output time of a frame that reached the server then.
+    public func outputTime(of instant: Date) -> Double { instant.timeIntervalSince(epoch) }
+
+    /// The first slot that starts no earlier than `instant` (never before slot 0).
+    public func firstSlot(startingAt instant: Date) -> Int {
+        max(0, Int((instant.timeIntervalSince(epoch) / segmentDuration).rounded(.up)))
+    }
+
+    /// The slot the entry dated `programDateTime` is on this grid, when it is on it (within
+    /// `tolerance` seconds of a slot's start); nil when it is not (a recording made before its
+    /// stream joined the set, on a grid of its own).
+    public func slot(dated programDateTime: Date, tolerance: Double = 0.1) -> Int? {
+        let exact = programDateTime.timeIntervalSince(epoch) / segmentDuration
+        let slot = exact.rounded()
+        guard abs(exact - slot) * segmentDuration <= tolerance, slot.magnitude < Double(Int32.max) else { return nil }
+        return Int(slot)
+    }
+
+    /// The set timeline a recording dated this way already runs on: slot `slot` dated
+    /// `programDateTime` (a stream with a recording that becomes an angle of a new set keeps
+    /// its numbering, so its entries stay where they are).
+    public static func continuing(slot: Int, dated programDateTime: Date, segmentDuration: Double) -> SetTimeline {
+        SetTimeline(epoch: programDateTime.addingTimeInterval(-Double(slot) * segmentDuration), segmentDuration: segmentDuration)
+    }
+
+    /// The slot and date of a recording's last dated entry (nil when none is dated).
+    public static func lastDated(_ entries: [MediaSegment], timeline: StreamTimeline) -> (slot: Int, date: Date)? {
+        guard let index = entries.lastIndex(where: { $0.programDateTime != nil }), let date = entries[index].programDateTime else { return nil }
+        return (timeline.slot(ofEntry: index), date)
+    }
+
+    /// Whether a recording lies on this grid: its last dated entry is dated its slot's start
+    /// (a recording with no date has nothing to disagree with).
+    public func holds(_ entries: [MediaSegment], timeline: StreamTimeline) -> Bool {
+        guard let last = Self.lastDated(entries, timeline: timeline) else { return true }
+        return slot(dated: last.date, tolerance: 0.05) == last.slot
+    }
+
+    /// At most this many slots a restarted server (or an angle that joins a set late) lists as
+    /// EXT-X-GAP to keep its entries on the set's slots: six hours of them. After a longer
+    /// absence the angle's next entry skips ahead (a new run of its timeline): its slots, dates
+    /// and timestamps stay the set's, but its media sequence numbers no longer equal its siblings'.
+    public static let maximumGapSeconds: Double = 6 * 3600
+
+    public var maximumGapSlots: Int { Int(Self.maximumGapSeconds / segmentDuration) }
+}

@@ -1,0 +1,139 @@
+import PipelineCore
+import Testing
+
+/// An angle of a set places frames by when they reached the server (seconds since the set's
+/// epoch), on injected (input time, arrival) pairs: no clock, no sleeping.
+@Suite struct ArrivalPlacementTests {
+    let rate = FrameRate(30)
+    let clock = SegmentClock(frameRate: FrameRate(30), segmentDuration: 2)
+
+    /// A conformer for a run that starts at slot `slot`.
+    func conformer(slot: Int) -> FrameRateConformer {
+        FrameRateConformer(frameRate: rate, startIndex: clock.firstFrame(ofSegment: slot))
+    }
+
+    /// The least lag over the window: a late frame does not move it, an earlier lag does at
+    /// once, and a low lag leaves it once it is older than the window.
+    @Test func leastLagOverTheWindow() {
+        var lag = ArrivalLag(window: 2)
+        #expect(lag.observe(inputTime: 0, lag: 0.050) == 0.050)
+        #expect(lag.observe(inputTime: 0.5, lag: 0.120) == 0.050, "a frame held up does not move it")
+        #expect(lag.observe(inputTime: 1.0, lag: 0.030) == 0.030)
+        #expect(lag.observe(inputTime: 3.1, lag: 0.080) == 0.080, "0.030 (at 1.0 s) is older than the window")
+        lag.reset()
+        #expect(lag.observe(inputTime: 100, lag: 5) == 5)
+    }
+
+    /// The run's first frame goes to the output frame of its arrival: a frame that reached the
+    /// server 10.5 s after the epoch is frame 315 at 30 fps, whatever its own timestamp. The run
+    /// starts at slot 5 (frame 300): frames 300-314 repeat it (the slot's start, as a camera
+    /// placed at a slot's start does today); later frames follow on.
+    @Test func firstFrameGoesToItsArrival() {
+        var placing = conformer(slot: 5)
+        #expect(placing.place(inputTime: 7_777, arrival: 10.5) == 300..<316)
+        #expect(placing.place(inputTime: 7_777 + 1.0 / 30, arrival: 10.5 + 1.0 / 30) == 316..<317)
+        #expect(placing.offset == 10.5 - 7_777)
+    }
+
+    /// Frames that reach the server before the run's first slot starts are not used; a first
+    /// frame well into the slot (more than `maximumGap`) starts where it belongs, not at the
+    /// slot's start (nothing is out yet, so nothing needs the frames between).
+    @Test func beforeTheFirstSlotIsDroppedAndFarIntoItStartsThere() {
+        var early = conformer(slot: 5)
+        #expect(early.place(inputTime: 0, arrival: 9.9).isEmpty)
+        #expect(early.place(inputTime: 0.1, arrival: 10.0) == 300..<301)
+        #expect(early.dropped == 1)
+        var late = conformer(slot: 5)
+        #expect(late.place(inputTime: 0, arrival: 11.5) == 345..<346)
+        #expect(late.repeated == 0)
+    }
+
+    /// Two angles started a second apart, with unrelated camera clocks: the frame that reached
+    /// the server at any instant has the same output frame in both, within one frame.
+    @Test func twoAnglesPutTheSameMomentOnTheSameFrame() {
+        var a = conformer(slot: 5)
+        var b = conformer(slot: 6)
+        var placedA: [Int64: Double] = [:]
+        var placedB: [Int64: Double] = [:]
+        for n in 0..<600 {
+            let arrivalA = 10.2 + Double(n) / 30
+            for index in a.place(inputTime: 1_000 + Double(n) / 30, arrival: arrivalA) { placedA[index] = arrivalA }
+            let arrivalB = 11.2 + Double(n) / 30 + 0.013 // another phase against the grid
+            for index in b.place(inputTime: 55.5 + Double(n) / 30, arrival: arrivalB) { placedB[index] = arrivalB }
+        }
+        let both = Set(placedA.keys).intersection(placedB.keys).filter { $0 >= 400 }
+        #expect(both.count > 300)
+        for index in both {
+            #expect(abs(placedA[index]! - placedB[index]!) <= 1.0 / 30 + 1e-9, "frame \(index)")
+        }
+    }
+
+    /// A camera whose clock runs 0.1% fast against the server's (ten times what a camera's
+    /// crystal drifts): over 5 minutes its timestamps alone would put frames 0.3 s (9 frames)
+    /// away from their arrival. Locked to arrival, every frame stays within one frame of it, by
+    /// dropping one frame now and then.
+    @Test func fastCameraClockIsHeldToArrivalByDroppingFrames() {
+        var placing = conformer(slot: 5)
+        var worst = 0.0
+        for n in 0..<9_000 {
+            let input = Double(n) / 30
+            let arrival = 10.0 + input / 1.001
+            let placed = placing.place(inputTime: input, arrival: arrival)
+            if let own = placed.last { worst = max(worst, abs(rate.time(ofFrame: own) - arrival)) }
+        }
+        #expect(worst <= 1.0 / 30 + 1e-9, "worst \(worst)")
+        #expect((8...10).contains(placing.driftCorrections), "\(placing.driftCorrections)")
+        #expect(placing.dropped >= 8)
+    }
+
+    /// A slow camera clock: frames are repeated instead.
+    @Test func slowCameraClockIsHeldToArrivalByRepeatingFrames() {
+        var placing = conformer(slot: 5)
+        var worst = 0.0
+        for n in 0..<9_000 {
+            let input = Double(n) / 30
+            let arrival = 10.0 + input * 1.001
+            let placed = placing.place(inputTime: input, arrival: arrival)
+            if let own = placed.last { worst = max(worst, abs(rate.time(ofFrame: own) - arrival)) }
+        }
+        #expect(worst <= 1.0 / 30 + 1e-9, "worst \(worst)")
+        #expect((8...10).contains(placing.driftCorrections), "\(placing.driftCorrections)")
+        #expect(placing.repeated >= 8)
+    }
+
+    /// Network jitter (frames held up by 0-60 ms, never early) moves nothing: placement
+    /// follows the least lag, so after settling on it no frame is dropped or repeated.
+    @Test func jitterDoesNotMoveOutputTime() {
+        var placing = conformer(slot: 5)
+        let delays = [0.040, 0.0, 0.012, 0.060, 0.003, 0.025, 0.0, 0.051, 0.008, 0.033]
+        var settled: (dropped: Int, repeated: Int)?
+        for n in 0..<1_200 {
+            let input = Double(n) / 30
+            _ = placing.place(inputTime: input, arrival: 10.0 + input + delays[n % delays.count])
+            if n == 60 { settled = (placing.dropped, placing.repeated) }
+        }
+        #expect(placing.dropped == settled?.dropped && placing.repeated == settled?.repeated)
+        #expect(placing.driftCorrections <= 1, "the first frame came 40 ms late: at most one correction to the least lag")
+    }
+
+    /// A new input (the camera back after an outage, whose timestamps start again) is placed
+    /// by its arrival too; and a jump in the camera's timestamps does not move output time.
+    @Test func newInputAndTimestampJumpsFollowArrival() {
+        var placing = conformer(slot: 5)
+        for n in 0..<60 { _ = placing.place(inputTime: Double(n) / 30, arrival: 10.0 + Double(n) / 30) }
+        #expect(placing.nextIndex == 360)
+        placing.reanchor()
+        // The new input's first frame reached the server at 12.1 s: frame 363 (the hole repeats it).
+        #expect(placing.place(inputTime: 0, arrival: 12.1) == 360..<364)
+        // The camera's clock jumps an hour: output follows arrival, as ever.
+        #expect(placing.place(inputTime: 3_600, arrival: 12.1 + 1.0 / 30) == 364..<365)
+        #expect(placing.jumps == 1)
+    }
+
+    /// A stream in no set is placed as before: the first frame at the slot's start.
+    @Test func streamInNoSetIsPlacedAsBefore() {
+        var placing = conformer(slot: 5)
+        #expect(placing.place(inputTime: 7_777) == 300..<301)
+        #expect(placing.place(inputTime: 7_777 + 1.0 / 30) == 301..<302)
+    }
+}
