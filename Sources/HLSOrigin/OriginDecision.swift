@@ -58,6 +58,10 @@ public enum OriginDecision: Equatable, Sendable {
         case let .success(parsed): resource = parsed
         case let .failure(rejection): return Described(decision: .refuse(policy.refuse(rejection)))
         }
+        // An angle set's master (no stream has a set's name).
+        if case let .master(name) = resource, let set = registry.angleSet(named: name) {
+            return setMaster(set, variantLimit: variantLimit, registry: registry, server: server, policy: policy)
+        }
         let stream = registry.stream(named: resource.stream)
         let variant = resource.variant.flatMap { stream?.variants[$0] }
         var facts = StatusPolicy.Facts(

@@ -102,9 +102,15 @@ public final class StreamRegistry: Sendable {
     /// When this registry (the process) began serving: the stale clock starts no earlier.
     public let servingSince: Double
 
-    public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds, offer: ServedMediaPlaylist.Offer = .init()) {
+    /// The config's angle sets (`AngleSet`), served beside the streams under their own names.
+    public let angleSets: [AngleSet]
+    /// Each set's master, rendered once per version of its angles' masters (`SetMaster`).
+    let setMasters = VODRenditions()
+
+    public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds, offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = []) {
         self.clock = clock
         self.offer = offer
+        self.angleSets = angleSets
         self.servingSince = clock()
     }
 

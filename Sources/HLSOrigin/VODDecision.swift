@@ -31,6 +31,9 @@ public enum VODDecision {
         case let .success(parsed): window = parsed
         case let .failure(rejection): return .refuse(policy.refuse(.malformed(rejection.message)))
         }
+        if case let .master(name) = resource, let set = registry.angleSet(named: name) {
+            return setMaster(set, query: query, variantLimit: variantLimit, registry: registry, renditions: renditions)
+        }
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(resource.stream) } catch { return .refuse(error) }
         let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))

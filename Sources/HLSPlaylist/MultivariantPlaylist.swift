@@ -131,24 +131,38 @@ extension MultivariantPlaylist {
             text += "#EXT-X-SESSION-DATA:DATA-ID=\"\(data.dataID)\",VALUE=\"\(data.value)\"\n"
         }
         for variant in variants {
-            var attributes = ["BANDWIDTH=\(variant.bandwidth)"]
-            if let average = variant.averageBandwidth { attributes.append("AVERAGE-BANDWIDTH=\(average)") }
-            if !variant.codecs.isEmpty { attributes.append("CODECS=\"\(variant.codecs.joined(separator: ","))\"") }
-            if let r = variant.resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
-            // A rate that is not a positive number (a model built wrong) is left out, not rendered as one.
-            if let fps = variant.frameRate, fps.isFinite, fps > 0 { attributes.append("FRAME-RATE=\(DecimalFormat.fixed(fps, places: 3))") }
-            if let range = variant.videoRange { attributes.append("VIDEO-RANGE=\(range)") }
-            if variant.noClosedCaptions { attributes.append("CLOSED-CAPTIONS=NONE") }
-            text += "#EXT-X-STREAM-INF:" + attributes.joined(separator: ",") + "\n" + variant.uri + "\n"
+            text += "#EXT-X-STREAM-INF:" + variant.attributes.joined(separator: ",") + "\n" + variant.uri + "\n"
         }
         for stream in iFrameStreams {
-            var attributes = ["BANDWIDTH=\(stream.bandwidth)"]
-            if !stream.codecs.isEmpty { attributes.append("CODECS=\"\(stream.codecs.joined(separator: ","))\"") }
-            if let r = stream.resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
-            attributes.append("URI=\"\(stream.uri)\"")
-            text += "#EXT-X-I-FRAME-STREAM-INF:" + attributes.joined(separator: ",") + "\n"
+            text += "#EXT-X-I-FRAME-STREAM-INF:" + stream.attributes.joined(separator: ",") + "\n"
         }
         return text
+    }
+}
+
+extension VariantStream {
+    /// The EXT-X-STREAM-INF attributes, in the order Sideline renders them (a set's master adds VIDEO).
+    var attributes: [String] {
+        var attributes = ["BANDWIDTH=\(bandwidth)"]
+        if let average = averageBandwidth { attributes.append("AVERAGE-BANDWIDTH=\(average)") }
+        if !codecs.isEmpty { attributes.append("CODECS=\"\(codecs.joined(separator: ","))\"") }
+        if let r = resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
+        // A rate that is not a positive number (a model built wrong) is left out, not rendered as one.
+        if let fps = frameRate, fps.isFinite, fps > 0 { attributes.append("FRAME-RATE=\(DecimalFormat.fixed(fps, places: 3))") }
+        if let range = videoRange { attributes.append("VIDEO-RANGE=\(range)") }
+        if noClosedCaptions { attributes.append("CLOSED-CAPTIONS=NONE") }
+        return attributes
+    }
+}
+
+extension IFrameStream {
+    /// The EXT-X-I-FRAME-STREAM-INF attributes, URI last.
+    var attributes: [String] {
+        var attributes = ["BANDWIDTH=\(bandwidth)"]
+        if !codecs.isEmpty { attributes.append("CODECS=\"\(codecs.joined(separator: ","))\"") }
+        if let r = resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
+        attributes.append("URI=\"\(uri)\"")
+        return attributes
     }
 }
 

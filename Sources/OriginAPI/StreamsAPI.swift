@@ -181,5 +181,7 @@ public struct StreamsRoutes: Sendable {
             } ?? .everyone
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry, dataDirectory: dataDirectory, viewer: viewer)))
         }
+        // The angle sets' descriptions beside the streams' (`SetsAPI`).
+        SetsRoutes(registry: registry, access: access).add(to: router)
     }
 }

@@ -6,7 +6,9 @@ import OriginPolicy
 /// router), so no request reaches a private stream's resource without passing here.
 ///
 /// The request's stream is read from its path the way the routes read it (percent-decoded
-/// components): `/live/<stream>/...`, `/vod/<stream>/...` and `/api/streams/<stream>/...`.
+/// components): `/live/<stream>/...`, `/vod/<stream>/...` and `/api/streams/<stream>/...`,
+/// and the same of an angle set (`/live/<set>/master.m3u8`, `/api/sets/<set>/...`): a set is
+/// private when any angle is, and a credential for the set opens every angle (`AccessRules`).
 /// Every other path (the page's files, `/api/streams` itself, health, metrics, admin, ingest)
 /// is not a stream's footage and passes; those routes have gates of their own.
 ///
@@ -113,9 +115,9 @@ public struct AccessGate: Sendable {
     /// stream, a staff token, or the stream's viewer token. For `/api/streams`, which lists
     /// what each caller may open.
     public func covers(stream: String, authorization: String?) -> Bool {
-        guard let expected = rules.viewerTokens[stream] else { return true }
+        guard rules.isPrivate(stream) else { return true }
         guard let bearer = BearerToken.value(of: authorization) else { return false }
-        return (rules.staffTokens + [expected]).map { BearerToken.constantTimeEqual(bearer, Array($0.utf8)) }.contains(true)
+        return (rules.staffTokens + [rules.viewerToken(of: stream)].compactMap { $0 }).map { BearerToken.constantTimeEqual(bearer, Array($0.utf8)) }.contains(true)
     }
 
     private func check(credential text: Substring, stream: String, variant: String?, now: Double, target: String?) -> Verdict {
@@ -133,10 +135,10 @@ public struct AccessGate: Sendable {
         }
         switch credential {
         case let .viewer(owner):
-            guard owner == stream else { return .refuse(Self.refusal(.forbidden, "this URL's credential is for stream '\(owner)', not '\(stream)'")) }
+            guard rules.credential(of: owner, covers: stream) else { return .refuse(Self.refusal(.forbidden, "this URL's credential is for '\(owner)', not '\(stream)'")) }
             return .pass(target: target, variant: nil)
         case let .signed(owner, expires, limit):
-            guard owner == stream else { return .refuse(Self.refusal(.forbidden, "this URL is signed for stream '\(owner)', not '\(stream)'")) }
+            guard rules.credential(of: owner, covers: stream) else { return .refuse(Self.refusal(.forbidden, "this URL is signed for '\(owner)', not '\(stream)'")) }
             guard Double(expires) > now else {
                 return .refuse(Self.refusal(.forbidden, "this URL expired \(Int(now) - expires) s ago: ask for a new one ('sideline sign \(stream) --expires 3h')"))
             }
@@ -156,7 +158,7 @@ public struct AccessGate: Sendable {
         }
         switch parsed.credential {
         case let .viewer(owner):
-            guard let token = rules.viewerTokens[owner], parsed.verify(key: token) else {
+            guard let token = rules.viewerToken(of: owner), parsed.verify(key: token) else {
                 return .failure(Self.refusal(.unauthorized, "this URL's credential does not match stream '\(owner)''s viewer token (it was changed, or the URL was altered): ask for a new URL"))
             }
         case .signed:
@@ -177,6 +179,10 @@ public struct AccessGate: Sendable {
         var ownsThis = false, ownsAnother = false
         for (owner, token) in viewerTokenBytes where BearerToken.constantTimeEqual(bearer, token) {
             if owner == stream { ownsThis = true } else { ownsAnother = true }
+        }
+        // A set (no token of its own): the one token its private angles share.
+        if rules.angleSets[stream] != nil, let shared = rules.viewerToken(of: stream) {
+            ownsThis = BearerToken.constantTimeEqual(bearer, Array(shared.utf8))
         }
         if staff || ownsThis { return .pass(target: target, variant: nil) }
         if ownsAnother { return .refuse(Self.refusal(.forbidden, "this viewer token is for another stream, not '\(stream)'")) }

@@ -9,16 +9,39 @@ public struct AccessRules: Sendable, Equatable {
     /// The analyst and admin tokens: staff watch every stream with them.
     public var staffTokens: [String]
 
-    public init(viewerTokens: [String: String] = [:], signingKey: String? = nil, staffTokens: [String] = []) {
+    /// `angle_sets`: each set's angles. A set is private when any of its angles is, and one
+    /// credential made for the set opens the set's master and every angle.
+    public var angleSets: [String: [String]]
+
+    public init(viewerTokens: [String: String] = [:], signingKey: String? = nil, staffTokens: [String] = [], angleSets: [String: [String]] = [:]) {
         self.viewerTokens = viewerTokens.filter { !$0.value.isEmpty }
         self.signingKey = signingKey.flatMap { $0.isEmpty ? nil : $0 }
         self.staffTokens = staffTokens.filter { !$0.isEmpty }
+        self.angleSets = angleSets
     }
 
     /// Off on a trusted LAN (the default): no stream is private, nothing is checked.
     public var isEnabled: Bool { !viewerTokens.isEmpty }
 
-    public func isPrivate(_ stream: String) -> Bool { viewerTokens[stream] != nil }
+    /// Whether a stream, or a set (any of whose angles is private), needs a credential.
+    public func isPrivate(_ name: String) -> Bool {
+        viewerTokens[name] != nil || angleSets[name]?.contains { viewerTokens[$0] != nil } == true
+    }
+
+    /// Whether a credential made for `owner` (a stream or a set) opens `name`: its own, or,
+    /// for a set's, the set and every one of its angles. One angle's opens no other.
+    public func credential(of owner: String, covers name: String) -> Bool {
+        owner == name || angleSets[owner]?.contains(name) == true
+    }
+
+    /// The viewer token that opens `name`: a stream's own; for a set, the one token all of its
+    /// private angles share, nil when they have different ones (a holder of one angle's token
+    /// must not open another's: such a set opens whole with a signed URL or a staff token).
+    public func viewerToken(of name: String) -> String? {
+        if let token = viewerTokens[name] { return token }
+        let tokens = Set((angleSets[name] ?? []).compactMap { viewerTokens[$0] })
+        return tokens.count == 1 ? tokens.first : nil
+    }
 
     /// How long a URL the page hands out stays valid, when it is signed: a match with extra
     /// time and the analysis after it. `sideline sign` uses the same default.
@@ -34,11 +57,12 @@ public struct AccessRules: Sendable, Equatable {
     /// signed for `defaultValidity` when a signing key is configured, made from the viewer
     /// token otherwise. Nil for an open stream, whose URLs need none.
     public func viewerCredential(for stream: String, now: Double) -> String? {
-        guard let token = viewerTokens[stream] else { return nil }
+        guard isPrivate(stream) else { return nil }
+        let token = viewerToken(of: stream)
         // Rounded up to the next ten minutes, so the URLs the page polls for stay the same for
         // ten minutes instead of changing every second.
         let expires = (Int(now) + Self.defaultValidity + 599) / 600 * 600
-        return signedCredential(for: stream, expires: expires) ?? AccessCredential.viewer(stream: stream).text(key: token)
+        return signedCredential(for: stream, expires: expires) ?? token.map { AccessCredential.viewer(stream: stream).text(key: $0) }
     }
 
     /// `path` (which starts with '/') under `/access/<credential>`, or as it is without one.

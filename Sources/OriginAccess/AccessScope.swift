@@ -46,6 +46,9 @@ enum AccessScope: Equatable {
             if count == 4 { variant = c2 }
         } else if count >= 3, equals(c0, "api"), equals(c1, "streams") {
             stream = c2
+        } else if count >= 4, equals(c0, "api"), equals(c1, "sets") {
+            // A set's markers and clips; `/api/sets/<set>` itself describes it, like `/api/streams`.
+            stream = c2
         } else {
             return .success(.other)
         }

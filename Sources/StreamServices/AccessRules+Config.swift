@@ -11,7 +11,8 @@ extension AccessRules {
         return AccessRules(
             viewerTokens: Dictionary(settings.streams.map { ($0.name, $0.viewerToken) }, uniquingKeysWith: { first, _ in first }),
             signingKey: environment["SIDELINE_SIGNING_KEY"] ?? settings.access.signingKey,
-            staffTokens: [environment["SIDELINE_ANALYST_TOKEN"] ?? settings.analyst.token, environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token]
+            staffTokens: [environment["SIDELINE_ANALYST_TOKEN"] ?? settings.analyst.token, environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token],
+            angleSets: Dictionary(settings.angleSets.map { ($0.name, $0.streams) }, uniquingKeysWith: { first, _ in first })
         )
     }
 }

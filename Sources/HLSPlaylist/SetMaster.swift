@@ -1,0 +1,132 @@
+/// The multivariant playlist of an angle set (`/live/<set>/master.m3u8`): every angle as an
+/// alternative VIDEO rendition, in the shape of RFC 8216 §8.7 ("Master Playlist with Video
+/// Renditions": one Group of camera angles per variant stream).
+///
+/// - One `EXT-X-STREAM-INF` per rung of the default angle, naming a VIDEO group (`VIDEO=`,
+///   §4.3.4.2) called after the rung, and whose own URI is the default angle's playlist of that
+///   rung: a player that does not switch angles plays the default angle.
+/// - Each group holds one `EXT-X-MEDIA:TYPE=VIDEO` (§4.3.4.1) per angle, in set order, whose
+///   URI is that angle's playlist of the matching rung (the same name, else its rung nearest in
+///   height). Every group has the same members with the same attributes but URI, as §4.3.4.2.1
+///   requires of groups of one TYPE; DEFAULT=YES and AUTOSELECT=YES on the default angle only.
+/// - Each angle's playlists hold muxed audio and video (the example's `audio-video.m3u8`), so
+///   there is no `EXT-X-MEDIA:TYPE=AUDIO`: an audio rendition with a URI needs an audio-only
+///   playlist, which Sideline does not make, and one without a URI would say the audio is in
+///   the selected angle's playlist, which is already so. A player that switches angles plays
+///   the sound of the angle it shows.
+/// - `CODECS` of a variant stream lists every format of any rendition it may play and
+///   `BANDWIDTH` the highest peak among them (§4.3.4.2); `RESOLUTION` and `FRAME-RATE` are the
+///   default angle's (a set's angles share one frame rate).
+/// - I-frame playlists (§4.3.4.3) of every angle, the default angle's first.
+///
+/// Pure: the angles' own masters in, text out; the origin renders it once per version of them.
+public struct SetMaster: Sendable, Equatable {
+    public struct Angle: Sendable, Equatable {
+        /// The stream's name: `../<stream>/` of every URI.
+        public var stream: String
+        /// What the angle is called (`NAME`); the stream's name when empty, unquotable or taken.
+        public var title: String
+        /// The angle's own master as it serves it (rung URIs `<rung>/index.m3u8`).
+        public var master: MultivariantPlaylist
+
+        public init(stream: String, title: String, master: MultivariantPlaylist) {
+            self.stream = stream
+            self.title = title
+            self.master = master
+        }
+    }
+
+    /// Default angle first.
+    public var angles: [Angle]
+    /// `com.sideline.title`: what the set calls the match.
+    public var title: String
+
+    public init(angles: [Angle], title: String) {
+        self.angles = angles
+        self.title = title
+    }
+
+    /// One rung of an angle, read from its master: the rung's name and its variant stream.
+    struct Rung {
+        var name: String
+        var variant: VariantStream
+        var iFrames: IFrameStream?
+    }
+
+    /// The rungs an angle's master lists in Sideline's layout, best first; backups on other
+    /// servers (absolute URIs) and URIs of other shapes left out.
+    static func rungs(of master: MultivariantPlaylist) -> [Rung] {
+        var seen: Set<String> = []
+        return master.variants.compactMap { variant in
+            guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: "index.m3u8"), seen.insert(name).inserted else { return nil }
+            let iFrames = master.iFrameStreams.first { MultivariantPlaylist.variantName(ofURI: $0.uri, playlist: "iframes.m3u8") == name }
+            return Rung(name: name, variant: variant, iFrames: iFrames)
+        }
+    }
+
+    /// The angle's rung that goes with the default angle's `rung`: the same name, else the one
+    /// nearest in height (the higher of two as near), else its first.
+    static func matching(_ rung: Rung, in rungs: [Rung]) -> Rung? {
+        if let same = rungs.first(where: { $0.name == rung.name }) { return same }
+        guard let height = rung.variant.resolution?.height else { return rungs.first }
+        return rungs.min { a, b in
+            let da = a.variant.resolution.map { abs($0.height - height) } ?? Int.max
+            let db = b.variant.resolution.map { abs($0.height - height) } ?? Int.max
+            if da != db { return da < db }
+            return (a.variant.resolution?.height ?? 0) > (b.variant.resolution?.height ?? 0)
+        }
+    }
+
+    /// Each angle's `NAME`: its title, or its stream name when the title is empty, cannot be
+    /// quoted, or another angle already has it (§4.3.4.1.1: NAMEs in a group are unique).
+    var names: [String] {
+        var taken: Set<String> = []
+        return angles.map { angle in
+            let title = angle.title
+            let name = !title.isEmpty && SessionData.isQuotable(title) && !taken.contains(title) && !angles.contains(where: { $0.stream == title && $0.stream != angle.stream }) ? title : angle.stream
+            taken.insert(name)
+            return name
+        }
+    }
+
+    /// The text of the set's master; nil when the default angle lists no rung (it has no
+    /// master yet). `variantLimit`: a credential's one rung; only the default angle's rung of
+    /// that name is listed (nil when it has none).
+    public func render(variantLimit: String? = nil) -> String? {
+        guard let first = angles.first else { return nil }
+        var primary = Self.rungs(of: first.master)
+        if let variantLimit { primary = primary.filter { $0.name == variantLimit } }
+        guard !primary.isEmpty else { return nil }
+        let names = names
+        let angleRungs = angles.map { Self.rungs(of: $0.master) }
+        let sessionData = title.isEmpty ? [] : [SessionData(dataID: "com.sideline.title", value: title)]
+        // The header as a stream's master renders it (version 4 for the I-frame playlists).
+        var text = MultivariantPlaylist(version: 4, variants: [], sessionData: sessionData, startOffset: first.master.startOffset).render()
+        var iFrames: [[IFrameStream]] = Array(repeating: [], count: angles.count)
+        for rung in primary {
+            // A rung name is a stream-name-like word: quotable, and a valid GROUP-ID.
+            let group = rung.name
+            var variant = rung.variant
+            variant.uri = "../\(first.stream)/\(rung.name)/index.m3u8"
+            for (index, angle) in angles.enumerated() {
+                guard let match = index == 0 ? rung : Self.matching(rung, in: angleRungs[index]) else { continue }
+                let uri = "../\(angle.stream)/\(match.name)/index.m3u8"
+                let isDefault = index == 0
+                text += "#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID=\"\(group)\",NAME=\"\(names[index])\",DEFAULT=\(isDefault ? "YES" : "NO"),AUTOSELECT=\(isDefault ? "YES" : "NO"),URI=\"\(uri)\"\n"
+                variant.bandwidth = max(variant.bandwidth, match.variant.bandwidth)
+                if let average = match.variant.averageBandwidth { variant.averageBandwidth = max(variant.averageBandwidth ?? 0, average) }
+                for codec in match.variant.codecs where !variant.codecs.contains(codec) { variant.codecs.append(codec) }
+                if let frames = match.iFrames, !iFrames[index].contains(where: { $0.uri.hasSuffix("/\(match.name)/iframes.m3u8") }) {
+                    var listed = frames
+                    listed.uri = "../\(angle.stream)/\(match.name)/iframes.m3u8"
+                    iFrames[index].append(listed)
+                }
+            }
+            text += "#EXT-X-STREAM-INF:" + (variant.attributes + ["VIDEO=\"\(group)\""]).joined(separator: ",") + "\n" + variant.uri + "\n"
+        }
+        for stream in iFrames.joined() {
+            text += "#EXT-X-I-FRAME-STREAM-INF:" + stream.attributes.joined(separator: ",") + "\n"
+        }
+        return text
+    }
+}

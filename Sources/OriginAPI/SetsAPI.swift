@@ -1,0 +1,107 @@
+import Foundation
+import HLSOrigin
+import Hummingbird
+import NIOCore
+import OriginAccess
+import OriginPolicy
+
+/// `GET /api/sets` and `GET /api/sets/{set}`: the angle sets and their angles, for the page
+/// and for dashboards. The keys are snake_case and fixed (the page reads them).
+public enum SetsAPI {
+    public struct Listing: Codable, Equatable, Sendable {
+        public var sets: [SetInfo]
+    }
+
+    public struct SetInfo: Codable, Equatable, Sendable {
+        public var name: String
+        public var title: String
+        public var segmentDuration: Double
+        /// Whether any angle is private: the set then opens with one credential, which its
+        /// URLs below carry when the caller's token covers the set.
+        public var `private`: Bool
+        public var master: String
+        public var vod: String
+        public var markers: String
+        public var clip: String
+        /// Default angle first.
+        public var angles: [AngleInfo]
+
+        enum CodingKeys: String, CodingKey {
+            case name, title, segmentDuration = "segment_duration", `private`, master, vod, markers, clip, angles
+        }
+    }
+
+    public struct AngleInfo: Codable, Equatable, Sendable {
+        public var stream: String
+        public var title: String
+        public var `default`: Bool
+        /// The stream's state as `/api/streams` gives it (`starting`, `live`, `stalled`...);
+        /// `locked` when the set is private and the caller's token does not cover it (its
+        /// title is then not given either, as `/api/streams` gives a locked stream's name only).
+        public var state: String
+        public var master: String
+        public var vod: String
+    }
+
+    /// `viewer`: who asks (what they may watch, the credential their URLs carry), as for
+    /// `/api/streams`. `isPrivate`: whether a name (stream or set) needs a credential.
+    public static func describe(_ set: StreamRegistry.AngleSet, streams: [StreamsAPI.StreamInfo],
+                                viewer: StreamsAPI.Viewer, isPrivate: (String) -> Bool) -> SetInfo {
+        let open = viewer.mayWatch(set.name)
+        let prefix = open ? viewer.urlPrefix(set.name) : ""
+        let angles = set.streams.enumerated().map { index, name in
+            let info = streams.first { $0.id == name }
+            return AngleInfo(stream: name, title: open ? info?.title ?? "" : "", default: index == 0, state: open ? info?.state ?? "removed" : "locked",
+                             master: "\(prefix)/live/\(name)/master.m3u8", vod: "\(prefix)/vod/\(name)/master.m3u8")
+        }
+        return SetInfo(name: set.name, title: set.title, segmentDuration: set.segmentDuration, private: isPrivate(set.name),
+                       master: "\(prefix)/live/\(set.name)/master.m3u8", vod: "\(prefix)/vod/\(set.name)/master.m3u8",
+                       markers: "\(prefix)/api/sets/\(set.name)/markers", clip: "\(prefix)/api/sets/\(set.name)/clip.zip", angles: angles)
+    }
+
+    public static func listing(of registry: StreamRegistry, viewer: StreamsAPI.Viewer = .everyone, isPrivate: (String) -> Bool = { _ in false }) -> Listing {
+        // The streams' states as /api/streams computes them, for every stream (locked or not:
+        // `describe` decides what a caller sees).
+        let streams = StreamsAPI.listing(of: registry).streams
+        return Listing(sets: registry.angleSets.map { describe($0, streams: streams, viewer: viewer, isPrivate: isPrivate) })
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// `GET /api/sets` and `GET /api/sets/{set}` as routes; added with `/api/streams`
+/// (`StreamsRoutes`), answered only where the config has sets (404 otherwise, as any unknown path).
+struct SetsRoutes: Sendable {
+    let registry: StreamRegistry
+    let access: ViewerAccess?
+
+    func add<Context: RequestContext>(to router: Router<Context>) {
+        guard !registry.angleSets.isEmpty else { return }
+        router.get("/api/sets") { request, _ in
+            try Self.json(SetsAPI.listing(of: registry, viewer: viewer(of: request), isPrivate: isPrivate))
+        }
+        router.get("/api/sets/:set") { request, context in
+            let name = context.parameters.get("set") ?? ""
+            let set: StreamRegistry.AngleSet
+            do throws(Refusal) { set = try registry.existingSet(name) } catch { return Response(error) }
+            return try Self.json(SetsAPI.describe(set, streams: StreamsAPI.listing(of: registry).streams, viewer: viewer(of: request), isPrivate: isPrivate))
+        }
+    }
+
+    var isPrivate: @Sendable (String) -> Bool { { [access] in access?.gate.rules.isPrivate($0) ?? false } }
+
+    func viewer(of request: Request) -> StreamsAPI.Viewer {
+        guard let access else { return .everyone }
+        let authorization = request.headers[.authorization]
+        return StreamsAPI.Viewer(mayWatch: { access.gate.covers(stream: $0, authorization: authorization) }, urlPrefix: { access.urlPrefix(for: $0) })
+    }
+
+    static func json(_ value: some Encodable) throws -> Response {
+        let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try SetsAPI.encoder.encode(value))))
+    }
+}

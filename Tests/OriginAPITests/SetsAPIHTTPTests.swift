@@ -1,0 +1,102 @@
+import Foundation
+import HLSOrigin
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import OriginAccess
+import OriginAPI
+import OriginPolicy
+import SidelineTesting
+import Testing
+
+/// `GET /api/sets` and `GET /api/sets/{set}` over real HTTP on 127.0.0.1: the JSON the page
+/// reads, key by key; 404 for a name no set has.
+@Suite struct SetsAPIHTTPTests {
+    static let set = StreamRegistry.AngleSet(name: "match", title: "Home v Away", streams: ["wide", "tv"], segmentDuration: 2)
+
+    func makeApplication(access: ViewerAccess? = nil) -> some ApplicationProtocol {
+        let registry = StreamRegistry(clock: { 0 }, angleSets: [Self.set])
+        registry.register(stream: "wide", title: "Wide", variants: ["720p"], targetDuration: 2)
+        registry.register(stream: "tv", variants: ["720p"], targetDuration: 2)
+        registry.publish(.init(.segment("000000.ts", file: .init(path: "/unread", size: 1880, duration: 2)), stream: "wide", variant: "720p", playlist: TestPlaylists.live(count: 1)))
+        registry.setPhase(stream: "wide", .live)
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        return OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,
+                                            routes: [{ StreamsRoutes(registry: registry, dataDirectory: nil, access: access).add(to: $0) }])
+    }
+
+    static let expected = """
+    {
+      "angles" : [
+        {
+          "default" : true,
+          "master" : "/live/wide/master.m3u8",
+          "state" : "live",
+          "stream" : "wide",
+          "title" : "Wide",
+          "vod" : "/vod/wide/master.m3u8"
+        },
+        {
+          "default" : false,
+          "master" : "/live/tv/master.m3u8",
+          "state" : "starting",
+          "stream" : "tv",
+          "title" : "",
+          "vod" : "/vod/tv/master.m3u8"
+        }
+      ],
+      "clip" : "/api/sets/match/clip.zip",
+      "markers" : "/api/sets/match/markers",
+      "master" : "/live/match/master.m3u8",
+      "name" : "match",
+      "private" : false,
+      "segment_duration" : 2,
+      "title" : "Home v Away",
+      "vod" : "/vod/match/master.m3u8"
+    }
+    """
+
+    @Test func theSetsAreDescribedWithTheirAngles() async throws {
+        try await makeApplication().test(.live) { client in
+            try await client.execute(uri: "/api/sets", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json")
+                let indented = Self.expected.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n")
+                #expect(String(buffer: response.body) == "{\n  \"sets\" : [\n" + indented + "\n  ]\n}")
+            }
+            try await client.execute(uri: "/api/sets/match", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == Self.expected)
+            }
+            try await client.execute(uri: "/api/sets/nomatch", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("no angle set named 'nomatch'; there are match"))
+            }
+        }
+    }
+
+    /// A private set: its URLs carry the set's credential for a caller whose token covers it;
+    /// to anyone else it says it is private, and no more of its angles than their names.
+    @Test func aPrivateSetsURLsCarryTheSetsCredential() async throws {
+        let rules = AccessRules(viewerTokens: ["wide": "match-token"], signingKey: "venue-key", angleSets: ["match": ["wide", "tv"]])
+        let access = ViewerAccess(rules: rules, wallClock: { 1_800_000_000 })
+        let credential = try #require(rules.viewerCredential(for: "match", now: 1_800_000_000))
+        try await makeApplication(access: access).test(.live) { client in
+            try await client.execute(uri: "/api/sets/match", method: .get, headers: [.authorization: "Bearer match-token"]) { response in
+                let set = try JSONDecoder().decode(SetsAPI.SetInfo.self, from: Data(buffer: response.body))
+                #expect(set.private && set.master == "/access/\(credential)/live/match/master.m3u8")
+                #expect(set.angles.map(\.master) == ["/access/\(credential)/live/wide/master.m3u8", "/access/\(credential)/live/tv/master.m3u8"])
+                #expect(set.markers == "/access/\(credential)/api/sets/match/markers")
+            }
+            try await client.execute(uri: "/api/sets", method: .get) { response in
+                let listing = try JSONDecoder().decode(SetsAPI.Listing.self, from: Data(buffer: response.body))
+                let set = try #require(listing.sets.first)
+                #expect(set.private && set.master == "/live/match/master.m3u8")
+                #expect(set.angles.map(\.state) == ["locked", "locked"] && set.angles.map(\.title) == ["", ""])
+            }
+        }
+    }
+}
