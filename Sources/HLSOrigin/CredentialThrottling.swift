@@ -39,10 +39,10 @@ public final class CredentialThrottling: Sendable {
     }
 }
 
-/// Puts `CredentialThrottling` on a connection: a request that offers a credential from an
-/// address with no attempt left is answered 429 here, before the gate, a route or the fast
-/// path checks it; an answer of 401 or 403 to a request that offered one takes an attempt.
-/// Sits right after the HTTP codec, so it sees every answer, the fast path's and the router's.
+/// `CredentialThrottling` on one connection, kept by its `ClientConnectionLimiter` (one handler
+/// fewer on the path every request takes): a request that offers a credential from an address
+/// with no attempt left is answered 429 there, before the gate, a route or the fast path checks
+/// it; an answer of 401 or 403 to a request that offered one takes an attempt.
 ///
 /// `/api/access` is not throttled here: an edge cache asks it about each of its viewers'
 /// requests from its own one address, and throttling that address would lock every viewer
@@ -50,18 +50,13 @@ public final class CredentialThrottling: Sendable {
 ///
 /// Order: HTTP/1.1 answers requests in order. A 429 is written at once only when nothing is
 /// being answered on the connection; a throttled request pipelined behind another closes the
-/// connection instead (players do not pipeline; a guessing script may).
-final class CredentialThrottleHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
-
+/// connection instead (players do not pipeline; a guessing script may). On the event loop only.
+final class CredentialThrottleState {
     private let throttling: CredentialThrottling
     /// Whether each request being answered (oldest first) offered a credential.
     private var offered: [Bool] = []
     /// The request answered here with 429: its body parts are dropped.
-    private var swallowing = false
+    private(set) var swallowing = false
 
     init(throttling: CredentialThrottling) {
         self.throttling = throttling
@@ -71,43 +66,37 @@ final class CredentialThrottleHandler: ChannelDuplexHandler, RemovableChannelHan
         context.channel.remoteAddress?.clientKey ?? "unknown"
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case let .head(head):
-            let offers = !(head.path ?? "/").hasPrefix("/api/access")
-                && Redaction.offersCredential(target: head.path ?? "/", authorization: head.headerFields[.authorization])
-            if offers, let refusal = throttling.refusal(for: address(context)) {
-                guard offered.isEmpty else {
-                    context.close(promise: nil)
-                    return
-                }
-                swallowing = true
-                let answer = refusal.response(requestID: RequestID.take(head.headerFields[RequestID.header])).written(forHEAD: head.method == .head)
-                context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
-                if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                return
+    /// True when the request was answered (429) or the connection closed here: do not pass it on.
+    func refuses(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
+        let path = head.path ?? "/"
+        let offers = !path.utf8.starts(with: "/api/access".utf8)
+            && Redaction.offersCredential(target: path, authorization: head.headerFields[.authorization])
+        if offers, let refusal = throttling.refusal(for: address(context)) {
+            guard offered.isEmpty else {
+                context.close(promise: nil)
+                return true
             }
-            swallowing = false
-            offered.append(offers)
-            context.fireChannelRead(data)
-        case .body, .end:
-            if !swallowing { context.fireChannelRead(data) }
+            swallowing = true
+            let answer = refusal.response(requestID: RequestID.take(head.headerFields[RequestID.header])).written(forHEAD: head.method == .head)
+            context.write(NIOAny(HTTPResponsePart.head(answer.head)), promise: nil)
+            if let body = answer.body { context.write(NIOAny(HTTPResponsePart.body(body)), promise: nil) }
+            context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
+            return true
         }
+        swallowing = false
+        offered.append(offers)
+        return false
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let part = unwrapOutboundIn(data)
-        switch part {
-        case let .head(response) where response.status.code >= 200:
-            if response.status.code == 401 || response.status.code == 403, offered.first == true {
-                throttling.recordFailure(of: address(context))
-            }
-        case .end:
-            if !offered.isEmpty { offered.removeFirst() }
-        default:
-            break
-        }
-        context.write(data, promise: promise)
+    /// An answer's head is being written: a 401 or 403 to a request that offered a credential
+    /// takes an attempt from its address.
+    func answering(_ response: HTTPResponse, context: ChannelHandlerContext) {
+        guard response.status.code == 401 || response.status.code == 403, offered.first == true else { return }
+        throttling.recordFailure(of: address(context))
+    }
+
+    /// An answer's end is being written.
+    func answered() {
+        if !offered.isEmpty { offered.removeFirst() }
     }
 }

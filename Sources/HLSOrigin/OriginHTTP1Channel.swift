@@ -44,8 +44,7 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withDecoderLimitConfiguration: .init()
             )
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
-            if let throttling { try pipeline.addHandler(CredentialThrottleHandler(throttling: throttling)) }
-            try pipeline.addHandler(ClientConnectionLimiter(clients: clients))
+            try pipeline.addHandler(ClientConnectionLimiter(clients: clients, throttling: throttling))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
             if let fastPath { try pipeline.addHandler(OriginFastPath(responder: fastPath)) }
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))

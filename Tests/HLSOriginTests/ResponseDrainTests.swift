@@ -3,6 +3,7 @@ import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
+import OriginPolicy
 import Testing
 
 /// `ClientConnectionLimiter.whenWritesDone`, which `ResponseConnection.drained` asks: a clip
@@ -75,6 +76,50 @@ import Testing
         channel.pipeline.fireChannelInactive()
         #expect(closedDone.value)
         socket.takeAll()
+        _ = try? channel.finish()
+    }
+
+    /// Only the end and the pieces of a large body carry a completion (writes complete in
+    /// order, so the end's says the head and a small body were taken as well): what a small
+    /// answer costs on the path every request takes.
+    @Test func aSmallAnswerIsTrackedByItsEndAlone() throws {
+        let (channel, socket, limiter) = try Self.make()
+        Self.answer(channel, bytes: 1000)
+        #expect(socket.held.count == 1)
+        let drained = channel.eventLoop.makePromise(of: Void.self)
+        let done = Flag()
+        drained.futureResult.whenSuccess { done.value = true }
+        limiter.whenWritesDone(drained)
+        #expect(!done.value, "the end is not taken yet")
+        socket.takeAll()
+        #expect(done.value)
+        _ = try? channel.finish()
+    }
+
+    /// A client that stops reading a stream of small parts: no part carries a completion, but
+    /// the channel turns unwritable, which counts as a write waiting (the write timeout's
+    /// business), and writable again as progress.
+    static func writing(_ limiter: ClientConnectionLimiter) -> Bool {
+        switch limiter.activity.state {
+        case .writing: true
+        case .idle, .busy: false
+        }
+    }
+
+    @Test func anUnwritableChannelCountsAsAWriteWaiting() throws {
+        let (channel, _, limiter) = try Self.make()
+        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
+        channel.writeAndFlush(HTTPResponsePart.body(ByteBuffer(repeating: 0, count: 1000)), promise: nil)
+        if Self.writing(limiter) { Issue.record("small parts carry no completion: nothing counts as waiting") }
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        guard Self.writing(limiter) else {
+            Issue.record("an unwritable channel is a write waiting: \(limiter.activity.state)")
+            return
+        }
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+        if Self.writing(limiter) { Issue.record("writable again is progress") }
         _ = try? channel.finish()
     }
 }
