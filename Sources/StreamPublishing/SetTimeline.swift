@@ -56,6 +56,17 @@ public struct SetTimeline: Sendable, Equatable, Codable {
         SetTimeline(epoch: programDateTime.addingTimeInterval(-Double(slot) * segmentDuration), segmentDuration: segmentDuration)
     }
 
+    /// Which timeline a set runs on when its first angle starts in this process: the one `kept`
+    /// with the set while some angle still has a recording (`recorded`: the last dated entry of
+    /// each angle that has one, default angle first) and it has this segment duration; else one
+    /// that continues the first recording (a stream that joins a new set keeps its numbering);
+    /// else a new one starting `now`. `isNew`: it must be written down.
+    public static func choose(kept: SetTimeline?, recorded: [(slot: Int, date: Date)], segmentDuration: Double, now: Date) -> (timeline: SetTimeline, isNew: Bool) {
+        if let kept, kept.segmentDuration == segmentDuration, !recorded.isEmpty { return (kept, false) }
+        if let first = recorded.first { return (continuing(slot: first.slot, dated: first.date, segmentDuration: segmentDuration), true) }
+        return (starting(at: now, segmentDuration: segmentDuration), true)
+    }
+
     /// The slot and date of a recording's last dated entry (nil when none is dated).
     public static func lastDated(_ entries: [MediaSegment], timeline: StreamTimeline) -> (slot: Int, date: Date)? {
         guard let index = entries.lastIndex(where: { $0.programDateTime != nil }), let date = entries[index].programDateTime else { return nil }

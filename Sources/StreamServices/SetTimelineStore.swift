@@ -28,12 +28,8 @@ public enum SetTimelineStore {
             let layouts = set.streams.map { StreamLayout(dataDirectory: configuration.dataDirectory, stream: $0) }
             let recorded = layouts.compactMap { lastDatedEntry(of: $0, configuration: configuration) }
             let kept = FileManager.default.contents(atPath: path).flatMap { try? JSONDecoder().decode(SetTimeline.self, from: $0) }
-            let timeline: SetTimeline
-            if let kept, kept.segmentDuration == configuration.segmentDuration, !recorded.isEmpty {
-                timeline = kept
-            } else {
-                timeline = recorded.first.map { SetTimeline.continuing(slot: $0.slot, dated: $0.date, segmentDuration: configuration.segmentDuration) }
-                    ?? SetTimeline.starting(at: now, segmentDuration: configuration.segmentDuration)
+            let (timeline, isNew) = SetTimeline.choose(kept: kept, recorded: recorded, segmentDuration: configuration.segmentDuration, now: now)
+            if isNew {
                 do {
                     try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                     try AtomicFile.write(Array(try JSONEncoder().encode(timeline)), to: path)

@@ -32,6 +32,20 @@ import Testing
         #expect(decoded == continued)
     }
 
+    /// A set's first angle to start: the kept timeline while an angle has a recording on it;
+    /// continued from a recording when none is kept (or the segment duration changed); new
+    /// when no angle has a recording (the kept one meant recordings that are gone).
+    @Test func whichTimelineASetRunsOn() {
+        let kept = SetTimeline(epoch: epoch, segmentDuration: 2)
+        let now = epoch.addingTimeInterval(5_000.25)
+        let recorded = [(slot: 30, date: epoch.addingTimeInterval(1_000))]
+        #expect(SetTimeline.choose(kept: kept, recorded: recorded, segmentDuration: 2, now: now) == (kept, false))
+        let continued = SetTimeline.choose(kept: nil, recorded: recorded, segmentDuration: 2, now: now)
+        #expect(continued.isNew && continued.timeline.start(of: 30) == epoch.addingTimeInterval(1_000))
+        #expect(SetTimeline.choose(kept: kept, recorded: recorded, segmentDuration: 4, now: now).timeline.segmentDuration == 4)
+        #expect(SetTimeline.choose(kept: kept, recorded: [], segmentDuration: 2, now: now) == (SetTimeline(epoch: now, segmentDuration: 2), true))
+    }
+
     /// Whether a recording lies on the grid: its last dated entry dated its slot's start.
     @Test func recordingOnTheGridOrNot() {
         let grid = SetTimeline(epoch: epoch, segmentDuration: 2)
