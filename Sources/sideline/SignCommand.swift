@@ -18,7 +18,7 @@ struct SignCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The stream, as named in the config.")
+    @Argument(help: "The stream, or the angle set (whose URL opens every angle), as named in the config.")
     var stream: String
     @Option(help: "Config file (YAML) with access.signing_key and the stream.")
     var config: String?
@@ -40,14 +40,9 @@ struct SignCommand: ParsableCommand {
 
     private func sign() throws {
         let settings = try SidelineConfiguration.forCommand(config)
-        guard let entry = settings.streams.first(where: { $0.name == stream }) else {
-            throw SidelineStartupError(message: "the config \(config ?? "(defaults)") has no stream '\(stream)'; it has \(settings.streams.map(\.name).joined(separator: ", "))")
-        }
+        let target = try SigningTarget(stream, variant: variant, in: settings)
         guard let seconds = ValidityText.seconds(expires) else {
             throw SidelineStartupError(message: "--expires '\(expires)' is not a duration: give a whole number and s, m, h or d, such as 90s, 30m or 3h (at most 366d)")
-        }
-        if let variant, !entry.video.ladder.contains(where: { $0.name == variant }) {
-            throw SidelineStartupError(message: "stream '\(stream)' has no variant '\(variant)'; its ladder has \(entry.video.ladder.map(\.name).joined(separator: ", "))")
         }
         let rules = AccessRules.from(settings)
         let base = self.base ?? PlaylistURL.base(host: settings.server.host, port: settings.server.port, tls: settings.server.tls != nil)
@@ -59,8 +54,8 @@ struct SignCommand: ParsableCommand {
             throw SidelineStartupError(message: error.description)
         }
         let until = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(expiry)))
-        print("stream \(stream), valid until \(until)" + (variant.map { ", variant \($0) only" } ?? "")
-              + (entry.viewerToken.isEmpty ? " (this stream has no viewer_token: it is open, and its plain URL works too)" : ""))
+        print("\(target.kind) \(stream), valid until \(until)" + (variant.map { ", variant \($0) only" } ?? "")
+              + (target.isOpen ? " (no viewer_token on it: it is open, and its plain URL works too)" : ""))
         print(url)
     }
 }

@@ -1,0 +1,28 @@
+import SidelineConfig
+import SidelineCore
+
+/// What `sideline sign <name>` signs: a stream, or an angle set, whose URL opens the set's
+/// master and every angle (`AccessRules.credential(of:covers:)`). Checked against the config
+/// here, so the command stays wiring.
+public struct SigningTarget: Sendable, Equatable {
+    /// `stream` or `set`, for the line printed above the URL.
+    public var kind: String
+    /// Whether nothing of it needs a credential (no viewer_token on it or any of its angles).
+    public var isOpen: Bool
+
+    /// The target `name` names; an error naming the streams and sets there are, or the ladder
+    /// when `variant` is not one of its rungs (a set's: its default angle's).
+    public init(_ name: String, variant: String?, in settings: SidelineConfiguration) throws(SidelineStartupError) {
+        let set = settings.angleSet(named: name)
+        let streams = settings.streams.filter { $0.name == name || set?.streams.contains($0.name) == true }
+        guard let first = streams.first(where: { $0.name == (set?.defaultStream ?? name) }) else {
+            let sets = settings.angleSets.isEmpty ? "" : "; its angle sets are \(settings.angleSets.map(\.name).joined(separator: ", "))"
+            throw SidelineStartupError(message: "the config has no stream or angle set '\(name)'; its streams are \(settings.streams.map(\.name).joined(separator: ", "))\(sets)")
+        }
+        if let variant, !first.video.ladder.contains(where: { $0.name == variant }) {
+            throw SidelineStartupError(message: "\(set == nil ? "stream" : "set") '\(name)' has no variant '\(variant)'; its ladder has \(first.video.ladder.map(\.name).joined(separator: ", "))")
+        }
+        kind = set == nil ? "stream" : "set"
+        isOpen = streams.allSatisfy { $0.viewerToken.isEmpty }
+    }
+}

@@ -1,0 +1,38 @@
+import SidelineConfig
+import SidelineCore
+import StreamServices
+import Testing
+
+/// `sideline sign <name>`: a stream or an angle set, checked against the config.
+@Suite struct SigningTargetTests {
+    static let config = """
+        streams:
+          - {name: wide, input: a.mp4, viewer_token: 7f3a9c2e4b1d8f60a5e2}
+          - {name: tv, input: b.mp4}
+          - {name: solo, input: c.mp4}
+        angle_sets:
+          - {name: match, streams: [wide, tv]}
+        """
+
+    static func target(_ name: String, variant: String? = nil) -> String {
+        do {
+            let settings = try SidelineConfiguration.parse(yaml: config, file: "test.yaml")
+            let target = try SigningTarget(name, variant: variant, in: settings)
+            return "\(target.kind) \(target.isOpen ? "open" : "private")"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test(arguments: [
+        ("match", nil as String?, "set private"),
+        ("wide", nil, "stream private"),
+        ("solo", nil, "stream open"),
+        ("match", "360p", "set private"),
+        ("match", "4k", "set 'match' has no variant '4k'; its ladder has 720p, 540p, 360p"),
+        ("nomatch", nil, "the config has no stream or angle set 'nomatch'; its streams are wide, tv, solo; its angle sets are match"),
+    ])
+    func aStreamOrASetIsSigned(name: String, variant: String?, expected: String) {
+        #expect(Self.target(name, variant: variant) == expected)
+    }
+}
