@@ -135,6 +135,8 @@ let services: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // The clip remuxer runs on a thread pool of its own (NIOThreadPool).
             .product(name: "NIOPosix", package: "swift-nio"),
+            // A set clip's ZIP of one MP4 per angle (ClipArchive).
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]
     ),
     // Connects a mirror's decisions (StreamMirroring) to the world: the upstream over HTTP,
@@ -290,7 +292,18 @@ let tests: [Target] = [
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
-    .testTarget(name: "StreamServicesTests", dependencies: ["StreamServices", "EncoderEffort", "HLSOrigin", "HLSPlaylist", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore", .product(name: "Logging", package: "swift-log")]),
+    .testTarget(
+        name: "StreamServicesTests",
+        dependencies: [
+            "StreamServices", "EncoderEffort", "HLSOrigin", "HLSPlaylist", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore",
+            .product(name: "Logging", package: "swift-log"),
+            // SetClipZipTests: the set clip route on a real server, its ZIP opened, its MP4s probed.
+            "OriginAPI", "TestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]
+    ),
     .testTarget(name: "PushServicesTests", dependencies: ["PushServices", "HLSPlaylist", "MediaPipeline", "SidelineCore", "StreamPushing", .product(name: "Logging", package: "swift-log")]),
     // The house's rules: this manifest's layers and dependencies against the imports, the doc
     // tables against this manifest, the executable's size, what git tracks. Reads files only.
@@ -324,6 +337,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // TLS for the origin (through Hummingbird's TLS channel) and the certificate checks.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The ZIP of a set clip (one MP4 per angle) and `sideline export --set --zip`.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: pureCores + services + executable + testSupport + tests,
     swiftLanguageModes: [.v6]

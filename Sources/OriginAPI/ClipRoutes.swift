@@ -15,10 +15,34 @@ public protocol ClipMaking: Sendable {
     func makeClip(segments: [String], start: Double, end: Double, into path: String) async throws -> ClipMade
     /// How long, how many and how much scratch clips may take (`clips` in the config).
     var bounds: ClipBounds { get }
+    /// Packs `entries` into one ZIP at `path`, stored (not deflated: MP4 does not compress),
+    /// and removes the entries' files, packed or not. Returns the ZIP's size in bytes. Leaves
+    /// no ZIP behind when it throws.
+    func makeArchive(_ entries: [ArchiveEntry], into path: String) async throws -> Int
+}
+
+/// One file of a set clip's ZIP: its name in the archive and where it is now.
+public struct ArchiveEntry: Sendable, Equatable {
+    public var name: String
+    public var path: String
+    public init(name: String, path: String) {
+        self.name = name
+        self.path = path
+    }
 }
 
 extension ClipMaking {
     public var bounds: ClipBounds { ClipBounds() }
+
+    public func makeArchive(_ entries: [ArchiveEntry], into path: String) async throws -> Int {
+        for entry in entries { unlink(entry.path) }
+        throw ArchiveUnavailable()
+    }
+}
+
+/// A clip maker that cannot make ZIPs (the executable's `ClipService` can).
+struct ArchiveUnavailable: Error, CustomStringConvertible {
+    var description: String { "this server's clip maker makes no ZIP archives" }
 }
 
 public struct ClipMade: Sendable, Equatable {
@@ -37,6 +61,22 @@ extension ClipPlan {
     /// What a clip request asks for, checked against the registry. `limit`: the one variant the
     /// request's credential covers (`ViewerAccess.variantLimit`), which is all it may clip.
     public static func plan(stream name: String, query: String?, limit: String? = nil, registry: StreamRegistry) -> Result<ClipPlan, Refusal> {
+        let recording: SetClipPlan.Recording
+        switch Self.recording(stream: name, query: query, limit: limit, registry: registry) {
+        case let .success(found): recording = found
+        case let .failure(refusal): return .failure(refusal)
+        }
+        switch TimeWindow.parse(start: QueryParameter.value("start", in: query), end: QueryParameter.value("end", in: query)) {
+        case let .success(window):
+            return plan(stream: name, variant: recording.variant, playlist: recording.playlist, window: window, file: recording.file)
+        case let .failure(rejection):
+            return .failure(.malformed(rejection.message))
+        }
+    }
+
+    /// The variant a clip of the stream is cut from (the asked one, the credential's, or the
+    /// best recorded) and its recording, as the registry has it.
+    static func recording(stream name: String, query: String?, limit: String?, registry: StreamRegistry) -> Result<SetClipPlan.Recording, Refusal> {
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(name) } catch { return .failure(error) }
         let recorded = Set(stream.variantOrder.filter { stream.variants[$0]?.recording != nil })
@@ -55,13 +95,8 @@ extension ClipPlan {
         guard let variant = stream.variants[variantName], let playlist = variant.recording else {
             return .failure(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet"))
         }
-        switch TimeWindow.parse(start: QueryParameter.value("start", in: query), end: QueryParameter.value("end", in: query)) {
-        case let .success(window):
-            // The recording's view: late segments of a pushed backlog in place of their stand-ins.
-            return plan(stream: name, variant: variantName, playlist: playlist.applyingReplacements(), window: window) { variant.segments[$0.uri]?.path }
-        case let .failure(rejection):
-            return .failure(.malformed(rejection.message))
-        }
+        // The recording's view: late segments of a pushed backlog in place of their stand-ins.
+        return .success(.init(stream: name, variant: variantName, playlist: playlist.applyingReplacements()) { variant.segments[$0.uri]?.path })
     }
 }
 
@@ -94,12 +129,7 @@ public struct ClipRoutes: Sendable {
             case let .failure(refusal): return Response(refusal)
             }
             if let refusal = scratch.bounds.refusal(duration: plan.end - plan.start) { return Response(refusal) }
-            var headers: HTTPFields = [
-                .contentType: "video/mp4",
-                .contentDisposition: "attachment; filename=\"\(plan.fileName)\"",
-                .cacheControl: "no-store",
-                .accessControlAllowOrigin: "*",
-            ]
+            var headers = Self.download("video/mp4", named: plan.fileName)
             // HEAD: the headers the plan gives, without making the clip (it used to make the whole
             // MP4 and leave it behind). The length and X-Clip-* are known only once it is made.
             if request.method == .head { return Response(status: .ok, headers: headers, body: ResponseBody { try await $0.finish(nil) }) }
@@ -125,23 +155,35 @@ public struct ClipRoutes: Sendable {
                 headers[HTTPField.Name("X-Clip-Start")!] = ProgramDateTime.format(date.addingTimeInterval(-made.snappedBy))
             }
             headers[HTTPField.Name("X-Clip-Duration")!] = String(format: "%.3f", made.duration)
-            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-                // The scratch room and file are held until this body is done with (sent, or the
-                // client gone).
-                defer { withExtendedLifetime(reservation) {} }
-                try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                    // Open: the name can go now; the bytes stay until the handle closes.
-                    unlink(path)
-                    for try await chunk in handle.readChunks(chunkLength: .kibibytes(256)) {
-                        try await writer.write(chunk)
-                    }
-                }
-                try await writer.finish(nil)
-                // Held until the socket took the last byte: the writer returns earlier (over
-                // TLS, with the clip still queued in memory; ResponseConnection says more).
-                await ResponseConnection.drained()
-            })
+            return Self.sending(path, headers: headers, holding: reservation)
         }
+        // An angle set's: every angle at once (`SetClipRoutes.swift`).
+        addSetRoute(to: router)
+    }
+
+    /// A clip's headers before it is made: a download, never cached.
+    static func download(_ type: String, named name: String) -> HTTPFields {
+        [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\"", .cacheControl: "no-store", .accessControlAllowOrigin: "*"]
+    }
+
+    /// The answer that sends the scratch file at `path` and then lets it and its room go.
+    static func sending(_ path: String, headers: HTTPFields, holding reservation: ClipScratch.Reservation) -> Response {
+        Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // The scratch room and file are held until this body is done with (sent, or the
+            // client gone).
+            defer { withExtendedLifetime(reservation) {} }
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                // Open: the name can go now; the bytes stay until the handle closes.
+                unlink(path)
+                for try await chunk in handle.readChunks(chunkLength: .kibibytes(256)) {
+                    try await writer.write(chunk)
+                }
+            }
+            try await writer.finish(nil)
+            // Held until the socket took the last byte: the writer returns earlier (over
+            // TLS, with the clip still queued in memory; ResponseConnection says more).
+            await ResponseConnection.drained()
+        })
     }
 }
 

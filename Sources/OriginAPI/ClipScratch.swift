@@ -36,18 +36,19 @@ final class ClipScratch: Sendable {
     final class Reservation: Sendable {
         private let scratch: ClipScratch
         private let bytes: Int
-        private let path = Mutex<String?>(nil)
+        private let paths = Mutex<[String]>([])
 
         fileprivate init(scratch: ClipScratch, bytes: Int) {
             self.scratch = scratch
             self.bytes = bytes
         }
 
-        /// The scratch file this clip is made into, removed when the reservation ends.
-        func holds(_ file: String) { path.withLock { $0 = file } }
+        /// A scratch file this clip is made into (a set clip has one per angle and its ZIP),
+        /// removed when the reservation ends.
+        func holds(_ file: String) { paths.withLock { $0.append(file) } }
 
         deinit {
-            if let file = path.withLock({ $0 }) { unlink(file) }
+            for file in paths.withLock({ $0 }) { unlink(file) }
             scratch.release(bytes: bytes)
         }
     }

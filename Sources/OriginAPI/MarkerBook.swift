@@ -27,10 +27,8 @@ public actor MarkerBook {
     public func add(stream name: String, body: [UInt8]) throws(Refusal) -> Marker {
         let stream = try Self.existing(registry, name)
         let now = wallClock()
-        counter += 1
         let context = MarkerRequest.Context(now: now, recording: Self.recordingSpan(of: stream), live: stream.phase != .ended,
-                                            nextSequence: Self.nextSequence(of: stream),
-                                            id: "m-" + String(Int64((now.timeIntervalSince1970 * 1000).rounded()), radix: 36) + "-" + String(counter, radix: 36))
+                                            nextSequence: Self.nextSequence(of: stream), id: newID(at: now))
         let marker: Marker
         switch MarkerRequest.marker(from: body, context: context) {
         case let .success(made): marker = made
@@ -50,13 +48,24 @@ public actor MarkerBook {
         try keep(stream.markers.filter { $0.id != id }, of: name)
     }
 
-    private func keep(_ markers: [Marker], of stream: String) throws(Refusal) {
+    /// A marker id no other marker of this server has: the time and a counter.
+    func newID(at now: Date) -> String {
+        counter += 1
+        return "m-" + String(Int64((now.timeIntervalSince1970 * 1000).rounded()), radix: 36) + "-" + String(counter, radix: 36)
+    }
+
+    func keep(_ markers: [Marker], of stream: String) throws(Refusal) {
+        try save(markers, of: stream)
+        registry.setMarkers(stream: stream, markers)
+    }
+
+    /// Writes the stream's `markers.json`, without showing the change in its playlists yet.
+    func save(_ markers: [Marker], of stream: String) throws(Refusal) {
         do {
             try MarkerFile.save(markers, in: StreamLayout(dataDirectory: dataDirectory, stream: stream))
         } catch {
             throw Refusal(.internalError, "the marker could not be kept: \(error)", audience: .operators)
         }
-        registry.setMarkers(stream: stream, markers)
     }
 
     /// The stream, if it exists and was not removed: the registry's 404 or 410 otherwise, for

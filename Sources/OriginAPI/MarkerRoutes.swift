@@ -6,7 +6,7 @@ import NIOCore
 import OriginPolicy
 import SegmentStore
 
-/// `/api/streams/{stream}/markers`: list (GET, open to all, like `/api/streams`), add (POST)
+/// `/api/streams/{stream}/markers` (and an angle set's, `SetMarkerRoutes.swift`): list (GET, open to all, like `/api/streams`), add (POST)
 /// and remove (`DELETE .../markers/{id}`). Writing needs `Authorization: Bearer` with the
 /// analyst token or the admin token; with neither configured, writing is off (403 says how to
 /// turn it on).
@@ -37,22 +37,29 @@ public struct MarkerRoutes: Sendable {
     }
 
     struct Listing: Encodable {
+        /// For a set's list: the set (the markers are its default angle's, `stream`).
+        var set: String? = nil
         let stream: String
         let markers: [Listed]
+    }
+
+    /// The stream's markers, each with its offset in the stream's recording.
+    func listing(of name: String) throws(Refusal) -> [Listed] {
+        let stream = try MarkerBook.existing(registry, name)
+        let recording = stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording }.first
+        let offsets = recording?.offsets(of: stream.markers.map(\.time)) ?? stream.markers.map { _ in nil }
+        return zip(stream.markers, offsets).map { Listed(marker: $0, offset: $1) }
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
         router.get("/api/streams/:stream/markers") { _, context in
             let name = context.parameters.get("stream") ?? ""
-            let stream: StreamRegistry.Stream
+            let listed: [Listed]
             do throws(Refusal) {
-                stream = try MarkerBook.existing(registry, name)
+                listed = try listing(of: name)
             } catch {
                 return Response(error)
             }
-            let recording = stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording }.first
-            let offsets = recording?.offsets(of: stream.markers.map(\.time)) ?? stream.markers.map { _ in nil }
-            let listed = zip(stream.markers, offsets).map { Listed(marker: $0, offset: $1) }
             return try Self.json(.ok, Listing(stream: name, markers: listed))
         }
         let writing = router.group("/api/streams/:stream/markers")
@@ -60,25 +67,35 @@ public struct MarkerRoutes: Sendable {
         writing.post { request, context in
             let name = context.parameters.get("stream") ?? ""
             let body = try await request.body.collect(upTo: 16 << 10)
-            let marker: Marker
             do throws(Refusal) {
-                marker = try await book.add(stream: name, body: Array(buffer: body))
+                return Self.created(try await book.add(stream: name, body: Array(buffer: body)), in: "/api/streams/\(name)/markers")
             } catch {
                 return Response(error)
             }
-            var response = try Self.json(.created, marker)
-            response.headers[.location] = "/api/streams/\(name)/markers/\(marker.id)"
-            return response
         }
         writing.delete(":id") { _, context in
             do throws(Refusal) {
                 try await book.remove(stream: context.parameters.get("stream") ?? "", id: context.parameters.get("id") ?? "")
-                return Response(status: .noContent, headers: [.cacheControl: CachePolicy.uncached.headerValue])
+                return Self.removed
             } catch {
                 return Response(error)
             }
         }
+        addSetRoutes(to: router)
     }
+
+    /// 201 with the marker, and where it can be removed (`list`/<id>).
+    static func created(_ marker: Marker, in list: String) -> Response {
+        do {
+            var response = try json(.created, marker)
+            response.headers[.location] = "\(list)/\(marker.id)"
+            return response
+        } catch {
+            return Response(Refusal(.internalError, "the marker was kept but cannot be shown: \(error)", audience: .operators))
+        }
+    }
+
+    static var removed: Response { Response(status: .noContent, headers: [.cacheControl: CachePolicy.uncached.headerValue]) }
 
     static func json(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
         let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]

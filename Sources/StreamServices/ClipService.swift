@@ -6,7 +6,7 @@ import OriginAPI
 import OriginPolicy
 import SidelineConfig
 
-/// Makes clips for `GET /api/streams/{stream}/clip.mp4` with `ClipRemuxer` on two threads of
+/// Makes clips for `GET /api/streams/{stream}/clip.mp4` (and the ZIPs of `/api/sets/{set}/clip.zip`) with `ClipRemuxer` on two threads of
 /// its own: a remux blocks in libavformat, so it never runs on Swift concurrency's pool, and at
 /// most two run at once, so a crowd asking for clips cannot starve the encoders of CPU.
 public final class ClipService: ClipMaking {
@@ -27,6 +27,14 @@ public final class ClipService: ClipMaking {
             return try ClipRemuxer.remux(.init(segments: segments, start: start, end: end), to: path)
         }
         return ClipMade(duration: outcome.duration, snappedBy: outcome.snappedBy, bytes: outcome.bytes)
+    }
+
+    /// A set clip's ZIP, on the clip threads; the angles' MP4s are removed once packed (or not).
+    public func makeArchive(_ entries: [ArchiveEntry], into path: String) async throws -> Int {
+        try await pool.runIfActive {
+            defer { for entry in entries { unlink(entry.path) } }
+            return try ClipArchive.write(entries, to: path)
+        }
     }
 
     /// Clips that were being sent when the process stopped (their names are normally removed
