@@ -188,7 +188,7 @@ let executable: [Target] = [
         name: "sideline",
         dependencies: [
             "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MirrorServices", "OriginAccess", "OriginAPI", "OriginPolicy", "PlayerSessions", "PushServices",
-            "SegmentStore", "SidelineConfig", "SidelineCore", "StreamMirroring", "StreamPushing", "StreamServices", "WatchPage",
+            "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPushing", "StreamServices", "WatchPage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

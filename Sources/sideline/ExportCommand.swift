@@ -3,10 +3,9 @@ import Foundation
 import HLSPlaylist
 import MediaPipeline
 import OriginPolicy
-import SegmentStore
 import SidelineConfig
 import SidelineCore
-import StreamMirroring
+import StreamServices
 
 /// `sideline export`: an MP4 of a range of a recording in the data directory, remuxed from its
 /// segments (no re-encode), the same clip `GET /api/streams/{stream}/clip.mp4` sends. Works
@@ -19,11 +18,12 @@ struct ExportCommand: AsyncParsableCommand {
         --start and --end are program date-times (2026-11-24T15:04:05Z) or seconds from the \
         start of the recording; either may be left out (from the start, to the newest entry). \
         The clip starts on the keyframe at or before --start (at most one segment earlier) and \
-        says how far before. The file appears whole or not at all.
+        says how far before. The file appears whole or not at all. An angle set's name cuts \
+        every angle at the same program date-times (seconds count from its default angle).
         """
     )
 
-    @Argument(help: "The stream's name, as in its URLs.")
+    @Argument(help: "The stream's name, as in its URLs, or an angle set's: one MP4 per angle into the --output directory, or a ZIP when it ends in .zip.")
     var stream: String = "main"
     @Option(help: "From: a program date-time or seconds from the start of the recording.")
     var start: String?
@@ -41,50 +41,24 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingStartupErrors {
             let settings = try SidelineConfiguration.forCommand(config)
-            let layout = StreamLayout(dataDirectory: dataDirectory ?? settings.dataDirectory, stream: stream)
-            let (variantName, playlist) = try recording(in: layout)
+            let data = dataDirectory ?? settings.dataDirectory
             let window: TimeWindow
             switch TimeWindow.parse(start: start, end: end) {
             case let .success(parsed): window = parsed
             case let .failure(rejection): throw SidelineStartupError(message: "--" + rejection.message)
             }
-            let plan: ClipPlan
-            switch ClipPlan.plan(stream: stream, variant: variantName, playlist: playlist, window: window, file: { entry in
-                let path = layout.segmentPath(variantName, entry.uri)
-                return FileManager.default.fileExists(atPath: path) ? path : nil
-            }) {
-            case let .success(made): plan = made
-            case let .failure(refusal): throw SidelineStartupError(message: "\(stream)/\(variantName): \(refusal.reason)")
+            // An angle set's name: every angle, cut at the same moment.
+            if let set = settings.angleSet(named: stream) {
+                for line in try ClipExport.writeSet(set.name, angles: set.streams, variant: variant, window: window, dataDirectory: data, to: output) { print(line) }
+                return
             }
-            let target = output ?? plan.fileName
-            try write(plan, to: target)
-        }
-    }
-
-    /// The variant's recorded media playlist: the asked one, or the best that exists.
-    private func recording(in layout: StreamLayout) throws -> (String, MediaPlaylist) {
-        guard FileManager.default.fileExists(atPath: layout.streamDirectory) else {
-            throw SidelineStartupError(message: "no recording of stream '\(stream)' in \(layout.dataDirectory); give the data directory with --data-dir or --config")
-        }
-        let recorded = ((try? FileManager.default.contentsOfDirectory(atPath: layout.streamDirectory)) ?? [])
-            .filter { FileManager.default.fileExists(atPath: layout.mediaPlaylistPath($0)) }
-        // Ladder order from the recording's master when it has one (best first), else by name.
-        let master = (try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8)).flatMap { try? MultivariantPlaylist.parse($0) }
-        let ladder = (master?.variants.compactMap { MirrorMaster.variantName(of: $0.uri, playlist: StreamLayout.mediaPlaylistName) } ?? []).filter(recorded.contains)
-        let name: String
-        switch ClipPlan.variant(asked: variant, variants: ladder + recorded.sorted().filter { !ladder.contains($0) }, recorded: Set(recorded)) {
-        case let .variant(chosen): name = chosen
-        case let .unknown(asked, has):
-            throw SidelineStartupError(message: "stream '\(stream)' has no recorded variant '\(asked)'; it has \(has.sorted().joined(separator: ", "))")
-        case .nothingRecorded:
-            throw SidelineStartupError(message: "stream '\(stream)' has recorded nothing in \(layout.streamDirectory)")
-        }
-        let path = layout.mediaPlaylistPath(name)
-        do {
-            // The recording's view: late segments of a pushed backlog in place of their stand-ins.
-            return (name, try MediaPlaylist.parse(try String(contentsOfFile: path, encoding: .utf8)).applyingReplacements())
-        } catch {
-            throw SidelineStartupError(message: "\(path) cannot be read: \(error)")
+            let recording = try ClipExport.recording(of: stream, variant: variant, dataDirectory: data)
+            let plan: ClipPlan
+            switch ClipPlan.plan(stream: stream, variant: recording.variant, playlist: recording.playlist, window: window, file: recording.file) {
+            case let .success(made): plan = made
+            case let .failure(refusal): throw SidelineStartupError(message: "\(stream)/\(recording.variant): \(refusal.reason)")
+            }
+            try write(plan, to: output ?? plan.fileName)
         }
     }
 
