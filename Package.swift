@@ -121,7 +121,7 @@ let services: [Target] = [
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
         ],
-        resources: [.embedInCode("Resources/page.html"), .embedInCode("Resources/page.css"), .embedInCode("Resources/page.js")]
+        resources: [.embedInCode("Resources/page.html"), .embedInCode("Resources/page.css"), .embedInCode("Resources/page.js"), .embedInCode("Resources/page-sync.js")]
     ),
     // Runs each configured camera: its pipeline under the supervisor, the publishing core's
     // decisions carried out onto disk and into the origin's registry, the stand-ins, the
@@ -278,6 +278,8 @@ let tests: [Target] = [
         name: "WatchPageTests",
         dependencies: [
             "WatchPage",
+            // Command.run: PageSyncTests runs page-sync.js in headless Chromium.
+            "TestSupport",
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -2,12 +2,13 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The page analysts open on the LAN: `GET /` with its stylesheet and script, three real files
-/// (`Resources/page.html`, `page.css`, `page.js`) built into the binary, so the page is there
+/// The page analysts open on the LAN: `GET /` with its stylesheet and scripts, four real files
+/// (`Resources/page.html`, `page.css`, `page.js`, `page-sync.js`) built into the binary, so the page is there
 /// wherever the binary is, with no build step, no CDN and nothing fetched from the internet. It
 /// plays with the browser's own HLS (Safari, iPadOS, Chromium) and talks to the API:
 /// `/api/streams` for states, bit rates and disk use, `/api/streams/{stream}/markers` for
-/// markers, `clip.mp4` for clips. Each file is answered with an entity tag of its bytes, so a
+/// markers, `clip.mp4` for clips; `/api/sets` for angle sets, whose angles it plays side by side
+/// and keeps in sync (`page-sync.js`). Each file is answered with an entity tag of its bytes, so a
 /// browser revalidates with one small request and gets 304 until an upgrade changes it.
 public enum WatchPage {
     /// One file of the page as sent, made once.
@@ -30,6 +31,8 @@ public enum WatchPage {
         Asset(path: "/", contentType: "text/html; charset=utf-8", bytes: PackageResources.page_html),
         Asset(path: "/page.css", contentType: "text/css; charset=utf-8", bytes: PackageResources.page_css),
         Asset(path: "/page.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.page_js),
+        // The angle sync rule, apart from the page so a test can run it alone (PageSyncTests).
+        Asset(path: "/page-sync.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.page_sync_js),
     ]
 
     /// Scripts and styles come from this server only (inline style attributes are allowed; the

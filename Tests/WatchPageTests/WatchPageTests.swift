@@ -6,7 +6,7 @@ import NIOFoundationCompat
 import Testing
 import WatchPage
 
-/// The page's three files over HTTP: their bytes as in `Sources/WatchPage/Resources`, their
+/// The page's four files over HTTP: their bytes as in `Sources/WatchPage/Resources`, their
 /// types, an entity tag each with 304 on a match, and the page's Content-Security-Policy.
 @Suite struct WatchPageTests {
     static let resources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -19,7 +19,7 @@ import WatchPage
     }
 
     @Test(arguments: [("/", "page.html", "text/html; charset=utf-8"), ("/page.css", "page.css", "text/css; charset=utf-8"),
-                      ("/page.js", "page.js", "text/javascript; charset=utf-8")])
+                      ("/page.js", "page.js", "text/javascript; charset=utf-8"), ("/page-sync.js", "page-sync.js", "text/javascript; charset=utf-8")])
     func eachFileIsServedAsItIsWithItsTypeAndTag(path: String, file: String, type: String) async throws {
         let bytes = try Data(contentsOf: Self.resources.appendingPathComponent(file))
         try await app().test(.router) { client in
@@ -43,6 +43,9 @@ import WatchPage
             try await client.execute(uri: "/", method: .get) { response in
                 let html = String(buffer: response.body)
                 #expect(html.contains("<script src=\"/page.js\"></script>") && html.contains("<link rel=\"stylesheet\" href=\"/page.css\">"))
+                // The sync rule loads first: page.js calls it.
+                let sync = try #require(html.range(of: "<script src=\"/page-sync.js\"></script>")), page = try #require(html.range(of: "<script src=\"/page.js\">"))
+                #expect(sync.lowerBound < page.lowerBound)
                 #expect(!html.contains("<script>") && !html.contains("<style>"), "no inline script or style block")
                 let policy = try #require(response.headers[HTTPField.Name("Content-Security-Policy")!])
                 #expect(policy.contains("script-src 'self'") && !policy.contains("script-src 'unsafe-inline'"))
@@ -51,7 +54,7 @@ import WatchPage
     }
 
     @Test func eachFileHasItsOwnTag() {
-        let tags = ["/", "/page.css", "/page.js"].map { path in WatchPage.entityTag(of: path) }
-        #expect(Set(tags).count == 3 && tags.allSatisfy { $0 != nil })
+        let tags = ["/", "/page.css", "/page.js", "/page-sync.js"].map { path in WatchPage.entityTag(of: path) }
+        #expect(Set(tags).count == 4 && tags.allSatisfy { $0 != nil })
     }
 }

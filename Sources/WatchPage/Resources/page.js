@@ -1,14 +1,19 @@
 // The page's script: plain ES2017 that Safari 14+, iPadOS and Chromium run as it is, with no
 // build step and nothing fetched from the internet. `window.sideline` exposes the page's
-// actions (seek, mark, clip) for the headless-browser test (scripts/page_check.py), which
-// drives the same functions the buttons call.
+// actions (seek, mark, clip) for the headless-browser test (Tests/Helpers/page_check.py), which
+// drives the same functions the buttons call. The page shows one stream, or an angle set (a
+// match seen by several cameras): up to four angles at once, kept in sync by page-sync.js.
 "use strict";
 const $ = (id) => document.getElementById(id);
 const video = $("video");
-// mode: "live" plays the EVENT master; "replay" plays the recording so far as VOD (/vod/),
+// mode: "live" plays the EVENT masters; "replay" plays the recording so far as VOD (/vod/),
 // which every browser can seek in (Chromium gives a live EVENT stream no seekable range).
-const state = { streams: [], locked: [], stream: null, info: null, markers: [], samples: {}, loaded: null, mode: "live", scrubbing: false };
+// set: the angle set shown (from /api/sets), or null for one stream. angles: what the page
+// plays, one per tile: {stream, title, master, vod, origin (see loadAngle)}.
+const state = { streams: [], locked: [], sets: [], lockedSets: [], info: null, set: null, markers: [], samples: {}, loaded: null, mode: "live", scrubbing: false,
+  angles: [], large: null, leader: 0, playing: true, sound: false, spreads: [], rejoin: { at: 0, wait: 10000, count: 0 } };
 const colours = ["#e0a030", "#4ca3dd", "#4cbb6c", "#c070e0", "#e05050", "#50d0c0"];
+const maxTiles = 4;
 
 function formatSeconds(s) {
   if (!isFinite(s)) return "–";
@@ -25,49 +30,79 @@ if (!nativeHLS) {
   $("playback-note").textContent = "This browser cannot play HLS by itself. Open this page in Safari (macOS, iPadOS, iOS) or Chromium; markers and clips still work here.";
 }
 
-// Viewer tokens of private streams, asked once and kept for this browser session only.
+// Viewer tokens of private streams and sets, asked once and kept for this browser session only.
 function viewerTokens() { try { return JSON.parse(sessionStorage.getItem("sideline-viewer-tokens") || "[]"); } catch (e) { return []; } }
+function bearer(token) { return token ? { "Authorization": "Bearer " + token } : {}; }
 
 async function fetchListing(token) {
-  const response = await fetch("/api/streams", { cache: "no-store", headers: token ? { "Authorization": "Bearer " + token } : {} });
+  const response = await fetch("/api/streams", { cache: "no-store", headers: bearer(token) });
   return response.json();
 }
+// The angle sets (a server without any answers an empty list or 404: no sets).
+async function fetchSets(token) {
+  const response = await fetch("/api/sets", { cache: "no-store", headers: bearer(token) }).catch(() => null);
+  return response && response.ok ? response.json() : { sets: [] };
+}
+// A private set's URLs carry a credential (/access/...) once a token covers it, as a stream's do.
+function setIsOpen(set) { return !set.private || set.angles.every((a) => a.master.startsWith("/access/")); }
 
-// The streams this page may play: everything open, and each private stream a kept token
-// opens (its URLs then carry a credential, so the video element needs nothing more).
+// The streams and sets this page may play: everything open, and each private one a kept token
+// opens (its URLs then carry a credential, so the video elements need nothing more).
 async function refreshStreams() {
-  const listings = await Promise.all([fetchListing(null)].concat(viewerTokens().map(fetchListing)));
+  const tokens = [null].concat(viewerTokens());
+  const [listings, setListings] = await Promise.all([Promise.all(tokens.map(fetchListing)), Promise.all(tokens.map(fetchSets))]);
   const listing = listings[0];
   const byId = new Map();
   for (const l of listings) for (const s of l.streams) byId.set(s.id, s);
   state.streams = [...byId.values()];
   state.locked = (listing.locked || []).map((s) => s.id).filter((id) => !byId.has(id));
+  const sets = new Map();
+  for (const l of setListings) for (const s of l.sets || []) if (!sets.has(s.name) || setIsOpen(s)) sets.set(s.name, s);
+  state.sets = [...sets.values()].filter(setIsOpen);
+  state.lockedSets = [...sets.values()].filter((s) => !setIsOpen(s)).map((s) => s.name);
+  // A set the address names but no listing shows (a server may leave private sets out): ask for its token.
+  const asked = new URLSearchParams(location.search).get("set");
+  if (asked && !sets.has(asked)) state.lockedSets.push(asked);
   const select = $("stream");
-  const names = state.streams.map((s) => s.id).concat(state.locked);
-  const labels = state.streams.map((s) => (s.title ? s.title + " (" + s.id + ")" : s.id)).concat(state.locked.map((id) => "🔒 " + id + " (private)"));
+  // Sets first (a match), then streams; a set's value is "set:<name>".
+  const names = state.sets.map((s) => "set:" + s.name).concat(state.lockedSets.map((n) => "set:" + n), state.streams.map((s) => s.id), state.locked);
+  const labels = state.sets.map((s) => "▦ " + (s.title || s.name) + " (" + s.angles.length + " angles)").concat(state.lockedSets.map((n) => "🔒 ▦ " + n + " (private)"),
+    state.streams.map((s) => (s.title ? s.title + " (" + s.id + ")" : s.id)), state.locked.map((id) => "🔒 " + id + " (private)"));
   if (select.options.length !== names.length || names.some((n, i) => select.options[i].value !== n || select.options[i].text !== labels[i])) {
     const chosen = select.value;
     select.innerHTML = "";
     names.forEach((name, i) => select.add(new Option(labels[i], name)));
     if (names.includes(chosen)) select.value = chosen;
-    const wanted = new URLSearchParams(location.search).get("stream");
+    const query = new URLSearchParams(location.search);
+    const wanted = query.get("set") ? "set:" + query.get("set") : query.get("stream");
     if (!chosen && wanted && names.includes(wanted)) select.value = wanted;
   }
-  state.info = state.streams.find((s) => s.id === select.value) || null;
-  $("unlock").hidden = !state.locked.includes(select.value);
+  choose();
   if (listing.disk) {
     $("disk").textContent = "Disk: " + formatBytes(listing.disk.recordedBytes) + " recorded, " + formatBytes(listing.disk.freeBytes) + " free of " + formatBytes(listing.disk.totalBytes);
   }
   showStream();
 }
 
+// What the picker names: a set (state.set, with its default angle's stream as state.info for
+// the variants table and the clock) or a stream.
+function choose() {
+  const value = $("stream").value;
+  const setName = value.startsWith("set:") ? value.slice(4) : null;
+  state.set = setName ? state.sets.find((s) => s.name === setName) || null : null;
+  const angle = state.set && (state.set.angles.find((a) => a.default) || state.set.angles[0]);
+  state.info = state.streams.find((s) => s.id === (angle ? angle.stream : value)) || null;
+  $("unlock").hidden = !(setName ? state.lockedSets.includes(setName) : state.locked.includes(value));
+}
+
 // Checks a typed viewer token against the server before keeping it.
 async function unlock() {
   const token = $("viewer-token").value.trim(), wanted = $("stream").value;
   if (!token) return;
-  const listing = await fetchListing(token);
-  if (!listing.streams.some((s) => s.id === wanted)) {
-    $("unlock-status").textContent = "That token does not open " + wanted + ".";
+  const opens = wanted.startsWith("set:") ? (await fetchSets(token)).sets.some((s) => "set:" + s.name === wanted && setIsOpen(s))
+    : (await fetchListing(token)).streams.some((s) => s.id === wanted);
+  if (!opens) {
+    $("unlock-status").textContent = "That token does not open " + wanted.replace(/^set:/, "") + ".";
     return;
   }
   $("unlock-status").textContent = "";
@@ -78,22 +113,120 @@ async function unlock() {
 
 // An API path of the current stream, under its access prefix when it is private.
 function streamAPI(suffix) { return state.info.urlPrefix + "/api/streams/" + encodeURIComponent(state.info.id) + suffix; }
+// Where the markers of what is shown are listed and added.
+function markersURL() { return state.set ? state.set.markers : streamAPI("/markers"); }
+function startOf(stream) { const info = state.streams.find((s) => s.id === stream); return info && info.recordingStart ? Date.parse(info.recordingStart) : NaN; }
+
+// The angles to play: a stream is one; a set's are its first four, or those picked.
+function anglesOf(set, picked) {
+  if (!set) return [{ stream: state.info.id, title: "", master: state.info.master, vod: state.info.vodMaster, origin: NaN }];
+  const names = picked || set.angles.slice(0, maxTiles).map((a) => a.stream);
+  return names.map((name) => set.angles.find((a) => a.stream === name)).filter((a) => a)
+    .map((a) => ({ stream: a.stream, title: a.title || a.stream, state: a.state, master: a.master, vod: a.vod, origin: NaN }));
+}
+// The set's timeline starts at the default angle's first entry (the scrub bar's 0); an angle's
+// player is `offsetOf` seconds along it at its own position 0 (NaN until known).
+function offsetOf(angle) { return (angle.origin - startOf(state.info.id)) / 1000; }
+function known(seconds) { return isFinite(seconds) ? seconds : 0; }
+
+// The tiles: #video is the first; a set adds up to three more. Each is a <figure> with a caption.
+function tiles() { return [...$("angles").querySelectorAll("figure")]; }
+function videos() { return state.angles.map((a, i) => tiles()[i].querySelector("video")); }
+function ensureTiles(count) {
+  while (tiles().length < count) {
+    const figure = document.createElement("figure");
+    figure.className = "angle";
+    const v = document.createElement("video");
+    v.muted = true; v.playsInline = true;
+    v.addEventListener("timeupdate", showPosition);
+    v.addEventListener("error", rejoin);
+    figure.append(v, document.createElement("figcaption"));
+    figure.addEventListener("click", () => enlarge(tiles().indexOf(figure)));
+    $("angles").append(figure);
+  }
+  tiles().forEach((figure, i) => {
+    figure.hidden = i >= count;
+    const v = figure.querySelector("video");
+    if (i >= count && v.getAttribute("src")) { v.removeAttribute("src"); v.load(); }
+  });
+}
+// The tile that is heard and leads: the large one, else the default angle's.
+function heard() { return state.large != null && state.large < state.angles.length ? state.large : 0; }
+
+function layout() {
+  const grid = state.angles.length > 1;
+  $("angles").className = "angles" + (grid ? " grid" : "") + (grid && state.large != null ? " large" : "");
+  $("set-controls").hidden = !state.set;
+  video.controls = !grid;
+  tiles().forEach((figure, i) => {
+    const angle = state.angles[i];
+    figure.classList.toggle("big", grid && state.large === i);
+    figure.querySelector("figcaption").textContent = grid && angle ? angle.title + (angle.state && angle.state !== "live" ? " · " + angle.state : "") : "";
+  });
+  // One sound at a time: the heard angle's, once the analyst turned it on.
+  if (grid) videos().forEach((v, i) => { v.muted = !(state.sound && i === heard()); });
+  $("sound").textContent = state.sound ? "Sound off" : "Sound on";
+  $("play").textContent = state.playing ? "Pause" : "Play";
+  const picker = $("angle-picker");
+  picker.hidden = !state.set || state.set.angles.length <= maxTiles;
+  if (!picker.hidden) {
+    picker.replaceChildren(...state.set.angles.map((a) => {
+      const button = document.createElement("button");
+      button.textContent = a.title || a.stream;
+      button.className = state.angles.some((s) => s.stream === a.stream) ? "on" : "";
+      button.addEventListener("click", () => pick(a.stream));
+      return button;
+    }));
+  }
+}
+
+// Makes tile `index` large (the others a row of small ones below), or back to the grid.
+function enlarge(index) {
+  state.large = state.large === index ? null : index;
+  layout();
+}
+
+// More than four angles: a picked angle not shown takes the last tile, at the same moment.
+function pick(stream) {
+  if (state.angles.some((a) => a.stream === stream)) return;
+  const names = state.angles.map((a) => a.stream);
+  names[Math.min(names.length, maxTiles) - 1] = stream;
+  const at = position();
+  state.angles = anglesOf(state.set, names);
+  layout();
+  loadAngle(state.angles.length - 1, state.mode, isFinite(at) ? at : null);
+}
 
 function showStream() {
   const info = state.info;
   if (!info) return;
   // A pushed stream's title, description and keywords may change while the page is open.
-  $("stream-about").textContent = [info.description, info.keywords ? "Keywords: " + info.keywords : ""].filter((t) => t).join(" · ");
+  $("stream-about").textContent = state.set ? (state.set.title || state.set.name) + ": " + state.set.angles.map((a) => a.title || a.stream).join(", ")
+    : [info.description, info.keywords ? "Keywords: " + info.keywords : ""].filter((t) => t).join(" · ");
   $("stream-state").textContent = info.state;
   $("stream-state").className = "state " + info.state;
-  if (state.loaded !== info.id) {
-    state.loaded = info.id;
+  const key = state.set ? "set:" + state.set.name : info.id;
+  if (state.loaded !== key) {
+    state.loaded = key;
     state.samples = {};
+    state.large = null;
+    state.leader = 0;
+    state.angles = anglesOf(state.set, null);
+    ensureTiles(state.angles.length);
+    layout();
     if (nativeHLS) load("live", null);
     const variants = $("clip-variant");
     variants.innerHTML = "";
     for (const v of info.variants) variants.add(new Option(v.name, v.name));
+    variants.hidden = !!state.set;
+    $("clip-link").textContent = state.set ? "Download ZIP (every angle)" : "Download MP4";
+    updateClipLink();
     refreshMarkers();
+  } else if (state.set) {
+    // States (and late recording starts) change while the set plays.
+    const fresh = anglesOf(state.set, state.angles.map((a) => a.stream));
+    fresh.forEach((a, i) => { state.angles[i].state = a.state; });
+    layout();
   }
   const now = performance.now() / 1000;
   const rows = [];
@@ -118,24 +251,107 @@ function showStream() {
   drawChart();
 }
 
-// Plays the live master, or the VOD rendition from `offset` seconds into the recording.
+// Plays every angle's live master, or its VOD rendition from `offset` seconds into the set's
+// recording (each angle at the same moment: its own position is `offset` less its own offset).
 function load(mode, offset) {
   state.mode = mode;
   $("mode").textContent = mode === "live" ? "live" : "replay";
   $("mode").className = "state " + (mode === "live" ? "live" : "ended");
-  video.src = mode === "live" ? state.info.master : state.info.vodMaster;
-  video.addEventListener("loadedmetadata", () => {
-    if (offset != null) video.currentTime = offset;
-    // A live stream opens at its live edge (some browsers start an EVENT playlist at its beginning).
-    else if (mode === "live" && state.info.state !== "ended" && video.seekable.length) video.currentTime = Math.max(0, video.seekable.end(video.seekable.length - 1) - 1);
-    video.play().catch(() => {});
-  }, { once: true });
-  video.play().catch(() => {});
+  state.angles.forEach((a, i) => loadAngle(i, mode, offset));
 }
 
+// Where an angle's player has its position 0 (`origin`, ms of program date-time): in replay the
+// recording's first entry; live, Chromium joins near the live edge and counts from the first
+// segment it plays (measured: within 10 ms), found by `findOrigin`.
+function loadAngle(index, mode, offset) {
+  const angle = state.angles[index], v = videos()[index];
+  Object.assign(angle, { origin: mode === "live" ? NaN : startOf(angle.stream), loadedAt: performance.now(), segments: [],
+    directory: new URL(mode === "live" ? angle.master : angle.vod, location.href).pathname.replace(/[^/]*$/, "") });
+  v.src = mode === "live" ? angle.master : angle.vod;
+  v.addEventListener("loadedmetadata", () => {
+    if (offset != null && isFinite(offsetOf(angle))) v.currentTime = Math.max(0, offset - offsetOf(angle));
+    // A live stream opens at its live edge (some browsers start an EVENT playlist at its beginning).
+    else if (mode === "live" && state.info.state !== "ended" && v.seekable.length) v.currentTime = Math.max(0, v.seekable.end(v.seekable.length - 1) - 1);
+    if (state.playing) v.play().catch(() => {});
+  }, { once: true });
+  if (state.playing) v.play().catch(() => {});
+}
+
+// Angles live with no seekable range that drifted apart (a stall, a failed player, joins at
+// different segments) are loaded again, all at once: Chromium then joins each at the same
+// segment of one timeline and starts them together (measured below, Docs/operations.md). At
+// most every 10 s, doubling while it does not bring them within a frame.
+function rejoin() {
+  const now = performance.now();
+  if (now - state.rejoin.at < state.rejoin.wait) return;
+  state.rejoin = { at: now, wait: Math.min(state.rejoin.wait * 2, 160000), count: state.rejoin.count + 1 };
+  load(state.mode, state.mode === "live" ? null : position());
+}
+
+// The video whose position is the page's: the one that leads.
+function primary() { return videos()[state.leader] || video; }
+// The position on the set's timeline (a stream's: its player's position).
+function position() { const a = state.angles[state.leader]; return primary().currentTime + (a ? known(offsetOf(a)) : 0); }
+
 function canSeekTo(offset) {
-  for (let i = 0; i < video.seekable.length; i++) if (offset >= video.seekable.start(i) && offset <= video.seekable.end(i)) return true;
-  return false;
+  return state.angles.every((a, i) => SidelineSync.canSeek(SidelineSync.sample(videos()[i], offsetOf(a)), Math.max(0, offset - offsetOf(a))));
+}
+
+// The segment requests of the page's players, as Resource Timing reports them (Chromium lists
+// those of its own HLS player): the first few of each angle since it was loaded live.
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const path = new URL(entry.name).pathname;
+    if (!/\.(ts|m4s|mp4)$/.test(path)) continue;
+    for (const a of state.angles) {
+      if (!isFinite(a.origin) && a.segments && a.segments.length < 4 && entry.startTime >= a.loadedAt && path.startsWith(a.directory)) a.segments.push(entry.name);
+    }
+  }
+}).observe({ type: "resource" });
+
+// A live angle's origin: the date of the segment its player joined at, from that segment's
+// media playlist. Chromium reads the recording's first segment before it joins near the live
+// edge, so the join is the second segment requested unless that follows the first. A browser
+// whose requests are not listed (Safari) counts from the first entry, as in replay.
+async function findOrigin(a) {
+  if (isFinite(a.origin) || a.finding || !a.segments) return;
+  const s = a.segments, number = (url) => parseInt(url.split("/").pop(), 10), waited = performance.now() - a.loadedAt;
+  const join = s.length >= 2 ? (number(s[1]) === number(s[0]) + 1 ? s[0] : s[1]) : s.length === 1 && waited > 6000 ? s[0] : null;
+  if (!join) { if (waited > 10000) a.origin = startOf(a.stream); return; }
+  a.finding = true;
+  try {
+    const name = new URL(join).pathname.split("/").pop();
+    const response = await fetch(join.replace(/[^/?]*(\?.*)?$/, "index.m3u8"), { cache: "no-store" });
+    let at = NaN, duration = 0;
+    for (const line of (await response.text()).split("\n").map((l) => l.trim())) {
+      if (line.startsWith("#EXT-X-PROGRAM-DATE-TIME:")) at = Date.parse(line.slice(25));
+      else if (line.startsWith("#EXTINF:")) duration = parseFloat(line.slice(8));
+      else if (line && !line.startsWith("#")) {
+        if (line.split("?")[0].split("/").pop() === name) { a.origin = at; break; }
+        at += duration * 1000;
+      }
+    }
+  } catch (e) { /* asked again on the next tick */ } finally { a.finding = false; }
+}
+
+// Every 100 ms: each angle's origin until known, then, while a set plays more than one angle,
+// the sync rule of page-sync.js.
+function syncAngles() {
+  state.angles.forEach(findOrigin);
+  if (state.angles.length < 2) return;
+  const vs = videos();
+  const samples = state.angles.map((a, i) => SidelineSync.sample(vs[i], offsetOf(a)));
+  state.leader = SidelineSync.chooseLeader(samples, heard(), state.leader);
+  // Rejoining interrupts every angle: only for a gap that lasts 2 s (20 ticks), not a flicker.
+  const apart = SidelineSync.apply(vs, SidelineSync.decide(samples, state.leader, state.playing), state.playing);
+  state.rejoin.ticks = apart ? (state.rejoin.ticks || 0) + 1 : 0;
+  if (state.rejoin.ticks >= 20) rejoin();
+  if (state.playing && SidelineSync.healthy(samples[state.leader])) {
+    const spread = SidelineSync.spread(samples, state.leader);
+    if (spread <= SidelineSync.defaults.frame && performance.now() - state.rejoin.at > 10000) state.rejoin.wait = 10000;
+    state.spreads.push(spread);
+    if (state.spreads.length > 3000) state.spreads.shift();
+  }
 }
 
 function drawChart() {
@@ -158,7 +374,7 @@ function drawChart() {
 
 async function refreshMarkers() {
   if (!state.info) return;
-  const response = await fetch(streamAPI("/markers"), { cache: "no-store" });
+  const response = await fetch(markersURL(), { cache: "no-store" });
   if (!response.ok) return;
   state.markers = (await response.json()).markers;
   const list = $("markers");
@@ -182,40 +398,47 @@ async function refreshMarkers() {
 // The program date-time of the player's position: the recording's start plus its position.
 function currentDate() {
   const start = state.info && state.info.recordingStart ? Date.parse(state.info.recordingStart) : NaN;
-  if (isNaN(start) || !isFinite(video.currentTime)) return null;
-  return new Date(start + video.currentTime * 1000);
+  const at = position();
+  if (isNaN(start) || !isFinite(at)) return null;
+  return new Date(start + at * 1000);
 }
 
 function updateClipLink() {
   if (!state.info) return;
   const start = parseFloat($("clip-start").value), end = parseFloat($("clip-end").value);
   const params = new URLSearchParams();
-  if (isFinite(start)) params.set("start", String(start));
-  if (isFinite(end)) params.set("end", String(end));
-  params.set("variant", $("clip-variant").value);
-  $("clip-link").href = streamAPI("/clip.mp4?" + params.toString());
+  // A set's clip names the moments as program date-times: the same moment in every angle.
+  const origin = state.set ? startOf(state.info.id) : NaN;
+  const when = (s) => isFinite(origin) ? new Date(origin + s * 1000).toISOString() : String(s);
+  if (isFinite(start)) params.set("start", when(start));
+  if (isFinite(end)) params.set("end", when(end));
+  if (!state.set) params.set("variant", $("clip-variant").value);
+  $("clip-link").href = state.set ? state.set.clip + "?" + params.toString() : streamAPI("/clip.mp4?" + params.toString());
 }
 
 const sideline = window.sideline = {
-  // Any moment of the recording: in place when the player can seek there, else in replay.
+  // Any moment of the recording: in place when every player can seek there, else in replay.
   seek(offset) {
     if (offset == null || !isFinite(offset)) return;
-    if (canSeekTo(offset)) { video.currentTime = offset; video.play().catch(() => {}); }
-    else load("replay", offset);
+    if (canSeekTo(offset)) {
+      videos().forEach((v, i) => { v.currentTime = Math.max(0, offset - offsetOf(state.angles[i])); if (state.playing) v.play().catch(() => {}); });
+    } else load("replay", offset);
   },
   jumpToLive() {
     if (state.mode !== "live") return load("live", null);
-    if (video.seekable.length) video.currentTime = Math.max(0, video.seekable.end(video.seekable.length - 1) - 1);
-    video.play().catch(() => {});
+    for (const v of videos()) {
+      if (v.seekable.length) v.currentTime = Math.max(0, v.seekable.end(v.seekable.length - 1) - 1);
+      if (state.playing) v.play().catch(() => {});
+    }
   },
   async mark(label, lead) {
     const token = $("token").value || localStorage.getItem("sideline-token") || "";
     if (token) localStorage.setItem("sideline-token", token);
     const date = currentDate();
     const body = { label: label };
-    if (date && video.currentTime > 0) body.time = new Date(date.getTime() - (lead || 0) * 1000).toISOString();
+    if (date && primary().currentTime > 0) body.time = new Date(date.getTime() - (lead || 0) * 1000).toISOString();
     else { body.time = "now"; if (lead) body.lead = lead; }
-    const response = await fetch(streamAPI("/markers"), {
+    const response = await fetch(markersURL(), {
       method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + token }, body: JSON.stringify(body),
     });
     const text = await response.text();
@@ -230,30 +453,48 @@ const sideline = window.sideline = {
     updateClipLink();
     return $("clip-link").href;
   },
-  async unlock(token) { $("viewer-token").value = token; await unlock(); return state.streams.map((s) => s.id); },
+  async unlock(token) { $("viewer-token").value = token; await unlock(); return state.streams.map((s) => s.id).concat(state.sets.map((s) => "set:" + s.name)); },
+  enlarge,
+  pick,
+  play(playing) { state.playing = playing; videos().forEach((v) => { if (playing) v.play().catch(() => {}); else v.pause(); }); layout(); },
+  // How far apart the angles play now (seconds, set timeline) and over the last few minutes.
+  sync() {
+    const sorted = state.spreads.slice().sort((a, b) => a - b);
+    const q = (p) => sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null;
+    return { leader: state.leader, angles: state.angles.map((a, i) => ({ stream: a.stream, at: videos()[i].currentTime + offsetOf(a), rate: videos()[i].playbackRate })), rejoins: state.rejoin.count,
+      samples: sorted.length, p50: q(0.5), p99: q(0.99), max: sorted.length ? sorted[sorted.length - 1] : null };
+  },
   state,
 };
 
 $("stream").addEventListener("change", () => {
-  state.info = state.streams.find((s) => s.id === $("stream").value) || null;
-  $("unlock").hidden = !state.locked.includes($("stream").value);
+  choose();
+  // The address names what is shown, so it can be bookmarked or sent: /?set=match, /?stream=wide.
+  const value = $("stream").value;
+  history.replaceState(null, "", value.startsWith("set:") ? "?set=" + encodeURIComponent(value.slice(4)) : "?stream=" + encodeURIComponent(value));
   showStream();
 });
 $("unlock-button").addEventListener("click", unlock);
 $("viewer-token").addEventListener("keydown", (e) => { if (e.key === "Enter") unlock(); });
 $("live").addEventListener("click", () => sideline.jumpToLive());
+$("play").addEventListener("click", () => sideline.play(!state.playing));
+$("sound").addEventListener("click", () => { state.sound = !state.sound; layout(); });
 $("mark").addEventListener("click", () => sideline.mark($("label").value.trim() || "Mark", parseFloat($("lead").value) || 0));
-$("clip-from-here").addEventListener("click", () => { $("clip-start").value = video.currentTime.toFixed(1); updateClipLink(); });
-$("clip-to-here").addEventListener("click", () => { $("clip-end").value = video.currentTime.toFixed(1); updateClipLink(); });
+$("clip-from-here").addEventListener("click", () => { $("clip-start").value = position().toFixed(1); updateClipLink(); });
+$("clip-to-here").addEventListener("click", () => { $("clip-end").value = position().toFixed(1); updateClipLink(); });
 for (const id of ["clip-start", "clip-end", "clip-variant"]) $(id).addEventListener("change", updateClipLink);
 $("token").value = localStorage.getItem("sideline-token") || "";
 $("scrub").addEventListener("input", () => { state.scrubbing = true; $("position").textContent = formatSeconds(parseFloat($("scrub").value)); });
 $("scrub").addEventListener("change", () => { state.scrubbing = false; sideline.seek(parseFloat($("scrub").value)); });
-video.addEventListener("timeupdate", () => {
-  if (!state.scrubbing) $("scrub").value = String(video.currentTime);
+function showPosition() {
+  const at = position();
+  if (!state.scrubbing) $("scrub").value = String(at);
   const date = currentDate();
-  $("position").textContent = formatSeconds(video.currentTime) + (date ? " · " + date.toLocaleTimeString() : "");
-});
+  $("position").textContent = formatSeconds(at) + (date ? " · " + date.toLocaleTimeString() : "");
+}
+video.addEventListener("timeupdate", showPosition);
+video.addEventListener("error", rejoin);
+$("angles").querySelector("figure").addEventListener("click", () => { if (state.angles.length > 1) enlarge(0); });
 
 // The players the server hears CMCD from (GET /api/sessions): only with the admin token.
 async function refreshPlayers() {
@@ -280,3 +521,4 @@ refreshStreams().then(updateClipLink);
 setInterval(refreshPlayers, 5000);
 setInterval(refreshStreams, 2000);
 setInterval(refreshMarkers, 5000);
+setInterval(syncAngles, 100);
