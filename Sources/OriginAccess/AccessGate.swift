@@ -69,6 +69,11 @@ public struct AccessGate: Sendable {
     /// of a path gets the verdict of its canonical form, and the pass carries that form, so
     /// the routes answer exactly what was judged.
     public func judge(target: String, authorization: String?, now: Double) -> Judgement {
+        // Nearly every request on a trusted LAN: nothing private, a path already canonical, no
+        // prefix. Decided without a copy of the target (this runs on every request).
+        if !rules.isEnabled, !target.utf8.starts(with: Self.prefix.utf8), RequestTarget.isCanonicalTarget(target) {
+            return Judgement(verdict: .pass(target: nil, variant: nil), audience: .everyone, canonical: target, resource: target)
+        }
         let canonical: RequestTarget
         switch RequestTarget.normalise(target) {
         case let .success(normalised): canonical = normalised

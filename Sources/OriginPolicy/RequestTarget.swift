@@ -114,6 +114,19 @@ public struct RequestTarget: Equatable, Sendable {
         return String(decoding: encoded, as: UTF8.self)
     }
 
+    /// Whether `raw` (path and optional query, as sent) is already canonical: what `normalise`
+    /// would give back unchanged, decided without building a string (the common case on every
+    /// request's path). False for anything `normalise` would change or refuse, and for a path
+    /// with an escape in it (canonical or not: such a path takes `normalise`).
+    public static func isCanonicalTarget(_ raw: String) -> Bool {
+        var raw = raw
+        return raw.withUTF8 { bytes in
+            let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+            guard pathEnd > 0, pathEnd <= maximumLength, bytes[0] == UInt8(ascii: "/") else { return false }
+            return isCanonical(UnsafeBufferPointer(rebasing: bytes[..<pathEnd]))
+        }
+    }
+
     /// Nearly every request: only `pchar` bytes, no escape, no empty, `.` or `..` component.
     /// Such a path is its own canonical form, and is taken without a copy of its components.
     static func isCanonical(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
