@@ -84,6 +84,12 @@ import TestSupport
             }
         }
 
+        /// Waits until the variant's live playlist lists `count` entries, for at most `seconds`.
+        func waitForSegments(_ variant: String, count: Int, within seconds: Double) async throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while (try await playlist(variant))?.segments.count ?? 0 < count && Date() < deadline { try await Task.sleep(for: .milliseconds(250)) }
+        }
+
         /// Waits until push has nothing queued, or `seconds` pass.
         func waitUntilSent(within seconds: Double) async throws {
             let deadline = Date().addingTimeInterval(seconds)
@@ -241,7 +247,8 @@ import TestSupport
         let push = try rig.push()
         defer { if push.process.isRunning { kill(push.process.processIdentifier, SIGKILL) } }
         _ = try await waitForOK(rig.url("/live/roof/master.m3u8"), timeout: 60)
-        try await Task.sleep(for: .seconds(10))
+        // Four segments at the configured rate before the step (not a fixed wait: the phase's budget).
+        try await rig.waitForSegments("360p", count: 5, within: 40)
         let slowFrom = try #require(try await rig.playlist("360p")).segments.count
         try await rig.link("rate?bps=400000")
         try await Task.sleep(for: .seconds(20))
@@ -252,7 +259,8 @@ import TestSupport
         }
         let fastFrom = try #require(try await rig.playlist("360p")).segments.count
         try await rig.link("rate?bps=0")
-        try await Task.sleep(for: .seconds(14))
+        // Three segments over the fast link: the first upload over it brings the rate back.
+        try await rig.waitForSegments("360p", count: fastFrom + 3, within: 40)
         try await rig.waitUntilSent(within: 60)
         #expect(failure?.contains("not pushed") == true, "the dropped rung is filled on the server, and /api/streams says why: \(failure ?? "none")")
         #expect(try await push.stop(signal: SIGINT) == 0, "\(push.log.suffix(2000))")
