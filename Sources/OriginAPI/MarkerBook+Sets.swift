@@ -16,7 +16,7 @@ extension MarkerBook {
         let streams = try angleStreams(set: set, angles: angles)
         let now = wallClock()
         let spans = streams.compactMap { Self.recordingSpan(of: $0.stream) }
-        let recording = spans.isEmpty ? nil : spans.map(\.lowerBound).min()!...spans.map(\.upperBound).max()!
+        let recording = spans.reduce(nil as ClosedRange<Date>?) { union, span in union.map { min($0.lowerBound, span.lowerBound)...max($0.upperBound, span.upperBound) } ?? span }
         let context = MarkerRequest.Context(now: now, recording: recording, live: streams.contains { $0.stream.phase != .ended },
                                             nextSequence: Self.nextSequence(of: streams[0].stream), id: newID(at: now))
         let marker: Marker
