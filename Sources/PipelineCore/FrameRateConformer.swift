@@ -71,8 +71,10 @@ public struct FrameRateConformer: Sendable {
     public mutating func place(inputTime: Double, arrival: Double) -> Range<Int64> {
         if !startedOnArrival {
             let target = index(of: arrival)
-            // Before the run's first slot starts: not yet.
+            // Before the run's first slot starts: not yet (its sound is placed on the set's
+            // time already, so the muxer leaves it out as it leaves out audio before video).
             if target < nextIndex {
+                offset = arrival - inputTime
                 dropped += 1
                 return nextIndex..<nextIndex
             }

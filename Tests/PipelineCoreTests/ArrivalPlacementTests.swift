@@ -41,6 +41,7 @@ import Testing
     @Test func beforeTheFirstSlotIsDroppedAndFarIntoItStartsThere() {
         var early = conformer(slot: 5)
         #expect(early.place(inputTime: 0, arrival: 9.9).isEmpty)
+        #expect(early.offset == 9.9, "sound read meanwhile is on the set's time already")
         #expect(early.place(inputTime: 0.1, arrival: 10.0) == 300..<301)
         #expect(early.dropped == 1)
         var late = conformer(slot: 5)
