@@ -11,7 +11,7 @@ const video = $("video");
 // set: the angle set shown (from /api/sets), or null for one stream. angles: what the page
 // plays, one per tile: {stream, title, master, vod, origin (see loadAngle)}.
 const state = { streams: [], locked: [], sets: [], lockedSets: [], info: null, set: null, markers: [], samples: {}, loaded: null, mode: "live", scrubbing: false,
-  angles: [], large: null, leader: 0, playing: true, sound: false, spreads: [], rejoin: { at: 0, wait: 10000, count: 0 } };
+  angles: [], large: null, leader: 0, playing: true, sound: false, spreads: [], rejoin: { at: 0, wait: 5000, count: 0 } };
 const colours = ["#e0a030", "#4ca3dd", "#4cbb6c", "#c070e0", "#e05050", "#50d0c0"];
 const maxTiles = 4;
 
@@ -43,8 +43,9 @@ async function fetchSets(token) {
   const response = await fetch("/api/sets", { cache: "no-store", headers: bearer(token) }).catch(() => null);
   return response && response.ok ? response.json() : { sets: [] };
 }
-// A private set's URLs carry a credential (/access/...) once a token covers it, as a stream's do.
-function setIsOpen(set) { return !set.private || set.angles.every((a) => a.master.startsWith("/access/")); }
+// A private set's angles are "locked" until a token covers the set; its URLs then carry the
+// set's credential (/access/...), as a private stream's do.
+function setIsOpen(set) { return !set.private || set.angles.every((a) => a.state !== "locked"); }
 
 // The streams and sets this page may play: everything open, and each private one a kept token
 // opens (its URLs then carry a credential, so the video elements need nothing more).
@@ -262,29 +263,48 @@ function load(mode, offset) {
 
 // Where an angle's player has its position 0 (`origin`, ms of program date-time): in replay the
 // recording's first entry; live, Chromium joins near the live edge and counts from the first
-// segment it plays (measured: within 10 ms), found by `findOrigin`.
+// segment it plays (measured: within 10 ms), found by `findOrigin`. Live angles are loaded
+// paused (`starting`) and played together once all can play (`startTogether`).
 function loadAngle(index, mode, offset) {
   const angle = state.angles[index], v = videos()[index];
-  Object.assign(angle, { origin: mode === "live" ? NaN : startOf(angle.stream), loadedAt: performance.now(), segments: [],
+  Object.assign(angle, { origin: mode === "live" ? NaN : startOf(angle.stream), loadedAt: performance.now(), segments: [], starting: mode === "live" && state.playing,
     directory: new URL(mode === "live" ? angle.master : angle.vod, location.href).pathname.replace(/[^/]*$/, "") });
+  v.preload = "auto";
   v.src = mode === "live" ? angle.master : angle.vod;
   v.addEventListener("loadedmetadata", () => {
     if (offset != null && isFinite(offsetOf(angle))) v.currentTime = Math.max(0, offset - offsetOf(angle));
     // A live stream opens at its live edge (some browsers start an EVENT playlist at its beginning).
     else if (mode === "live" && state.info.state !== "ended" && v.seekable.length) v.currentTime = Math.max(0, v.seekable.end(v.seekable.length - 1) - 1);
-    if (state.playing) v.play().catch(() => {});
+    if (state.playing && !angle.starting) v.play().catch(() => {});
   }, { once: true });
-  if (state.playing) v.play().catch(() => {});
+  if (angle.starting) v.addEventListener("canplay", startTogether, { once: true });
+  else if (state.playing) v.play().catch(() => {});
+}
+
+// Plays the live angles loaded paused in one go, as soon as every one can play (or after 8 s,
+// those that can): three angles started so were 12 ms apart, each started on its own 22 ms
+// (Chromium 156, measured). Waiting longer is worse: Chromium then jumps a paused live video
+// to its live point on play, and that jump sometimes stops its demuxer. True while some wait.
+function startTogether() {
+  const vs = videos(), waiting = state.angles.filter((a) => a.starting);
+  if (!waiting.length) return false;
+  const late = performance.now() - Math.min(...waiting.map((a) => a.loadedAt)) > 8000;
+  if (!late && !waiting.every((a) => vs[state.angles.indexOf(a)].readyState >= 3)) return true;
+  for (const a of waiting) {
+    a.starting = false;
+    vs[state.angles.indexOf(a)].play().catch(() => {});
+  }
+  return false;
 }
 
 // Angles live with no seekable range that drifted apart (a stall, a failed player, joins at
 // different segments) are loaded again, all at once: Chromium then joins each at the same
-// segment of one timeline and starts them together (measured below, Docs/operations.md). At
-// most every 10 s, doubling while it does not bring them within a frame.
+// segment of one timeline and starts them together (Docs/operations.md, "The page"). At most
+// every 5 s, doubling up to 40 s while it does not bring them within a frame.
 function rejoin() {
   const now = performance.now();
   if (now - state.rejoin.at < state.rejoin.wait) return;
-  state.rejoin = { at: now, wait: Math.min(state.rejoin.wait * 2, 160000), count: state.rejoin.count + 1 };
+  state.rejoin = { at: now, wait: Math.min(state.rejoin.wait * 2, 40000), count: state.rejoin.count + 1 };
   load(state.mode, state.mode === "live" ? null : position());
 }
 
@@ -338,7 +358,9 @@ async function findOrigin(a) {
 // the sync rule of page-sync.js.
 function syncAngles() {
   state.angles.forEach(findOrigin);
-  if (state.angles.length < 2) return;
+  // A failed player (Chromium's stops for good on a segment it could not fetch) is loaded again.
+  if (videos().some((v) => v.error)) rejoin();
+  if (startTogether() || state.angles.length < 2) return;
   const vs = videos();
   const samples = state.angles.map((a, i) => SidelineSync.sample(vs[i], offsetOf(a)));
   state.leader = SidelineSync.chooseLeader(samples, heard(), state.leader);
@@ -348,7 +370,7 @@ function syncAngles() {
   if (state.rejoin.ticks >= 20) rejoin();
   if (state.playing && SidelineSync.healthy(samples[state.leader])) {
     const spread = SidelineSync.spread(samples, state.leader);
-    if (spread <= SidelineSync.defaults.frame && performance.now() - state.rejoin.at > 10000) state.rejoin.wait = 10000;
+    if (spread <= SidelineSync.defaults.frame && performance.now() - state.rejoin.at > 10000) state.rejoin.wait = 5000;
     state.spreads.push(spread);
     if (state.spreads.length > 3000) state.spreads.shift();
   }
@@ -456,7 +478,7 @@ const sideline = window.sideline = {
   async unlock(token) { $("viewer-token").value = token; await unlock(); return state.streams.map((s) => s.id).concat(state.sets.map((s) => "set:" + s.name)); },
   enlarge,
   pick,
-  play(playing) { state.playing = playing; videos().forEach((v) => { if (playing) v.play().catch(() => {}); else v.pause(); }); layout(); },
+  play(playing) { state.playing = playing; state.angles.forEach((a) => { a.starting = false; }); videos().forEach((v) => { if (playing) v.play().catch(() => {}); else v.pause(); }); layout(); },
   // How far apart the angles play now (seconds, set timeline) and over the last few minutes.
   sync() {
     const sorted = state.spreads.slice().sort((a, b) => a - b);
