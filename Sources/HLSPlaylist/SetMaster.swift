@@ -7,7 +7,7 @@
 ///   rung: a player that does not switch angles plays the default angle.
 /// - Each group holds one `EXT-X-MEDIA:TYPE=VIDEO` (§4.3.4.1) per angle, in set order, whose
 ///   URI is that angle's playlist of the matching rung (the same name, else its rung nearest in
-///   height). Every group has the same members with the same attributes but URI, as §4.3.4.2.1
+///   height; the default angle's spelled with a `./` segment, for VLC: see `render`). Every group has the same members with the same attributes but URI, as §4.3.4.2.1
 ///   requires of groups of one TYPE; DEFAULT=YES and AUTOSELECT=YES on the default angle only.
 /// - Each angle's playlists hold muxed audio and video (the example's `audio-video.m3u8`), so
 ///   there is no `EXT-X-MEDIA:TYPE=AUDIO`: an audio rendition with a URI needs an audio-only
@@ -110,8 +110,13 @@ public struct SetMaster: Sendable, Equatable {
             variant.uri = "../\(first.stream)/\(rung.name)/index.m3u8"
             for (index, angle) in angles.enumerated() {
                 guard let match = index == 0 ? rung : Self.matching(rung, in: angleRungs[index]) else { continue }
-                let uri = "../\(angle.stream)/\(match.name)/index.m3u8"
                 let isDefault = index == 0
+                // The default angle's rendition is the variant stream's own playlist, named with
+                // a `./` segment (RFC 3986 §5.2.4 resolves it away): VLC 3.0 keys renditions by
+                // their URI's text, leaves out every variant stream whose URI text is a
+                // rendition's, and then plays the first rendition in URI order, not the default
+                // angle (Docs/operations.md, "Angle sets", "Players").
+                let uri = "../\(angle.stream)/\(match.name)/" + (isDefault ? "./" : "") + "index.m3u8"
                 text += "#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID=\"\(group)\",NAME=\"\(names[index])\",DEFAULT=\(isDefault ? "YES" : "NO"),AUTOSELECT=\(isDefault ? "YES" : "NO"),URI=\"\(uri)\"\n"
                 variant.bandwidth = max(variant.bandwidth, match.variant.bandwidth)
                 if let average = match.variant.averageBandwidth { variant.averageBandwidth = max(variant.averageBandwidth ?? 0, average) }

@@ -58,7 +58,7 @@ import Testing
     /// `uri` (relative, as the master gives it) resolved against the master's path, as a player does.
     static func resolve(_ uri: String, against master: String) throws -> String {
         let base = try #require(URL(string: "http://127.0.0.1" + master))
-        let resolved = try #require(URL(string: uri, relativeTo: base))
+        let resolved = try #require(URL(string: uri, relativeTo: base)?.absoluteURL.standardized)
         return resolved.path + (resolved.query.map { "?" + $0 } ?? "")
     }
 
@@ -89,7 +89,7 @@ import Testing
             #expect(body.contains("#EXT-X-SESSION-DATA:DATA-ID=\"com.sideline.title\",VALUE=\"Home v Away\""))
             let renditions = Self.renditions(body)
             #expect(renditions.map(\.name) == ["wide", "Broadcast", "goal"])
-            #expect(renditions.map(\.uri) == ["../wide/720p/index.m3u8", "../tv/720p/index.m3u8", "../goal/540p/index.m3u8"])
+            #expect(renditions.map(\.uri) == ["../wide/720p/./index.m3u8", "../tv/720p/index.m3u8", "../goal/540p/index.m3u8"])
             #expect(parsed.iFrameStreams.map(\.uri).contains("../goal/540p/iframes.m3u8"))
             // Every rendition, followed from the set's URL, is that angle's playlist, and its segments play.
             for rendition in renditions {
@@ -101,11 +101,15 @@ import Testing
                 let fetched = try #require(try await HTTPExchange.send([.get(segment)], port: port).first)
                 #expect(status(fetched) == 200 && fetched.body == segmentBytes, "\(segment)")
             }
+            // The `./` of the default angle's rendition, sent as it is (a player that does not
+            // resolve dot segments): the same playlist.
+            let unresolved = try await HTTPExchange.send([.get("/live/match/../wide/720p/./index.m3u8")], port: port)
+            #expect(unresolved.map(status) == [200])
             // The recording as VOD: the same angles, every URI under /vod/ and carrying the window.
             let vod = try #require(try await HTTPExchange.send([.get("/vod/match/master.m3u8?start=0&end=4")], port: port).first)
             #expect(status(vod) == 200)
             let vodRenditions = Self.renditions(text(vod))
-            #expect(vodRenditions.map(\.uri) == ["../wide/720p/index.m3u8?start=0&end=4", "../tv/720p/index.m3u8?start=0&end=4", "../goal/540p/index.m3u8?start=0&end=4"])
+            #expect(vodRenditions.map(\.uri) == ["../wide/720p/./index.m3u8?start=0&end=4", "../tv/720p/index.m3u8?start=0&end=4", "../goal/540p/index.m3u8?start=0&end=4"])
             let vodPlaylist = try Self.resolve(vodRenditions[1].uri, against: "/vod/match/master.m3u8")
             #expect(vodPlaylist == "/vod/tv/720p/index.m3u8?start=0&end=4")
             let vodAnswer = try #require(try await HTTPExchange.send([.get(vodPlaylist)], port: port).first)
