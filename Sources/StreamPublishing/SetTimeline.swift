@@ -23,6 +23,28 @@ public struct SetTimeline: Sendable, Equatable, Codable {
         SetTimeline(epoch: Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000), segmentDuration: segmentDuration)
     }
 
+    /// On disk: the epoch in Unix milliseconds (exact) and as a date-time (for a person), and D.
+    enum CodingKeys: String, CodingKey {
+        case epochUnixMilliseconds = "epoch_unix_ms", epoch, segmentDuration = "segment_duration"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let milliseconds = try container.decode(Int64.self, forKey: .epochUnixMilliseconds)
+        let duration = try container.decode(Double.self, forKey: .segmentDuration)
+        guard duration > 0, duration.isFinite else {
+            throw DecodingError.dataCorruptedError(forKey: .segmentDuration, in: container, debugDescription: "segment_duration must be above 0")
+        }
+        self.init(epoch: Date(timeIntervalSince1970: Double(milliseconds) / 1000), segmentDuration: duration)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Int64((epoch.timeIntervalSince1970 * 1000).rounded()), forKey: .epochUnixMilliseconds)
+        try container.encode(ProgramDateTime.format(epoch), forKey: .epoch)
+        try container.encode(segmentDuration, forKey: .segmentDuration)
+    }
+
     /// The slot whose span holds `instant` (negative before the epoch).
     public func slot(of instant: Date) -> Int {
         Int((instant.timeIntervalSince(epoch) / segmentDuration).rounded(.down))

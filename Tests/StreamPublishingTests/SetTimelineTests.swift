@@ -30,6 +30,9 @@ import Testing
         #expect(continued.start(of: 40) == epoch.addingTimeInterval(500))
         let decoded = try JSONDecoder().decode(SetTimeline.self, from: try JSONEncoder().encode(continued))
         #expect(decoded == continued)
+        let json = String(decoding: try JSONEncoder().encode(started), as: UTF8.self)
+        #expect(json.contains("\"epoch_unix_ms\":1800000000123") && json.contains("2027-01-15T08:00:00.123Z"), "\(json)")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(SetTimeline.self, from: Data(#"{"epoch_unix_ms":0,"segment_duration":0}"#.utf8)) }
     }
 
     /// A set's first angle to start: the kept timeline while an angle has a recording on it;
