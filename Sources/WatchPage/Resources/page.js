@@ -181,7 +181,7 @@ function layout() {
   }
 }
 
-// Makes tile `index` large (the others a row of small ones below), or back to the grid.
+// Makes tile `index` large (the others stacked small beside it), or back to the grid.
 function enlarge(index) {
   state.large = state.large === index ? null : index;
   layout();
@@ -190,12 +190,10 @@ function enlarge(index) {
 // More than four angles: a picked angle not shown takes the last tile, at the same moment.
 function pick(stream) {
   if (state.angles.some((a) => a.stream === stream)) return;
-  const names = state.angles.map((a) => a.stream);
-  names[Math.min(names.length, maxTiles) - 1] = stream;
-  const at = position();
-  state.angles = anglesOf(state.set, names);
+  const last = state.angles.length - 1, at = position();
+  state.angles[last] = anglesOf(state.set, [stream])[0]; // the others keep their places
   layout();
-  loadAngle(state.angles.length - 1, state.mode, isFinite(at) ? at : null);
+  loadAngle(last, state.mode, isFinite(at) ? at : null);
 }
 
 function showStream() {
@@ -224,9 +222,8 @@ function showStream() {
     updateClipLink();
     refreshMarkers();
   } else if (state.set) {
-    // States (and late recording starts) change while the set plays.
-    const fresh = anglesOf(state.set, state.angles.map((a) => a.stream));
-    fresh.forEach((a, i) => { state.angles[i].state = a.state; });
+    // The angles' states change while the set plays.
+    for (const a of state.angles) a.state = (state.set.angles.find((b) => b.stream === a.stream) || a).state;
     layout();
   }
   const now = performance.now() / 1000;
