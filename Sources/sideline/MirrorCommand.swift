@@ -29,7 +29,7 @@ struct MirrorCommand: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "The upstream's master playlist URL (http://host:port/live/{stream}/master.m3u8).")
+    @Argument(help: "The upstream's master playlist URL (http://host:port/live/{stream}/master.m3u8), or an angle set's (/live/{set}/...): every angle is mirrored.")
     var upstream: String
     @Option(name: .customLong("ca-file"), help: "The venue CA (PEM) an https server's certificate is verified against, besides the system's roots.")
     var caFile: String?
@@ -79,9 +79,14 @@ struct MirrorCommand: AsyncParsableCommand {
         try MirrorDisk.prepare(layout)
         let tls = try caFile.map { file in try startupError { try TLSIdentity.clientConfiguration(trusting: file) } }
         let client = try UpstreamClient(headers: upstream.headers, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl", tls: tls)
+        // An angle set's master: every angle mirrored as a stream, and the set served beside them.
+        let set = await MirrorSet.discover(master: url, name: name, fetch: client, dataDirectory: settings.dataDirectory, isValidName: SidelineConfiguration.isValidName)
+        let angles = set?.angles ?? [name]
+        for angle in angles { try MirrorDisk.prepare(StreamLayout(dataDirectory: settings.dataDirectory, stream: angle)) }
 
         let metrics = PrometheusExport.bootstrap()
-        let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload))
+        let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload),
+                                      angleSets: set.map { [$0.angleSet(segmentDuration: settings.segmentDuration)] } ?? [])
         let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
                                                        maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
                                                        idleTimeout: settings.server.idleTimeout.map { .seconds($0) }))
@@ -103,9 +108,12 @@ struct MirrorCommand: AsyncParsableCommand {
             let note = rules == nil ? (upstream.isPrivate ? "Served to anyone (--serve-openly).\n" : "") : "Private: players need a credential of the origin's ('sideline sign \(name)').\n"
             FileHandle.standardError.write(Data("Sideline is mirroring \(upstream.shown) as stream '\(name)'. Open: \(local)\n\(note)".utf8))
         }
-        let service = MirrorService(session: MirrorService.session(upstream: url, chosen: chosen, client: client,
-                                                                   destination: MirrorDisk(layout: layout, registry: registry), logger: logger), logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: application), .init(service: service)], logger: logger))
+        let services = angles.map { angle in
+            MirrorService(session: MirrorService.session(upstream: set?.master(of: angle, from: url) ?? url, chosen: chosen, client: client,
+                                                         destination: MirrorDisk(layout: StreamLayout(dataDirectory: settings.dataDirectory, stream: angle), registry: registry), logger: logger),
+                          logger: logger)
+        }
+        let group = ServiceGroup(configuration: .init(services: [.init(service: application)] + services.map { .init(service: $0) }, logger: logger))
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm, .sighup)
         let signalTask = Task {
             for await signal in signals {
