@@ -102,11 +102,14 @@ public struct SetTimeline: Sendable, Equatable, Codable {
         return slot(dated: last.date, tolerance: 0.05) == last.slot
     }
 
-    /// At most this many slots a restarted server (or an angle that joins a set late) lists as
-    /// EXT-X-GAP to keep its entries on the set's slots: six hours of them. After a longer
-    /// absence the angle's next entry skips ahead (a new run of its timeline): its slots, dates
-    /// and timestamps stay the set's, but its media sequence numbers no longer equal its siblings'.
-    public static let maximumGapSeconds: Double = 6 * 3600
+    /// At most this long a restarted server (or an angle that joins a set late) lists as
+    /// EXT-X-GAP entries to keep its entries on the set's slots: five minutes. Each entry
+    /// rewrites (and syncs) the variant's playlist, so a long absence would hold up the start
+    /// (10 minutes at D = 2 are 300 rewrites per variant). After a longer absence the angle's
+    /// next entry skips ahead (a new run of its timeline): its slots, dates and timestamps stay
+    /// the set's; its media sequence numbers equal its siblings' only if they had listed as many
+    /// entries when the server stopped.
+    public static let maximumGapSeconds: Double = 5 * 60
 
     public var maximumGapSlots: Int { Int(Self.maximumGapSeconds / segmentDuration) }
 }

@@ -141,8 +141,8 @@ import Testing
         #expect(sink.entries["720p"]!.last!.programDateTime == epoch.addingTimeInterval(80))
     }
 
-    /// After a longer absence than `SetTimeline.maximumGapSeconds` the angle skips ahead (a new
-    /// run): dates stay the set's.
+    /// After a longer absence than `SetTimeline.maximumGapSeconds` (5 minutes) the angle skips
+    /// ahead (a new run): dates stay the set's.
     @Test func restartAfterAVeryLongAbsenceSkips() {
         let restored = SlotPublisher.Restored(entries: 10, timeline: StreamTimeline(), lastProgramDateTime: epoch.addingTimeInterval(18), lastDuration: 2)
         let (core, sink, _) = angle(restored: restored, now: 100 + 7 * 3600)
