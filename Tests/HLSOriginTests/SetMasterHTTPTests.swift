@@ -2,7 +2,6 @@ import Foundation
 import HLSOrigin
 import HLSPlaylist
 import OriginAccess
-import SidelineTesting
 import Testing
 
 /// An angle set's master on a real server, through both of the origin's paths: the angles as
@@ -32,16 +31,7 @@ import Testing
         let ladders = ["wide": [("720p", 720), ("360p", 360)], "tv": [("720p", 720), ("360p", 360)], "goal": [("540p", 540)]]
         for (stream, ladder) in ladders {
             registry.register(stream: stream, title: stream == "tv" ? "Broadcast" : "", variants: ladder.map(\.0), targetDuration: 2)
-            for (variant, _) in ladder {
-                try FileManager.default.createDirectory(atPath: "\(directory)/\(stream)/\(variant)", withIntermediateDirectories: true)
-                for n in 0..<2 {
-                    let name = String(format: "%06d.ts", n)
-                    let path = "\(directory)/\(stream)/\(variant)/\(name)"
-                    _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
-                    registry.publish(.init(.segment(name, file: .init(path: path, size: segmentBytes.count, duration: 2)),
-                        stream: stream, variant: variant, playlist: TestPlaylists.live(count: n + 1), iFrames: TestPlaylists.live(count: n + 1)))
-                }
-            }
+            try RecordedVariants.publish(registry, stream: stream, variants: ladder.map(\.0), bytes: segmentBytes, in: directory)
             registry.setMaster(stream: stream, text: Self.masterText(ladder))
         }
         return registry

@@ -21,16 +21,7 @@ import Testing
         let registry = StreamRegistry(clock: { 10 })
         for stream in ["main", "open"] {
             registry.register(stream: stream, variants: ["720p", "360p"], targetDuration: 2)
-            for variant in ["720p", "360p"] {
-                try FileManager.default.createDirectory(atPath: "\(directory)/\(stream)/\(variant)", withIntermediateDirectories: true)
-                for n in 0..<2 {
-                    let name = String(format: "%06d.ts", n)
-                    let path = "\(directory)/\(stream)/\(variant)/\(name)"
-                    _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
-                    registry.publish(.init(.segment(name, file: .init(path: path, size: segmentBytes.count, duration: 2)),
-                        stream: stream, variant: variant, playlist: TestPlaylists.live(count: n + 1), iFrames: TestPlaylists.live(count: n + 1)))
-                }
-            }
+            try RecordedVariants.publish(registry, stream: stream, variants: ["720p", "360p"], bytes: segmentBytes, in: directory)
             registry.setMaster(stream: stream, text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=600000\n360p/index.m3u8\n")
         }
         return (registry, directory)
