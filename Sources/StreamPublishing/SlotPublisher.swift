@@ -35,8 +35,9 @@ public struct SlotPublisher: Sendable {
         public var lateSegmentsReplaceFills: Bool
         /// The set's timeline, for an angle of a set (nil for a stream in no set): slots are the
         /// set's (the cadence never moves off its grid), every entry is dated by its slot's start,
-        /// and slots are never skipped while GAP entries can keep entry n on slot n
-        /// (`SetTimeline.maximumGapSlots`), so every angle gives slot n the same media sequence number.
+        /// and no slot is left empty (`stale` fills are GAP entries at their deadline; slots a
+        /// restart missed are GAP entries up to `SetTimeline.maximumGapSlots`), so every angle
+        /// gives slot n the same media sequence number.
         public var setTimeline: SetTimeline?
 
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
@@ -251,8 +252,11 @@ public struct SlotPublisher: Sendable {
     }
 
     /// Fills every slot whose deadline has passed by `now`. Call often (every 100 ms or so).
+    /// An angle of a set leaves no slot empty: what would stay empty (`on_late_segment: stale`,
+    /// or held by `on_input_loss: stale`) is a GAP entry at its deadline, so the angle keeps its
+    /// place on the set's slots through an outage of any length, one entry per slot as they pass.
     public mutating func tick(now: Double) {
-        guard !holding else { return }
+        guard !holding || settings.setTimeline != nil else { return }
         // Healthy variants first, so a failed one's sibling has listed the slot if it can.
         let order = settings.variants.filter { !variants[$0]!.failed } + settings.variants.filter { variants[$0]!.failed }
         var progress = true
@@ -261,7 +265,7 @@ public struct SlotPublisher: Sendable {
             for name in order {
                 let slot = variants[name]!.next
                 guard let deadline = cadence.deadline(slot), now >= deadline else { continue }
-                if fill(name, slot: slot, aligning: false) { progress = true }
+                if fill(name, slot: slot, aligning: false, forcing: holding ? .gap : nil) { progress = true }
             }
         }
         announceMaster()
@@ -318,7 +322,7 @@ public struct SlotPublisher: Sendable {
         if content == nil {
             switch settings.onLateSegment {
             case .standin: content = .standIn(copy: state.standInsInRow)
-            case .stale: content = aligning ? .gap : nil
+            case .stale: content = aligning || settings.setTimeline != nil ? .gap : nil
             }
         }
         guard let content else { return false }

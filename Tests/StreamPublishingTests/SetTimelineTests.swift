@@ -126,6 +126,20 @@ import Testing
         #expect(core.cadence.isFixed)
     }
 
+    /// `on_late_segment: stale` leaves a stalled stream's slots empty; an angle of a set lists
+    /// them as GAP entries at their deadlines.
+    @Test func staleLateSlotsAreGapsAtTheirDeadlines() {
+        var (core, sink, clock) = angle(late: .stale)
+        _ = core.beginRun(now: clock.now)
+        advance(clock, by: 2) { core.tick(now: $0) }
+        for variant in all { core.segmentArrived(variant: variant, slot: 0, duration: 2, programDateTime: epoch, now: clock.now) }
+        advance(clock, by: 2.9) { core.tick(now: $0) }
+        #expect(sink.shape("360p") == "R")
+        advance(clock, by: 0.1) { core.tick(now: $0) }
+        #expect(sink.shape("360p") == "R|G")
+        #expect(sink.entries["360p"]!.last!.programDateTime == epoch.addingTimeInterval(2))
+    }
+
     /// A restarted server, down for a minute: the slots it missed are GAP entries (nothing was
     /// on air; no stand-in files), listed at once, so entry n is still slot n.
     @Test func restartListsTheMissedSlotsAsGaps() {
@@ -151,15 +165,18 @@ import Testing
         #expect(core.nextSlot(of: "720p") == 12_600)
     }
 
-    /// `on_input_loss: stale` holds the playlists during an outage; when the camera is back, an
-    /// angle of a set lists the slots it held as GAP entries instead of skipping them.
+    /// `on_input_loss: stale` holds a stream's playlists during an outage (nothing listed, then
+    /// a skip); an angle of a set lists each held slot as a GAP entry at its deadline instead,
+    /// so it never leaves the set's slots, however long the outage.
     @Test func heldSlotsBecomeGapsNotASkip() {
         var (core, sink, clock) = angle(late: .stale)
         _ = core.beginRun(now: clock.now)
         advance(clock, by: 2) { core.tick(now: $0) }
         for variant in all { core.segmentArrived(variant: variant, slot: 0, duration: 2, programDateTime: epoch, now: clock.now) }
         core.holding = true
-        advance(clock, by: 8) { core.tick(now: $0) }
+        advance(clock, by: 7.9) { core.tick(now: $0) }
+        #expect(sink.shape("720p") == "R|GGG", "slot 3's deadline (109 s) passed")
+        advance(clock, by: 0.1) { core.tick(now: $0) }
         for variant in all { core.segmentArrived(variant: variant, slot: 4, duration: 2, programDateTime: epoch, now: clock.now) }
         #expect(sink.shape("720p") == "R|GGG|R")
         #expect(sink.slots("360p") == [0, 1, 2, 3, 4])
