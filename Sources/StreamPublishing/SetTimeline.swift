@@ -18,9 +18,14 @@ public struct SetTimeline: Sendable, Equatable, Codable {
         self.segmentDuration = segmentDuration
     }
 
-    /// A new set begins at `now`, on a whole millisecond (what EXT-X-PROGRAM-DATE-TIME can say).
+    /// A new set begins at the last multiple of D since 1970 at or before `now` (a whole
+    /// millisecond, what EXT-X-PROGRAM-DATE-TIME can say): any two clocks that agree cut on the
+    /// same grid without telling each other, a camera pushed from elsewhere that numbers its
+    /// slots the same way included.
     public static func starting(at now: Date, segmentDuration: Double) -> SetTimeline {
-        SetTimeline(epoch: Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000), segmentDuration: segmentDuration)
+        let period = max(1, (segmentDuration * 1000).rounded())
+        let milliseconds = (now.timeIntervalSince1970 * 1000).rounded(.down)
+        return SetTimeline(epoch: Date(timeIntervalSince1970: (milliseconds / period).rounded(.down) * period / 1000), segmentDuration: segmentDuration)
     }
 
     /// On disk: the epoch in Unix milliseconds (exact) and as a date-time (for a person), and D.

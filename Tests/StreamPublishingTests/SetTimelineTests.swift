@@ -21,16 +21,18 @@ import Testing
         #expect(grid.slot(dated: epoch.addingTimeInterval(11)) == nil, "mid-slot: another grid")
     }
 
-    /// A new set starts on a whole millisecond (what a program date-time can say); one that
-    /// continues a recording puts that recording's slot where it is.
+    /// A new set starts on the last multiple of D since 1970 (so clocks that agree share the
+    /// grid); one that continues a recording puts that recording's slot where it is.
     @Test func startingAndContinuing() throws {
-        let started = SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_000.123_456), segmentDuration: 2)
-        #expect(started.epoch == Date(timeIntervalSince1970: 1_800_000_000.123))
+        let started = SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_003.123_456), segmentDuration: 2)
+        #expect(started.epoch == Date(timeIntervalSince1970: 1_800_000_002))
+        #expect(SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_003.123), segmentDuration: 1.5).epoch == Date(timeIntervalSince1970: 1_800_000_003))
+        #expect(SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_004.4), segmentDuration: 1.5).epoch == Date(timeIntervalSince1970: 1_800_000_003))
         let continued = SetTimeline.continuing(slot: 40, dated: epoch.addingTimeInterval(500), segmentDuration: 2)
         #expect(continued.start(of: 40) == epoch.addingTimeInterval(500))
         let decoded = try JSONDecoder().decode(SetTimeline.self, from: try JSONEncoder().encode(continued))
         #expect(decoded == continued)
-        let json = String(decoding: try JSONEncoder().encode(started), as: UTF8.self)
+        let json = String(decoding: try JSONEncoder().encode(SetTimeline(epoch: Date(timeIntervalSince1970: 1_800_000_000.123), segmentDuration: 2)), as: UTF8.self)
         #expect(json.contains("\"epoch_unix_ms\":1800000000123") && json.contains("2027-01-15T08:00:00.123Z"), "\(json)")
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(SetTimeline.self, from: Data(#"{"epoch_unix_ms":0,"segment_duration":0}"#.utf8)) }
     }
@@ -46,7 +48,7 @@ import Testing
         let continued = SetTimeline.choose(kept: nil, recorded: recorded, segmentDuration: 2, now: now)
         #expect(continued.isNew && continued.timeline.start(of: 30) == epoch.addingTimeInterval(1_000))
         #expect(SetTimeline.choose(kept: kept, recorded: recorded, segmentDuration: 4, now: now).timeline.segmentDuration == 4)
-        #expect(SetTimeline.choose(kept: kept, recorded: [], segmentDuration: 2, now: now) == (SetTimeline(epoch: now, segmentDuration: 2), true))
+        #expect(SetTimeline.choose(kept: kept, recorded: [], segmentDuration: 2, now: now) == (SetTimeline(epoch: epoch.addingTimeInterval(5_000), segmentDuration: 2), true))
     }
 
     /// Whether a recording lies on the grid: its last dated entry dated its slot's start.
