@@ -18,14 +18,15 @@ public struct SetTimeline: Sendable, Equatable, Codable {
         self.segmentDuration = segmentDuration
     }
 
-    /// A new set begins at the last multiple of D since 1970 at or before `now` (a whole
+    /// A new set begins at the first multiple of D since 1970 at or after `now` (a whole
     /// millisecond, what EXT-X-PROGRAM-DATE-TIME can say): any two clocks that agree cut on the
     /// same grid without telling each other, a camera pushed from elsewhere that numbers its
-    /// slots the same way included.
+    /// slots the same way included. At or after, not before: slot 0 is the first angle's first
+    /// whole slot, so a recording never begins with a slot that started before anything ran.
     public static func starting(at now: Date, segmentDuration: Double) -> SetTimeline {
         let period = max(1, (segmentDuration * 1000).rounded())
-        let milliseconds = (now.timeIntervalSince1970 * 1000).rounded(.down)
-        return SetTimeline(epoch: Date(timeIntervalSince1970: (milliseconds / period).rounded(.down) * period / 1000), segmentDuration: segmentDuration)
+        let milliseconds = (now.timeIntervalSince1970 * 1000).rounded(.up)
+        return SetTimeline(epoch: Date(timeIntervalSince1970: (milliseconds / period).rounded(.up) * period / 1000), segmentDuration: segmentDuration)
     }
 
     /// On disk: the epoch in Unix milliseconds (exact) and as a date-time (for a person), and D.

@@ -21,13 +21,13 @@ import Testing
         #expect(grid.slot(dated: epoch.addingTimeInterval(11)) == nil, "mid-slot: another grid")
     }
 
-    /// A new set starts on the last multiple of D since 1970 (so clocks that agree share the
+    /// A new set starts on the next multiple of D since 1970 (so clocks that agree share the
     /// grid); one that continues a recording puts that recording's slot where it is.
     @Test func startingAndContinuing() throws {
         let started = SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_003.123_456), segmentDuration: 2)
-        #expect(started.epoch == Date(timeIntervalSince1970: 1_800_000_002))
-        #expect(SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_003.123), segmentDuration: 1.5).epoch == Date(timeIntervalSince1970: 1_800_000_003))
-        #expect(SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_004.4), segmentDuration: 1.5).epoch == Date(timeIntervalSince1970: 1_800_000_003))
+        #expect(started.epoch == Date(timeIntervalSince1970: 1_800_000_004))
+        #expect(SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_004), segmentDuration: 2).epoch == Date(timeIntervalSince1970: 1_800_000_004))
+        #expect(SetTimeline.starting(at: Date(timeIntervalSince1970: 1_800_000_003.123), segmentDuration: 1.5).epoch == Date(timeIntervalSince1970: 1_800_000_004.5))
         let continued = SetTimeline.continuing(slot: 40, dated: epoch.addingTimeInterval(500), segmentDuration: 2)
         #expect(continued.start(of: 40) == epoch.addingTimeInterval(500))
         let decoded = try JSONDecoder().decode(SetTimeline.self, from: try JSONEncoder().encode(continued))
@@ -48,7 +48,7 @@ import Testing
         let continued = SetTimeline.choose(kept: nil, recorded: recorded, segmentDuration: 2, now: now)
         #expect(continued.isNew && continued.timeline.start(of: 30) == epoch.addingTimeInterval(1_000))
         #expect(SetTimeline.choose(kept: kept, recorded: recorded, segmentDuration: 4, now: now).timeline.segmentDuration == 4)
-        #expect(SetTimeline.choose(kept: kept, recorded: [], segmentDuration: 2, now: now) == (SetTimeline(epoch: epoch.addingTimeInterval(5_000), segmentDuration: 2), true))
+        #expect(SetTimeline.choose(kept: kept, recorded: [], segmentDuration: 2, now: now) == (SetTimeline(epoch: epoch.addingTimeInterval(5_002), segmentDuration: 2), true))
     }
 
     /// Whether a recording lies on the grid: its last dated entry dated its slot's start.

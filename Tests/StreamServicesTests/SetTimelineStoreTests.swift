@@ -57,9 +57,9 @@ import Testing
         let first = try #require(plan(0, configuration).setTimeline(logger: logger))
         let file = try kept(configuration)
         let epoch = try #require(file["epoch_unix_ms"] as? Int64)
-        // The last multiple of D since 1970 before now.
+        // The next multiple of D since 1970.
         let period = Int64(configuration.segmentDuration * 1000)
-        #expect(epoch % period == 0 && epoch > before - period && epoch <= Int64(Date().timeIntervalSince1970 * 1000))
+        #expect(epoch % period == 0 && epoch >= before && epoch <= Int64(Date().timeIntervalSince1970 * 1000) + period)
         #expect(file["segment_duration"] as? Double == configuration.segmentDuration)
         let second = try #require(plan(1, configuration).setTimeline(logger: logger))
         #expect("\(first)" == "\(second)")
