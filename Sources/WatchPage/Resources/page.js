@@ -336,6 +336,7 @@ async function findOrigin(a) {
   const join = s.length >= 2 ? (number(s[1]) === number(s[0]) + 1 ? s[0] : s[1]) : s.length === 1 && waited > 6000 ? s[0] : null;
   if (!join) { if (waited > 10000) a.origin = startOf(a.stream); return; }
   a.finding = true;
+  const load = a.loadedAt; // a load since (a rejoin) makes this answer stale
   try {
     const name = new URL(join).pathname.split("/").pop();
     const response = await fetch(join.replace(/[^/?]*(\?.*)?$/, "index.m3u8"), { cache: "no-store" });
@@ -344,7 +345,7 @@ async function findOrigin(a) {
       if (line.startsWith("#EXT-X-PROGRAM-DATE-TIME:")) at = Date.parse(line.slice(25));
       else if (line.startsWith("#EXTINF:")) duration = parseFloat(line.slice(8));
       else if (line && !line.startsWith("#")) {
-        if (line.split("?")[0].split("/").pop() === name) { a.origin = at; break; }
+        if (line.split("?")[0].split("/").pop() === name) { if (a.loadedAt === load) a.origin = at; break; }
         at += duration * 1000;
       }
     }
