@@ -307,7 +307,8 @@ def main():
             s, n = results[name]["sideline"], results[name]["nginx"]
             ratios = [a["rps"] / b["rps"] for a, b in zip(s, n) if b["rps"]]
             med = lambda rows, key: statistics.median(r[key] for r in rows)
-            bad = sum(r["bad"] for r in s + n)
+            bad_s, bad_n = sum(r["bad"] for r in s), sum(r["bad"] for r in n)
+            bad = f"{bad_s}/{bad_n} S/n" if bad_s or bad_n else ""
             print(f"{name:44} {sizes[name]:>8} {min(r['rps'] for r in s):>7.0f}-{max(r['rps'] for r in s):<8.0f} "
                   f"{min(r['rps'] for r in n):>6.0f}-{max(r['rps'] for r in n):<7.0f} "
                   f"{min(ratios):>5.2f}-{max(ratios):<5.2f}x {med(s, 'p50'):>6.2f}/{med(n, 'p50'):<7.2f} {med(s, 'p99'):>6.2f}/{med(n, 'p99'):<7.2f} "
