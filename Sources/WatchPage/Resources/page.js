@@ -140,7 +140,6 @@ function ensureTiles(count) {
     const v = document.createElement("video");
     v.muted = true; v.playsInline = true;
     v.addEventListener("timeupdate", showPosition);
-    v.addEventListener("error", rejoin);
     figure.append(v, document.createElement("figcaption"));
     figure.addEventListener("click", () => enlarge(tiles().indexOf(figure)));
     $("angles").append(figure);
@@ -294,8 +293,8 @@ function startTogether() {
   return false;
 }
 
-// Angles live with no seekable range that drifted apart (a stall, a failed player, joins at
-// different segments) are loaded again, all at once: Chromium then joins each at the same
+// Angles live with no seekable range that drifted apart (after a stall, a failed player loaded
+// again, joins at different segments) are loaded again, all at once: Chromium then joins each at the same
 // segment of one timeline and starts them together (Docs/operations.md, "The page"). At most
 // every 5 s, doubling up to 40 s while it does not bring them within a frame.
 function rejoin() {
@@ -327,13 +326,15 @@ new PerformanceObserver((list) => {
 }).observe({ type: "resource" });
 
 // A live angle's origin: the date of the segment its player joined at, from that segment's
-// media playlist. Chromium reads the recording's first segment before it joins near the live
-// edge, so the join is the second segment requested unless that follows the first. A browser
-// whose requests are not listed (Safari) counts from the first entry, as in replay.
+// media playlist. Chromium plays on from the segment it joins at, after reading the
+// recording's first segment (number 0) when it joins later: the join is the lowest segment
+// number requested, other than a 0 not followed by 1 (requests are listed as they end, not in
+// order). A browser whose requests are not listed (Safari) counts from the first entry, as in replay.
 async function findOrigin(a) {
   if (isFinite(a.origin) || a.finding || !a.segments) return;
-  const s = a.segments, number = (url) => parseInt(url.split("/").pop(), 10), waited = performance.now() - a.loadedAt;
-  const join = s.length >= 2 ? (number(s[1]) === number(s[0]) + 1 ? s[0] : s[1]) : s.length === 1 && waited > 6000 ? s[0] : null;
+  const number = (url) => parseInt(url.split("/").pop(), 10), waited = performance.now() - a.loadedAt;
+  const s = a.segments.filter((u, i) => a.segments.findIndex((v) => number(v) === number(u)) === i).sort((x, y) => number(x) - number(y));
+  const join = s.length >= 2 ? (number(s[0]) === 0 && number(s[1]) > 1 ? s[1] : s[0]) : s.length === 1 && waited > 6000 ? s[0] : null;
   if (!join) { if (waited > 10000) a.origin = startOf(a.stream); return; }
   a.finding = true;
   const load = a.loadedAt; // a load since (a rejoin) makes this answer stale
@@ -352,12 +353,23 @@ async function findOrigin(a) {
   } catch (e) { /* asked again on the next tick */ } finally { a.finding = false; }
 }
 
+// A failed player (Chromium's stops for good on a segment it could not fetch) is loaded again
+// on its own, every 5 s while it fails, so the others play on meanwhile; once it plays, the
+// sync rule brings it to them (in replay) or has every angle rejoin (live).
+function reloadFailed() {
+  videos().forEach((v, i) => {
+    const a = state.angles[i];
+    if (!v.error || performance.now() - (a.failedAt || 0) < 5000) return;
+    a.failedAt = performance.now();
+    loadAngle(i, state.mode, state.mode === "live" ? null : position());
+  });
+}
+
 // Every 100 ms: each angle's origin until known, then, while a set plays more than one angle,
 // the sync rule of page-sync.js.
 function syncAngles() {
   state.angles.forEach(findOrigin);
-  // A failed player (Chromium's stops for good on a segment it could not fetch) is loaded again.
-  if (videos().some((v) => v.error)) rejoin();
+  reloadFailed();
   if (startTogether() || state.angles.length < 2) return;
   const vs = videos();
   const samples = state.angles.map((a, i) => SidelineSync.sample(vs[i], offsetOf(a)));
@@ -513,7 +525,6 @@ function showPosition() {
   $("position").textContent = formatSeconds(at) + (date ? " · " + date.toLocaleTimeString() : "");
 }
 video.addEventListener("timeupdate", showPosition);
-video.addEventListener("error", rejoin);
 $("angles").querySelector("figure").addEventListener("click", () => { if (state.angles.length > 1) enlarge(0); });
 
 // The players the server hears CMCD from (GET /api/sessions): only with the admin token.
