@@ -10,8 +10,8 @@ hand and by the issue 28 benchmark, not run by the test suite.
     page_set_check.py URL_OF_THE_PAGE_ON_THE_SET [--seconds 20] [--token ANALYST_TOKEN]
 
 `URL` such as http://127.0.0.1:8080/?set=match. With --token the page's Mark action marks
-the set once (markStatus). Chromium paints an off-screen video only about four times a
-second, so the viewport is made 1600x1000 to keep every tile on screen.
+the set once (markStatus). Chromium showed off-screen tiles' frames 170-315 ms late, so the
+viewport is made 1600x1000 to keep every tile on screen.
 """
 import argparse
 import json
