@@ -19,13 +19,18 @@ import Synchronization
 /// restamped onto the stream's timeline, to the stream's `StreamPublisher`, the same core a
 /// camera's pipeline feeds: stand-ins when the pusher goes quiet, EVENT playlists, markers,
 /// VOD, clips and mirrors all follow from there.
+///
+/// A stream whose config names no ladder takes the one its encoder's first master declares,
+/// live (`takeLadder`): the publisher, recorder, stand-ins and ledger are built anew for its
+/// rungs, once, before the encoder's first segment.
 public final class PushedStream: Sendable {
-    public let plan: ServePlan
-    public let publisher: StreamPublisher
+    /// The plan and publisher in force: replaced once when the stream takes its encoder's ladder.
+    private let current: Mutex<Current>
     private let layout: StreamLayout
     private let ledger: Mutex<IngestLedger>
-    private let frameRate: Double
     private let logger: Logger
+    /// Whether a publisher built anew for a taken ladder has stand-ins (as the first was built).
+    private let withStandIns: Bool
     /// Uploads of this stream, segments and playlists, are carried out one at a time, in the
     /// order they arrive: a playlist must see every segment whose upload finished before it.
     private let uploads = Mutex(())
@@ -33,32 +38,59 @@ public final class PushedStream: Sendable {
     /// What this stream may make the server keep (`ingest` in the config).
     public let bounds: IngestBounds
 
-    public init(plan: ServePlan, publisher: StreamPublisher, logger: Logger) {
-        self.plan = plan
-        self.publisher = publisher
+    private struct Current {
+        var plan: ServePlan
+        var publisher: StreamPublisher
+        /// Whether the service ticks the publisher (a new one is ticked too).
+        var ticking = false
+        /// Ended or removed: no ladder is taken any more.
+        var stopped = false
+    }
+
+    /// `publisher`: the plan's, built with stand-ins or not (`withStandIns`, as a ladder taken
+    /// later builds its own).
+    public init(plan: ServePlan, publisher: StreamPublisher, withStandIns: Bool = true, logger: Logger) {
+        self.current = Mutex(Current(plan: plan, publisher: publisher))
         self.layout = plan.layout
-        self.frameRate = plan.stream.video.frameRate
         self.logger = logger
+        self.withStandIns = withStandIns
         let ingest = plan.configuration.ingest
         self.bounds = IngestBounds(maxUploadsInFlight: ingest.maxUploadsInFlight, maxBufferedBytes: ingest.maxBufferedMegabytes << 20,
                                    maxPendingSegments: ingest.maxPendingSegments, maxUnplacedSegments: ingest.maxUnplacedSegments)
+        self.ledger = Mutex(Self.ledger(plan: plan, publisher: publisher, logger: logger))
+        applyKeptMetadata()
+    }
+
+    /// The stream as a start builds it: its publisher (registered in `registry`) and its ledger.
+    public convenience init(plan: ServePlan, registry: StreamRegistry, withStandIns: Bool = true, logger: Logger) throws {
+        self.init(plan: plan, publisher: try plan.makePublisher(registry: registry, withStandIns: withStandIns, logger: logger), withStandIns: withStandIns, logger: logger)
+    }
+
+    /// The ingest's ledger for `plan`'s ladder over `publisher`'s timeline: the encoder's
+    /// session from before a restart, so its numbers keep their slots, and the segments it
+    /// had received.
+    private static func ledger(plan: ServePlan, publisher: StreamPublisher, logger: Logger) -> IngestLedger {
         let clock = publisher.writer.clock
         let settings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
                                              slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin,
                                              setEpoch: publisher.setTimeline?.epoch)
-        // The encoder's session from before a restart, so its numbers keep their slots.
         let kept = FileManager.default.contents(atPath: plan.layout.ingestSessionPath).flatMap { try? JSONDecoder().decode(IngestLedger.Persisted.self, from: $0) }
         var ledger = IngestLedger(settings: settings, restoring: kept)
-        Self.restoreReceived(into: &ledger, layout: layout, logger: logger)
-        self.ledger = Mutex(ledger)
-        // What the pusher last said about the stream wins over the config, across restarts.
+        restoreReceived(into: &ledger, layout: plan.layout, logger: logger)
+        return ledger
+    }
+
+    /// What the pusher last said about the stream wins over the config, across restarts.
+    private func applyKeptMetadata() {
         if let data = FileManager.default.contents(atPath: layout.metadataPath), let metadata = try? JSONDecoder().decode(StreamMetadata.self, from: data) {
             apply(metadata)
         }
     }
 
-
-    public var name: String { plan.stream.name }
+    public var plan: ServePlan { current.withLock { $0.plan } }
+    public var publisher: StreamPublisher { current.withLock { $0.publisher } }
+    private var frameRate: Double { plan.stream.video.frameRate }
+    public var name: String { layout.stream }
     /// What was listed so far (the ladder's first variant), for the status line.
     public var statistics: PipelineStatistics { totals.withLock { $0 } }
     public var token: String { plan.stream.ingestToken }
@@ -139,6 +171,7 @@ public final class PushedStream: Sendable {
         guard let text = String(validating: body, as: UTF8.self) else {
             return .failure(.malformed("the playlist of variant '\(variant)' is not UTF-8 text").forOperators())
         }
+        let (plan, publisher) = current.withLock { ($0.plan, $0.publisher) }
         let (decided, before, after) = ledger.withLock { ledger in
             let before = ledger.persisted
             return (ledger.playlistReceived(variant: variant, text: text, now: Date()) { publisher.beginPushSession() }, before, ledger.persisted)
@@ -236,14 +269,24 @@ public final class PushedStream: Sendable {
         case let .failure(refusal): return .failure(refusal)
         }
         let served = plan.stream.video.ladder
-        let ladder = served.map(\.name)
+        var ladder = served.map(\.name)
+        var took: String?
         // A stream whose config names no ladder takes its encoder's (kept for the next start).
         let current = served.map { DeclaredRung(name: $0.name, width: $0.width, height: $0.height, bandwidth: $0.maxrate.bitsPerSecond, codecs: [], frameRate: nil) }
         switch IngestMaster.ladder(for: master, configured: plan.stream.video.ladderConfigured ? ladder : nil, kept: current, playlist: StreamLayout.mediaPlaylistName) {
         case let .failure(refusal): return .failure(refusal)
         case .success(.configured), .success(.kept): break
-        case let .success(.declared(rungs)): return keepDeclared(rungs)
+        case let .success(.declared(declared)):
+            let pushed = ledger.withLock { $0.session != nil }
+            switch IngestMaster.takesDeclared(declared, serving: ladder, encoderPushed: pushed, streamDirectory: layout.streamDirectory) {
+            case let .failure(refusal): return .failure(refusal)
+            case let .success(rungs):
+                if let refusal = takeLadder(rungs) { return .failure(refusal) }
+                ladder = rungs.map(\.name)
+                took = "the encoder's ladder (\(ladder.joined(separator: ", "))) taken for this stream and kept; "
+            }
         }
+        let publisher = self.publisher
         for (name, format) in IngestMaster.formats(in: master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName, frameRate: frameRate) {
             publisher.writer.noteFormat(format, of: name)
         }
@@ -253,22 +296,85 @@ public final class PushedStream: Sendable {
         case let .success(taken):
             // Rungs the encoder leaves out are filled like a failed variant's until their segments come again.
             for variant in taken.notPushed { publisher.variantNotPushed(variant) }
-            return .success(IngestReceipt(created: false, message: taken.receipt))
+            return .success(IngestReceipt(created: false, message: (took ?? "") + taken.receipt))
         }
     }
 
-    /// A ladder the encoder declares in place of the one served: kept (atomically) so the
-    /// next start serves it (`PushedLadder.restoring`); this process's publisher was built for
-    /// the served rungs, so the master is refused until then, saying so.
-    private func keepDeclared(_ rungs: [DeclaredRung]) -> Result<IngestReceipt, Refusal> {
+    /// Takes the ladder the encoder declares in place of the one served, before its first
+    /// segment (`IngestMaster.takesDeclared`): kept first (atomically), so a crash from here on
+    /// still serves it at the next start (`PushedLadder.restoring`); then the served publisher
+    /// is retired and one is built for the new rungs as a start would (registry entry, recorder
+    /// per variant, stand-ins per rung, master), with a new ledger. What the old rungs alone
+    /// had recorded is fills only (no encoder has pushed), and is removed. Nil when taken.
+    private func takeLadder(_ rungs: [DeclaredRung]) -> Refusal? {
         do {
             try PushedLadder.keep(rungs, layout: layout)
         } catch {
             logger.error("the encoder's ladder could not be kept", metadata: ["error": "\(error)"])
-            return .failure(Self.writeRefusal(error, "the encoder's ladder could not be kept"))
+            return Self.writeRefusal(error, "the encoder's ladder could not be kept")
         }
-        logger.notice("the encoder declares a new ladder: kept, served from the next start", metadata: ["ladder": "\(rungs.map(\.name).joined(separator: ","))"])
-        return .failure(.malformed("the master's ladder (\(rungs.map(\.name).joined(separator: ", "))) is kept for this stream, which names none in the config; the server serves it from its next start: restart it, then push again").forOperators())
+        let old = current.withLock { $0 }
+        guard !old.stopped else { return Refusal(.conflict, "the stream has ended; its encoder's ladder is kept and served from the next start").forOperators() }
+        // The stream as the config names it: `ServePlan` takes the ladder just kept.
+        let configured = old.plan.configuration.streams.first { $0.name == name } ?? old.plan.stream
+        let plan = ServePlan(configuration: old.plan.configuration, stream: configured, realtime: old.plan.realtime, effort: old.plan.effort)
+        old.publisher.retire()
+        for rung in old.plan.stream.video.ladder.map(\.name) where !rungs.contains(where: { $0.name == rung }) {
+            try? FileManager.default.removeItem(atPath: layout.variantDirectory(rung))
+            try? FileManager.default.removeItem(atPath: layout.ingestDirectory(rung))
+        }
+        let publisher: StreamPublisher
+        do {
+            publisher = try plan.makePublisher(registry: old.publisher.registry, withStandIns: withStandIns, logger: logger)
+        } catch {
+            logger.error("the encoder's ladder is kept but could not be set up; restart the server to serve it", metadata: ["error": "\(error)"])
+            return Refusal(.internalError, "the encoder's ladder is kept but could not be set up (\(error)); restart the server, then push again").forOperators()
+        }
+        ledger.withLock { $0 = Self.ledger(plan: plan, publisher: publisher, logger: logger) }
+        current.withLock { current in
+            current.plan = plan
+            current.publisher = publisher
+            if current.ticking { publisher.startTicking() }
+            if current.stopped { publisher.retire() }
+        }
+        applyKeptMetadata()
+        logger.notice("the encoder's ladder is taken for this stream, which names none in the config", metadata: ["ladder": "\(rungs.map(\.name).joined(separator: ","))"])
+        return nil
+    }
+
+    // MARK: Service
+
+    /// Fills the slots on time from now on, the publisher of a ladder taken later too.
+    func startTicking() {
+        current.withLock { current in
+            current.ticking = true
+            current.publisher.startTicking()
+        }
+    }
+
+    func stopTicking() {
+        current.withLock { current in
+            current.ticking = false
+            current.publisher.stopTicking()
+        }
+    }
+
+    /// Ends the stream (EXT-X-ENDLIST); no ladder is taken after it.
+    func endStream() {
+        let publisher = current.withLock { current in
+            current.stopped = true
+            return current.publisher
+        }
+        publisher.endStream()
+    }
+
+    /// Stops listing before the stream's recording is removed.
+    func retire() {
+        let publisher = current.withLock { current in
+            current.stopped = true
+            return current.publisher
+        }
+        publisher.retire()
     }
 
     // MARK: Metadata

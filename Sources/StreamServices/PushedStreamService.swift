@@ -28,15 +28,15 @@ public final class PushedStreamService: Service, RunningStream {
     }
 
     public func run() async throws {
-        stream.publisher.startTicking()
-        defer { stream.publisher.stopTicking() }
+        stream.startTicking()
+        defer { stream.stopTicking() }
         try? await gracefulShutdown()
-        if endStreamOnStop { stream.publisher.endStream() }
+        if endStreamOnStop { stream.endStream() }
     }
 
-    public func endNow() { stream.publisher.endStream() }
+    public func endNow() { stream.endStream() }
 
-    public func stopForRemoval() { stream.publisher.retire() }
+    public func stopForRemoval() { stream.retire() }
 }
 
 /// The ingest route's receiver: every pushed stream of the server, by name.

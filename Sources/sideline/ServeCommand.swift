@@ -82,7 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Streams a remote encoder pushes: no pipeline, the ingest route feeds their core.
         let pushedServices = try plans.filter(\.stream.isPushed).map { plan in
             let streamLogger = logger.forStream(plan.stream.name, of: settings)
-            return PushedStreamService(stream: PushedStream(plan: plan, publisher: try plan.makePublisher(registry: registry, logger: streamLogger), logger: streamLogger))
+            return PushedStreamService(stream: try PushedStream(plan: plan, registry: registry, logger: streamLogger))
         }
         let running: [(name: String, stream: any RunningStream)] = pipelineServices.map { ($0.plan.stream.name, $0) } + pushedServices.map { ($0.stream.name, $0) }
 

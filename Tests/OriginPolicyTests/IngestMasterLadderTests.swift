@@ -95,4 +95,21 @@ import Testing
         let other = MultivariantPlaylist(variants: [Self.variant("720p/index.m3u8", 1280, 720)])
         #expect(try IngestMaster.ladder(for: other, configured: nil, kept: kept, playlist: "index.m3u8").get().names == ["720p"])
     }
+
+    /// A running stream takes a declared ladder until its encoder has pushed on the one it
+    /// serves; after that the first ladder stays, and the 409 says how to start anew.
+    @Test(arguments: [false, true])
+    func aDeclaredLadderIsTakenUntilTheEncoderHasPushed(encoderPushed: Bool) throws {
+        let rungs = try IngestMaster.declaredLadder(Self.phone, playlist: "index.m3u8").get()
+        let decided = IngestMaster.takesDeclared(rungs, serving: ["720p", "360p"], encoderPushed: encoderPushed, streamDirectory: "/srv/sideline/phone")
+        switch decided {
+        case let .success(taken):
+            #expect(!encoderPushed && taken == rungs)
+        case let .failure(refusal):
+            #expect(encoderPushed)
+            #expect(refusal.status == 409 && refusal.kind == .conflict)
+            #expect(refusal.reason.contains("360p, 180p") && refusal.reason.contains("serves 720p, 360p"), "\(refusal.reason)")
+            #expect(refusal.reason.contains("move /srv/sideline/phone away"), "\(refusal.reason)")
+        }
+    }
 }

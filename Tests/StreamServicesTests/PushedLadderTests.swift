@@ -47,10 +47,8 @@ import Testing
     }
 
     /// The ingest's receiver over the stream as a start builds it (no stand-ins: no FFmpeg).
-    func receiver(_ configuration: SidelineConfiguration) throws -> PushedStreams {
-        let plan = plan(configuration)
-        let logger = Logger(label: "test")
-        return PushedStreams([PushedStream(plan: plan, publisher: try plan.makePublisher(registry: StreamRegistry(), withStandIns: false, logger: logger), logger: logger)])
+    func receiver(_ configuration: SidelineConfiguration, registry: StreamRegistry = StreamRegistry()) throws -> PushedStreams {
+        PushedStreams([try PushedStream(plan: plan(configuration), registry: registry, withStandIns: false, logger: Logger(label: "test"))])
     }
 
     static let phoneMaster = Array("""
@@ -62,19 +60,22 @@ import Testing
 
         """.utf8)
 
-    @Test func anEncodersLadderIsKeptThenTakenAfterARestart() throws {
+    @Test func anEncodersLadderIsTakenLiveAndKeptForTheNextStart() throws {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let configuration = configuration()
-        let master = IngestPath.master(stream: configuration.streams[0].name)
-        guard case let .failure(refusal) = try receiver(configuration).receive(master, body: Self.phoneMaster) else {
-            Issue.record("a new ladder taken by the running process")
-            return
-        }
-        #expect(refusal.status == 400 && refusal.reason.contains("kept"), "\(refusal.reason)")
-        #expect(PushedLadder.load(StreamLayout(dataDirectory: data, stream: configuration.streams[0].name)) == Self.phone)
-        // The next start serves the encoder's ladder and takes its master.
-        let taken = try receiver(configuration).receive(master, body: Self.phoneMaster).get()
-        #expect(taken.message == "master taken: 360p, 180p")
+        let name = configuration.streams[0].name
+        let registry = StreamRegistry()
+        let stream = try PushedStream(plan: plan(configuration), registry: registry, withStandIns: false, logger: Logger(label: "test"))
+        let receiver = PushedStreams([stream])
+        #expect(registry.stream(named: name)?.variantOrder == SidelineConfiguration.defaultVideo.ladder.map(\.name), "the default ladder until the encoder says otherwise")
+        let taken = try receiver.receive(.master(stream: name), body: Self.phoneMaster).get()
+        #expect(taken.message == "the encoder's ladder (360p, 180p) taken for this stream and kept; master taken: 360p, 180p")
+        #expect(registry.stream(named: name)?.variantOrder == ["360p", "180p"], "registered anew for the taken rungs")
+        #expect(stream.plan.stream.video.ladder.map(\.name) == ["360p", "180p"])
+        #expect(stream.plan.stream.video.frameRate == 25)
+        #expect(PushedLadder.load(StreamLayout(dataDirectory: data, stream: name)) == Self.phone)
+        // The next start serves the encoder's ladder and takes its master as its own.
+        #expect(try self.receiver(configuration).receive(.master(stream: name), body: Self.phoneMaster).get().message == "master taken: 360p, 180p")
     }
 
     @Test func aConfiguredLadderStillRefusesAStrangerAndKeepsNothing() throws {
