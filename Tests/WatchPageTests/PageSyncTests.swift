@@ -77,14 +77,7 @@ import TestSupport
         document.getElementById("out").textContent = JSON.stringify({ decisions, leaders, simulations });
         </script></body></html>
         """
-        let path = directory + "/sync.html"
-        try page.write(toFile: path, atomically: true, encoding: .utf8)
-        let run = try await Command.run("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + directory + "/profile",
-                                                     "--dump-dom", URL(fileURLWithPath: path).absoluteString], timeout: 60)
-        let dom = run.stdout
-        let start = try #require(dom.range(of: "<pre id=\"out\">"), "no output from Chromium (status \(run.status)): \(run.stderr.suffix(600))")
-        let end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
-        let json = dom[start.upperBound..<end.lowerBound].replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+        let json = try await HeadlessChromium.output(of: page, in: directory)
         return try JSONDecoder().decode(Results.self, from: Data(json.utf8))
     }
 
