@@ -412,6 +412,9 @@ public final class PushedStream: Sendable {
 
     private func refusal(_ rejection: IngestLedger.Rejection, variant: String) -> Refusal {
         switch rejection {
+        case .unknownVariant where !plan.stream.video.ladderConfigured && ledger.withLock({ $0.session == nil }):
+            // The ladder is the encoder's to declare, by its master, before its first segment.
+            Refusal(.noSuchVariant, "\(rejection), or upload the master that declares it first: this stream names no ladder in its config and takes the one its encoder's master declares").forOperators()
         case .unknownVariant: Refusal(.noSuchVariant, "\(rejection)").forOperators()
         default: Refusal.malformed("\(rejection)").forOperators()
         }

@@ -68,6 +68,12 @@ import Testing
         let stream = try PushedStream(plan: plan(configuration), registry: registry, withStandIns: false, logger: Logger(label: "test"))
         let receiver = PushedStreams([stream])
         #expect(registry.stream(named: name)?.variantOrder == SidelineConfiguration.defaultVideo.ladder.map(\.name), "the default ladder until the encoder says otherwise")
+        // A segment of a rung the master has not declared yet says what to send first.
+        guard case let .failure(early) = receiver.receive(.segment(stream: name, variant: "180p", name: "seg0.ts"), body: [0x47]) else {
+            Issue.record("a segment of an undeclared rung taken")
+            return
+        }
+        #expect(early.status == 404 && early.reason.contains("upload the master that declares it first"), "\(early.reason)")
         let taken = try receiver.receive(.master(stream: name), body: Self.phoneMaster).get()
         #expect(taken.message == "the encoder's ladder (360p, 180p) taken for this stream and kept; master taken: 360p, 180p")
         #expect(registry.stream(named: name)?.variantOrder == ["360p", "180p"], "registered anew for the taken rungs")
