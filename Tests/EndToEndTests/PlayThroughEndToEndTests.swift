@@ -144,7 +144,8 @@ import TestSupport
         let started = Date()
         var before: [String: MediaPlaylist] = [:]
         var drilledAt: [Date] = []
-        let playFor = Self.drillAt + Double(drills.count) * Self.drillEvery + 10
+        // Until the last drill's span (35 s from its start) is over, and a second more.
+        let playFor = Self.drillAt + Double(drills.count) * Self.drillEvery + 1
         while Date().timeIntervalSince(started) < playFor {
             for watch in watches { watch.sample() }
             if drilledAt.count < drills.count && Date().timeIntervalSince(started) >= Self.drillAt + Double(drilledAt.count) * Self.drillEvery {
