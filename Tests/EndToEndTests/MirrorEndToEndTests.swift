@@ -94,7 +94,7 @@ import TestSupport
         // The failover client moved to the mirror and has every entry once, in order, each the
         // primary's bytes.
         let run = try await failover
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout) \(run.stderr)")
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any], "exited \(run.status): \(run.stdout.suffix(2000)) \(run.stderr.suffix(3000))")
         let failedOver = report["segments"] as? [[String: Any]] ?? []
         #expect(failedOver.map { $0["sequence"] as? Int ?? -1 } == Array(0..<failedOver.count), "every entry once, in order")
         #expect(failedOver.count == offline.segments.count, "\(failedOver.count) fetched, the mirror lists \(offline.segments.count)")

@@ -27,7 +27,7 @@ import TestSupport
         let run = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/page_check.py", base + "/", "--token", "page-secret-0123456789",
                                                     "--label", label, "--downloads", downloads, "--seconds", "6"], timeout: 180)
         #expect(run.status == 0, "page_check.py: \(run.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout) \(run.stderr)")
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any], "exited \(run.status): \(run.stdout.suffix(2000)) \(run.stderr.suffix(3000))")
         #expect(report["title"] as? String == "Sideline")
         #expect((report["nativeHLS"] as? String ?? "").isEmpty == false, "Chromium plays HLS natively")
         // Real time: 6 s of wall clock should play about 6 s; under load, at least half.

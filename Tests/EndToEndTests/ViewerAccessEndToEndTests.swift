@@ -131,7 +131,10 @@ import TestSupport
         let downloads = try makeTemporaryDirectory("access-page")
         let page = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/page_check.py", base + "/?stream=home", "--token", "none",
                                                      "--label", "x", "--downloads", downloads, "--viewer-token", "home-viewers-0123456789"], timeout: 120)
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(page.stdout.utf8)) as? [String: Any], "\(page.stdout) \(page.stderr)")
+        // `try?`: a page check that ended without its report says why (its stderr) instead of
+        // "not in the correct format".
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(page.stdout.utf8))) as? [String: Any],
+                                  "page_check.py exited \(page.status): \(page.stdout.suffix(2000)) \(page.stderr.suffix(3000))")
         #expect(report["lockedBefore"] as? [String] == ["home"] && report["unlocked"] as? [String] == ["home"], "\(report)")
         #expect((report["played"] as? Double ?? 0) >= 3, "\(report)")
         #expect((report["clipPath"] as? String).map { FileManager.default.fileExists(atPath: $0) } == true, "\(report)")
