@@ -50,7 +50,7 @@ public final class PushQueueDirectory: Sendable {
     }
 
     /// Opens (or makes) the queue at `path` and reads back what an earlier run left: the
-    /// timeline it numbered segments on (or a new one starting `now`) and every whole segment
+    /// timeline it numbered segments on (or a new one: `PushTimeline.starting(at: now)`) and every whole segment
     /// of `variants`, none of them sent yet.
     public static func open(path: String, segmentDuration: Double, variants: [String], now: Date, logger: Logger) throws(Unusable) -> (PushQueueDirectory, PushQueue) {
         do {
@@ -70,7 +70,9 @@ public final class PushQueueDirectory: Sendable {
             }
             state = read
         } else {
-            state = State(timeline: PushTimeline(epoch: now, segmentDuration: segmentDuration), acknowledgedUpTo: [:])
+            // A new queue cuts on the grid of multiples of D since 1970, as an angle set does;
+            // an existing queue keeps the timeline it numbered its segments on (above).
+            state = State(timeline: PushTimeline.starting(at: now, segmentDuration: segmentDuration), acknowledgedUpTo: [:])
         }
         let directory = PushQueueDirectory(path: path, timeline: state.timeline)
         do {

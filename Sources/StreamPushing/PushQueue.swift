@@ -135,9 +135,10 @@ public struct PushQueue: Sendable, Equatable {
     }
 }
 
-/// `push`'s own timeline: slot k starts k x D after the epoch (the first run's start), kept
-/// in the queue directory, so a restarted `push` numbers its segments on from where the wall
-/// clock is, and the server places each in its own slot. Pure.
+/// `push`'s own timeline: slot k starts k x D after the epoch (the first multiple of D since
+/// 1970 at or after the first run's start), kept in the queue directory, so a restarted
+/// `push` numbers its segments on from where the wall clock is, and the server places each in
+/// its own slot. Pure.
 public struct PushTimeline: Sendable, Equatable, Codable {
     public var epoch: Date
     public var segmentDuration: Double
@@ -145,6 +146,17 @@ public struct PushTimeline: Sendable, Equatable, Codable {
     public init(epoch: Date, segmentDuration: Double) {
         self.epoch = epoch
         self.segmentDuration = segmentDuration
+    }
+
+    /// A new queue's timeline: its epoch is the first multiple of D since 1970 at or after
+    /// `now`, in whole milliseconds, the rule an angle set's epoch follows (`SetTimeline.starting`,
+    /// StreamPublishing): a pusher and a server whose clocks agree then cut segments on the same
+    /// grid, so a pushed angle's segments start on the set's slots, not up to half a segment off.
+    /// The first run waits for slot 0's start, less than D.
+    public static func starting(at now: Date, segmentDuration: Double) -> PushTimeline {
+        let period = max(1, (segmentDuration * 1000).rounded())
+        let milliseconds = (now.timeIntervalSince1970 * 1000).rounded(.up)
+        return PushTimeline(epoch: Date(timeIntervalSince1970: (milliseconds / period).rounded(.up) * period / 1000), segmentDuration: segmentDuration)
     }
 
     /// The slot a pipeline started at `now` begins with: the first that starts no earlier.

@@ -27,7 +27,8 @@ public enum UploadRetry {
         /// again, then the playlist.
         case resendSegments
         /// No upload can succeed (401 or 403: the token; 400 for a playlist: the stream's
-        /// own settings): `push` ends with this message.
+        /// own settings; 409 for the master: the server keeps another ladder for the stream):
+        /// `push` ends with this message.
         case stop(String)
     }
 
@@ -45,6 +46,9 @@ public enum UploadRetry {
             return .stop("the server has no such stream or variant (404: \(reason)); check the stream name in --to and the ladder against the server's config")
         case 410?:
             return .stop("the server removed this stream (410: \(reason)); push to another stream name")
+        case 409? where upload == .document:
+            // The server keeps another ladder this stream's encoder pushed on; retrying cannot change it.
+            return .stop("the server refused the master (409: \(reason))")
         case 413?:
             return .drop("the server refused the segment as too large (413: \(reason))")
         case 400? where upload == .playlist && !resent:

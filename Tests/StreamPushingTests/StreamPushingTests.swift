@@ -134,6 +134,24 @@ import Testing
         #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(61), after: 40) == 41, "never a slot already queued (a clock set back)")
         #expect(timeline.firstSlot(startingAt: epoch.addingTimeInterval(61), after: 12) == 31)
     }
+
+    /// A new queue's epoch is the next multiple of D since 1970 at or after the first run's
+    /// start (an angle set's rule), so a pusher cuts where the server's set does.
+    @Test(arguments: [
+        (1_800_000_000.000, 2.0, 1_800_000_000.000),
+        (1_800_000_000.231, 2.0, 1_800_000_002.000),
+        (1_800_000_001.999, 2.0, 1_800_000_002.000),
+        (1_800_000_002.0004, 2.0, 1_800_000_004.000), // in whole milliseconds, rounded up: past the boundary
+        (1_800_000_001.000, 6.0, 1_800_000_006.000),
+        (1_800_000_000.100, 2.5, 1_800_000_002.500),
+    ])
+    func aNewTimelineStartsOnTheGridOfMultiplesOfD(now: Double, duration: Double, epoch: Double) {
+        let timeline = PushTimeline.starting(at: Date(timeIntervalSince1970: now), segmentDuration: duration)
+        #expect(abs(timeline.epoch.timeIntervalSince1970 - epoch) < 0.000_5, "\(timeline.epoch.timeIntervalSince1970)")
+        #expect(timeline.segmentDuration == duration)
+        #expect(timeline.firstSlot(startingAt: Date(timeIntervalSince1970: now)) == 0, "the first run takes slot 0, waiting less than D for it")
+        #expect(timeline.epoch.timeIntervalSince1970 - now < duration)
+    }
 }
 
 @Suite struct UploadRetryTests {
@@ -170,8 +188,9 @@ import Testing
         var backoff = Backoff.uploadRetry
         guard case .stop = decide(.segment, 401, now: 100, backoff: &backoff), case .stop = decide(.playlist, 403, now: 100, backoff: &backoff),
               case .stop = decide(.segment, 404, now: 100, backoff: &backoff), case .stop = decide(.playlist, 410, now: 100, backoff: &backoff),
-              case .drop = decide(.segment, 400, now: 100, backoff: &backoff), case .drop = decide(.segment, 413, now: 100, backoff: &backoff) else {
-            Issue.record("401, 403, 404 and 410 stop push; 400 and 413 drop a segment")
+              case .drop = decide(.segment, 400, now: 100, backoff: &backoff), case .drop = decide(.segment, 413, now: 100, backoff: &backoff),
+              case .stop = decide(.document, 409, now: 100, backoff: &backoff) else {
+            Issue.record("401, 403, 404 and 410 stop push, and 409 on the master (another ladder kept); 400 and 413 drop a segment")
             return
         }
         #expect(backoff.failures == 0, "nothing was waited for")
