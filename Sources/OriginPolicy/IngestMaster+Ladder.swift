@@ -99,16 +99,17 @@ extension IngestMaster {
     }
 
     /// Whether a running stream takes the ladder its encoder's master newly declares
-    /// (`.declared`, checked): it does while no encoder has pushed to it (`encoderPushed`: an
-    /// ingest session began, kept across restarts), so what it recorded on the ladder it served
-    /// is fills only and nothing of the encoder's is orphaned. After that, a master that names
-    /// a rung outside `serving` is a 409 that says how to start anew in `streamDirectory`:
-    /// the first ladder stays, as a configured one would.
-    public static func takesDeclared(_ rungs: [DeclaredRung], serving: [String], encoderPushed: Bool, streamDirectory: String) -> Result<[DeclaredRung], Refusal> {
-        guard encoderPushed else { return .success(rungs) }
+    /// (`.declared`, checked): it does while the stream holds no footage (`hasFootage`: an
+    /// ingest session began, kept across restarts, or the recording holds an entry that is no
+    /// fill), so what it recorded on the ladder it served is GAP entries and stand-ins only and
+    /// nothing real is orphaned. After that, a master that names a rung outside `serving` is a
+    /// 409 that says how to start anew in `streamDirectory`: the first ladder stays, as a
+    /// configured one would.
+    public static func takesDeclared(_ rungs: [DeclaredRung], serving: [String], hasFootage: Bool, streamDirectory: String) -> Result<[DeclaredRung], Refusal> {
+        guard hasFootage else { return .success(rungs) }
         let declared = rungs.map(\.name).joined(separator: ", ")
         return .failure(Refusal(.conflict, """
-            the master declares the ladder \(declared), but this stream serves \(serving.joined(separator: ", ")) and its encoder has pushed on it: \
+            the master declares the ladder \(declared), but this stream serves \(serving.joined(separator: ", ")) and has recorded footage on it: \
             a stream with no ladder in its config takes its encoder's ladder once, before the first segment. Push those rungs (or a part of them), \
             or start a new recording with the new ladder: stop the server, move \(streamDirectory) away (its recording and ingest/ladder.json), \
             and start it again

@@ -277,8 +277,7 @@ public final class PushedStream: Sendable {
         case let .failure(refusal): return .failure(refusal)
         case .success(.configured), .success(.kept): break
         case let .success(.declared(declared)):
-            let pushed = ledger.withLock { $0.session != nil }
-            switch IngestMaster.takesDeclared(declared, serving: ladder, encoderPushed: pushed, streamDirectory: layout.streamDirectory) {
+            switch IngestMaster.takesDeclared(declared, serving: ladder, hasFootage: holdsFootage(self.publisher), streamDirectory: layout.streamDirectory) {
             case let .failure(refusal): return .failure(refusal)
             case let .success(rungs):
                 if let refusal = takeLadder(rungs) { return .failure(refusal) }
@@ -300,12 +299,25 @@ public final class PushedStream: Sendable {
         }
     }
 
+    /// Whether the stream holds footage: an encoder's session began (kept across restarts), or
+    /// the recording holds an entry that is no fill (a camera recorded it before the stream was
+    /// pushed, or a late segment replaced a fill). Before that, every entry is a GAP or a
+    /// stand-in, and a new ladder orphans nothing.
+    private func holdsFootage(_ publisher: StreamPublisher) -> Bool {
+        ledger.withLock { $0.session != nil } || publisher.writer.recorder.variants.values.contains { variant in
+            let playlist = variant.playlist
+            return playlist.replaceableEntries.count < playlist.segments.count
+        }
+    }
+
     /// Takes the ladder the encoder declares in place of the one served, before its first
     /// segment (`IngestMaster.takesDeclared`): kept first (atomically), so a crash from here on
     /// still serves it at the next start (`PushedLadder.restoring`); then the served publisher
     /// is retired and one is built for the new rungs as a start would (registry entry, recorder
-    /// per variant, stand-ins per rung, master), with a new ledger. What the old rungs alone
-    /// had recorded is fills only (no encoder has pushed), and is removed. Nil when taken.
+    /// per variant, stand-ins per rung, master), with a new ledger. What the old ladder had
+    /// recorded is fills only (`holdsFootage`), and is removed with its master and timeline, so
+    /// every new rung starts level (an angle of a set lists its slots anew, entry n = slot n).
+    /// Nil when taken.
     private func takeLadder(_ rungs: [DeclaredRung]) -> Refusal? {
         do {
             try PushedLadder.keep(rungs, layout: layout)
@@ -319,10 +331,12 @@ public final class PushedStream: Sendable {
         let configured = old.plan.configuration.streams.first { $0.name == name } ?? old.plan.stream
         let plan = ServePlan(configuration: old.plan.configuration, stream: configured, realtime: old.plan.realtime, effort: old.plan.effort)
         old.publisher.retire()
-        for rung in old.plan.stream.video.ladder.map(\.name) where !rungs.contains(where: { $0.name == rung }) {
+        for rung in old.plan.stream.video.ladder.map(\.name) {
             try? FileManager.default.removeItem(atPath: layout.variantDirectory(rung))
             try? FileManager.default.removeItem(atPath: layout.ingestDirectory(rung))
         }
+        try? FileManager.default.removeItem(atPath: layout.masterPlaylistPath)
+        try? FileManager.default.removeItem(atPath: layout.timelinePath)
         let publisher: StreamPublisher
         do {
             publisher = try plan.makePublisher(registry: old.publisher.registry, withStandIns: withStandIns, logger: logger)

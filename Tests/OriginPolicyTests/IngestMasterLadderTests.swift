@@ -96,17 +96,17 @@ import Testing
         #expect(try IngestMaster.ladder(for: other, configured: nil, kept: kept, playlist: "index.m3u8").get().names == ["720p"])
     }
 
-    /// A running stream takes a declared ladder until its encoder has pushed on the one it
-    /// serves; after that the first ladder stays, and the 409 says how to start anew.
+    /// A running stream takes a declared ladder until it holds footage on the one it serves
+    /// (its encoder has pushed); after that the first ladder stays, and the 409 says how to start anew.
     @Test(arguments: [false, true])
-    func aDeclaredLadderIsTakenUntilTheEncoderHasPushed(encoderPushed: Bool) throws {
+    func aDeclaredLadderIsTakenUntilTheStreamHoldsFootage(hasFootage: Bool) throws {
         let rungs = try IngestMaster.declaredLadder(Self.phone, playlist: "index.m3u8").get()
-        let decided = IngestMaster.takesDeclared(rungs, serving: ["720p", "360p"], encoderPushed: encoderPushed, streamDirectory: "/srv/sideline/phone")
+        let decided = IngestMaster.takesDeclared(rungs, serving: ["720p", "360p"], hasFootage: hasFootage, streamDirectory: "/srv/sideline/phone")
         switch decided {
         case let .success(taken):
-            #expect(!encoderPushed && taken == rungs)
+            #expect(!hasFootage && taken == rungs)
         case let .failure(refusal):
-            #expect(encoderPushed)
+            #expect(hasFootage)
             #expect(refusal.status == 409 && refusal.kind == .conflict)
             #expect(refusal.reason.contains("360p, 180p") && refusal.reason.contains("serves 720p, 360p"), "\(refusal.reason)")
             #expect(refusal.reason.contains("move /srv/sideline/phone away"), "\(refusal.reason)")

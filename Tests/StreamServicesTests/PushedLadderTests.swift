@@ -1,5 +1,6 @@
 import Foundation
 import HLSOrigin
+import HLSPlaylist
 import Logging
 import OriginPolicy
 import SegmentStore
@@ -82,6 +83,31 @@ import Testing
         #expect(PushedLadder.load(StreamLayout(dataDirectory: data, stream: name)) == Self.phone)
         // The next start serves the encoder's ladder and takes its master as its own.
         #expect(try self.receiver(configuration).receive(.master(stream: name), body: Self.phoneMaster).get().message == "master taken: 360p, 180p")
+    }
+
+    /// A pushed angle of a set lists its set's slots (GAP entries) before its encoder's first
+    /// master: those fills go with the old ladder, and every new rung starts level on the
+    /// set's slots (entry n = slot n in each), with stand-ins for the new rungs.
+    @Test func anAngleTakesItsEncodersLadderAndEveryRungStartsLevelOnTheSetsSlots() throws {
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        var configuration = configuration()
+        let name = configuration.streams[0].name
+        configuration.angleSets = [AngleSetSettings(name: "match-\(UUID().uuidString.prefix(8))", streams: [name])]
+        // The set began 20 s ago: ten 2 s slots passed before this angle was there.
+        _ = SetTimelineStore.timeline(of: configuration.angleSets[0], configuration: configuration, now: Date().addingTimeInterval(-20), logger: Logger(label: "test"))
+        let registry = StreamRegistry(angleSets: .init(configuration))
+        let stream = try PushedStream(plan: plan(configuration), registry: registry, logger: Logger(label: "test"))
+        let layout = StreamLayout(dataDirectory: data, stream: name)
+        let before = registry.stream(named: name)?.variants["720p"]?.recording?.segments ?? []
+        #expect(before.count >= 9 && before.allSatisfy(\.gap), "the slots that passed are GAP entries")
+        let taken = try PushedStreams([stream]).receive(.master(stream: name), body: Self.phoneMaster).get()
+        #expect(taken.message.hasPrefix("the encoder's ladder (360p, 180p) taken"))
+        #expect(!FileManager.default.fileExists(atPath: layout.variantDirectory("720p")), "the old ladder's fills are gone")
+        let rungs = ["360p", "180p"].map { registry.stream(named: name)?.variants[$0]?.recording }
+        #expect(rungs.allSatisfy { $0?.mediaSequence == 0 && ($0?.segments.count ?? 0) >= 9 })
+        #expect(rungs[0]?.segments.count == rungs[1]?.segments.count, "level")
+        #expect(rungs[1]?.segments.first?.programDateTime == before.first?.programDateTime, "entry 0 is slot 0 still")
+        #expect(FileManager.default.fileExists(atPath: layout.variantDirectory("180p")))
     }
 
     @Test func aConfiguredLadderStillRefusesAStrangerAndKeepsNothing() throws {
