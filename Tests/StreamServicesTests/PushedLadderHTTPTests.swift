@@ -3,7 +3,6 @@ import HLSOrigin
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import NIOCore
 import SidelineConfig
 import SidelineCore
 import StreamServices
