@@ -24,22 +24,10 @@ public struct MirrorSet: Sendable, Equatable {
         self.angles = angles
     }
 
-    /// The most angles the mirror takes from an upstream's master (the config's bound).
-    static let maximumAngles = 16
-
     /// The angles a set's master lists, in order; nil when it lists none (a stream's master) or
-    /// names one that cannot be a stream name here (the text is the network's: hostile).
+    /// names one that cannot be a stream name here (`SetMasterAngles`: the text is hostile).
     public static func angles(inMaster text: String, isValidName: (String) -> Bool) -> [String]? {
-        var angles: [String] = []
-        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("#EXT-X-MEDIA:") && line.contains("TYPE=VIDEO") {
-            guard let uri = line.range(of: "URI=\"../") else { continue }
-            let rest = line[uri.upperBound...]
-            guard let slash = rest.firstIndex(of: "/") else { return nil }
-            let angle = String(rest[..<slash])
-            guard isValidName(angle) else { return nil }
-            if !angles.contains(angle) { angles.append(angle) }
-        }
-        return angles.isEmpty || angles.count > maximumAngles ? nil : angles
+        SetMasterAngles.angles(inMaster: text, isValidName: isValidName)
     }
 
     /// The upstream master names a set: asked once at start; when the upstream does not answer,

@@ -123,5 +123,21 @@ enum FuzzTargets {
         // A mirror's upstream media playlist through the mirror's pure decisions: what it lists
         // and fetches, the conflict check, the next reload, each mode's form.
         "mirror-playlist": { bytes in FuzzInputs.mirror(String(decoding: bytes, as: UTF8.self)) },
+        // An upstream's angle-set master, read by a mirror for its angles.
+        "set-master-angles": { bytes in
+            let angles = SetMasterAngles.angles(inMaster: String(decoding: bytes, as: UTF8.self)) { name in
+                !name.isEmpty && name.count <= 64 && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
+            }
+            precondition((angles?.count ?? 0) <= SetMasterAngles.maximumAngles)
+        },
+        // A pushed master, as a stream with no configured ladder takes it: parsed, its ladder
+        // declared, chosen against a configured and a kept ladder, and taken.
+        "ingest-master": { bytes in
+            guard case let .success(master) = IngestMaster.parse(bytes) else { return }
+            guard case let .success(rungs) = IngestMaster.declaredLadder(master, playlist: "master.m3u8") else { return }
+            _ = IngestMaster.ladder(for: master, configured: nil, kept: nil, playlist: "master.m3u8")
+            _ = IngestMaster.ladder(for: master, configured: ["360p", "180p"], kept: rungs, playlist: "master.m3u8")
+            _ = IngestMaster.takesDeclared(rungs, serving: ["720p"], hasFootage: false, streamDirectory: "/data/roof")
+        },
     ]
 }
