@@ -272,7 +272,7 @@ class Run:
         browser = Browser(shutil.which("chromium") or "chromium", profile)
         self.processes.append(browser.process)
         screen, lags, unread, reads = [], [], 0, 0
-        self.tile_offsets = {}
+        self.tile_offsets, self.tile_unread, self.last_unread = {}, {}, None
         try:
             target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
             session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
@@ -309,7 +309,7 @@ class Run:
               });
               const now = Date.now();
               const clocks = images.map((g, i) => g && SidelinePatternClock.readImageData(g.getImageData(0, 0, benchCanvases[i].width, benchCanvases[i].height)));
-              return { now, clocks };
+              return { now, clocks, sizes: videos.map((v) => `${v.videoWidth}x${v.videoHeight} ready ${v.readyState}`) };
             })()"""
             page_start = time.monotonic()
             end, next_poll, measuring = page_start + self.duration, 0, False
@@ -331,6 +331,10 @@ class Run:
                             self.tile_offsets.setdefault(i, []).append(c - clocks[0])
                     else:
                         unread += 1
+                        self.last_unread = sample
+                    for i, c in enumerate(clocks):
+                        if c is None:
+                            self.tile_unread[i] = self.tile_unread.get(i, 0) + 1
                     lags += [sample["now"] - c for c in clocks if c is not None]
                 time.sleep(0.2)
             self.page_sync = evaluate("(() => { const s = sideline.sync(); return { p50: s.p50, p99: s.p99, max: s.max, samples: s.samples, rejoins: s.rejoins }; })()")
@@ -531,6 +535,8 @@ def main():
           f"reads with a tile unread {unread_screen}  [target: p99 <= {2 * FRAME_MS:.0f} ms]")
     medians = {(run.tile_names[i] if i < len(run.tile_names) else i): sorted(v)[len(v) // 2] for i, v in sorted(run.tile_offsets.items())}
     print(f"    each tile's median clock minus the first tile's, tiles in the page's order (ms): {medians}")
+    if unread_screen:
+        print(f"    unread reads per tile: {run.tile_unread}; the last read with a tile unread: {json.dumps(run.last_unread)}")
     print(f"    the page's own sync figures (currentTime): {json.dumps(run.page_sync)}; video errors: {run.page_errors}")
     print(f"(d) glass to glass (wall clock at display - capture time):")
     print(f"    Chromium (the page's tiles): {quantiles(chromium)}")
