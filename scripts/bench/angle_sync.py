@@ -338,6 +338,10 @@ class Run:
                     lags += [sample["now"] - c for c in clocks if c is not None]
                 time.sleep(0.2)
             self.page_sync = evaluate("(() => { const s = sideline.sync(); return { p50: s.p50, p99: s.p99, max: s.max, samples: s.samples, rejoins: s.rejoins }; })()")
+            # Each tile's last frame as read, for a look at a tile that did not read.
+            for i, url in enumerate(evaluate("benchCanvases.map((c) => c.toDataURL('image/png'))") or []):
+                with open(f"{self.work}/tile-{i}.png", "wb") as f:
+                    f.write(__import__("base64").b64decode(url.split(",", 1)[1]))
             self.page_errors = evaluate("[...document.querySelectorAll('#angles video')].map(v => v.error && v.error.message)")
         finally:
             browser.close()
