@@ -154,6 +154,9 @@ def main():
                 raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
             return result["result"].get("value")
 
+        # The page's first listing of streams and sets: what it shows locked is known then
+        # (read before it settled, a private stream was once not yet listed at all).
+        evaluate("Promise.resolve(sideline.ready).then(() => true)")
         report["title"] = evaluate("document.title")
         if args.viewer_token:
             # As a viewer would: the page shows the private stream locked and asks for its token.

@@ -548,7 +548,9 @@ async function refreshPlayers() {
   $("players").replaceChildren(...rows);
 }
 
-refreshStreams().then(updateClipLink);
+// The first listing, for scripts that drive the page (Tests/Helpers/page_check.py): what the
+// page shows locked or open is known once it has settled.
+sideline.ready = refreshStreams().then(updateClipLink);
 setInterval(refreshPlayers, 5000);
 setInterval(refreshStreams, 2000);
 setInterval(refreshMarkers, 5000);
