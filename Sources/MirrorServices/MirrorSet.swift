@@ -24,12 +24,6 @@ public struct MirrorSet: Sendable, Equatable {
         self.angles = angles
     }
 
-    /// The angles a set's master lists, in order; nil when it lists none (a stream's master) or
-    /// names one that cannot be a stream name here (`SetMasterAngles`: the text is hostile).
-    public static func angles(inMaster text: String, isValidName: (String) -> Bool) -> [String]? {
-        SetMasterAngles.angles(inMaster: text, isValidName: isValidName)
-    }
-
     /// The upstream master names a set: asked once at start; when the upstream does not answer,
     /// what an earlier start kept. Nil: a stream (or a set never seen), mirrored as before.
     public static func discover(master: URL, name: String, fetch: any UpstreamFetching, dataDirectory: String,
@@ -37,13 +31,13 @@ public struct MirrorSet: Sendable, Equatable {
         let kept = StreamLayout(dataDirectory: dataDirectory, stream: name).streamDirectory + "/set-master.m3u8"
         if let answer = try? await fetch.get(master, gzip: true, timeout: 10), answer.status == 200 {
             let text = String(decoding: answer.body, as: UTF8.self)
-            guard let angles = angles(inMaster: text, isValidName: isValidName), !angles.contains(name) else { return nil }
+            guard let angles = SetMasterAngles.angles(inMaster: text, isValidName: isValidName), !angles.contains(name) else { return nil }
             // On NIO's blocking-I/O threads, as the mirror's other file work.
             try? await NIOThreadPool.singleton.runIfActive { try AtomicFile.write(Array(text.utf8), to: kept) }
             return MirrorSet(name: name, angles: angles)
         }
         let text = try? await NIOThreadPool.singleton.runIfActive { try String(contentsOfFile: kept, encoding: .utf8) }
-        guard let text, let angles = angles(inMaster: text, isValidName: isValidName) else { return nil }
+        guard let text, let angles = SetMasterAngles.angles(inMaster: text, isValidName: isValidName) else { return nil }
         return MirrorSet(name: name, angles: angles)
     }
 

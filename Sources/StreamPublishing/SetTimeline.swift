@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import SidelineCore
 
 /// The one timeline every angle of a set runs on: slot k covers the wall-clock span
 /// [epoch + k x D, epoch + (k + 1) x D). Every angle lists slot k as its entry k (one media
@@ -24,9 +25,7 @@ public struct SetTimeline: Sendable, Equatable, Codable {
     /// slots the same way included. At or after, not before: slot 0 is the first angle's first
     /// whole slot, so a recording never begins with a slot that started before anything ran.
     public static func starting(at now: Date, segmentDuration: Double) -> SetTimeline {
-        let period = max(1, (segmentDuration * 1000).rounded())
-        let milliseconds = (now.timeIntervalSince1970 * 1000).rounded(.up)
-        return SetTimeline(epoch: Date(timeIntervalSince1970: (milliseconds / period).rounded(.up) * period / 1000), segmentDuration: segmentDuration)
+        SetTimeline(epoch: SlotGrid.epoch(atOrAfter: now, segmentDuration: segmentDuration), segmentDuration: segmentDuration)
     }
 
     /// On disk: the epoch in Unix milliseconds (exact) and as a date-time (for a person), and D.

@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import SidelineCore
 
 /// What `sideline push` holds and what it sends next, as plain values: the segments the
 /// encoder finished, by variant and timeline slot, until the server acknowledged each (the
@@ -148,15 +149,12 @@ public struct PushTimeline: Sendable, Equatable, Codable {
         self.segmentDuration = segmentDuration
     }
 
-    /// A new queue's timeline: its epoch is the first multiple of D since 1970 at or after
-    /// `now`, in whole milliseconds, the rule an angle set's epoch follows (`SetTimeline.starting`,
-    /// StreamPublishing): a pusher and a server whose clocks agree then cut segments on the same
+    /// A new queue's timeline: its epoch by `SlotGrid`, the rule an angle set's epoch follows
+    /// (`SetTimeline.starting`, StreamPublishing): a pusher and a server whose clocks agree then cut segments on the same
     /// grid, so a pushed angle's segments start on the set's slots, not up to half a segment off.
     /// The first run waits for slot 0's start, less than D.
     public static func starting(at now: Date, segmentDuration: Double) -> PushTimeline {
-        let period = max(1, (segmentDuration * 1000).rounded())
-        let milliseconds = (now.timeIntervalSince1970 * 1000).rounded(.up)
-        return PushTimeline(epoch: Date(timeIntervalSince1970: (milliseconds / period).rounded(.up) * period / 1000), segmentDuration: segmentDuration)
+        PushTimeline(epoch: SlotGrid.epoch(atOrAfter: now, segmentDuration: segmentDuration), segmentDuration: segmentDuration)
     }
 
     /// The slot a pipeline started at `now` begins with: the first that starts no earlier.

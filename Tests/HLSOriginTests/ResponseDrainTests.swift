@@ -44,14 +44,20 @@ import Testing
         return (channel, socket, limiter)
     }
 
-    @Test func drainedWaitsUntilTheSocketTookEveryByte() throws {
-        let (channel, socket, limiter) = try Self.make()
-        Self.answer(channel, bytes: 300 << 10)
-        #expect(socket.held.count > 3, "the body went on in 64 KiB pieces, each with its completion")
+    /// Asks the limiter to say when every write so far was taken; the flag turns true then.
+    static func whenDrained(_ channel: EmbeddedChannel, _ limiter: ClientConnectionLimiter) -> Flag {
         let drained = channel.eventLoop.makePromise(of: Void.self)
         let done = Flag()
         drained.futureResult.whenSuccess { done.value = true }
         limiter.whenWritesDone(drained)
+        return done
+    }
+
+    @Test func drainedWaitsUntilTheSocketTookEveryByte() throws {
+        let (channel, socket, limiter) = try Self.make()
+        Self.answer(channel, bytes: 300 << 10)
+        #expect(socket.held.count > 3, "the body went on in 64 KiB pieces, each with its completion")
+        let done = Self.whenDrained(channel, limiter)
         #expect(!done.value, "the writer has returned, but the bytes are still waiting for the client")
         socket.takeAll()
         #expect(done.value)
@@ -60,17 +66,11 @@ import Testing
 
     @Test func drainedIsAtOnceWhenNothingWaitsAndWhenTheConnectionCloses() throws {
         let (channel, socket, limiter) = try Self.make()
-        let idle = channel.eventLoop.makePromise(of: Void.self)
-        let idleDone = Flag()
-        idle.futureResult.whenSuccess { idleDone.value = true }
-        limiter.whenWritesDone(idle)
+        let idleDone = Self.whenDrained(channel, limiter)
         #expect(idleDone.value, "nothing written: nothing to wait for")
 
         Self.answer(channel, bytes: 1 << 20)
-        let closing = channel.eventLoop.makePromise(of: Void.self)
-        let closedDone = Flag()
-        closing.futureResult.whenSuccess { closedDone.value = true }
-        limiter.whenWritesDone(closing)
+        let closedDone = Self.whenDrained(channel, limiter)
         #expect(!closedDone.value)
         // A client that never reads is closed by the write timeout: its place is given back then.
         channel.pipeline.fireChannelInactive()
@@ -86,10 +86,7 @@ import Testing
         let (channel, socket, limiter) = try Self.make()
         Self.answer(channel, bytes: 1000)
         #expect(socket.held.count == 1)
-        let drained = channel.eventLoop.makePromise(of: Void.self)
-        let done = Flag()
-        drained.futureResult.whenSuccess { done.value = true }
-        limiter.whenWritesDone(drained)
+        let done = Self.whenDrained(channel, limiter)
         #expect(!done.value, "the end is not taken yet")
         socket.takeAll()
         #expect(done.value)

@@ -26,7 +26,7 @@ import TestSupport
         ("#EXTM3U\n" + (0..<17).map { "#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID=\"a\",NAME=\"x\",URI=\"../c\($0)/360p/index.m3u8\"\n" }.joined(), nil),
     ] as [(String, [String]?)])
     func theAnglesAreReadFromTheSetsMaster(text: String, angles: [String]?) {
-        #expect(MirrorSet.angles(inMaster: text, isValidName: Self.isValidName) == angles)
+        #expect(SetMasterAngles.angles(inMaster: text, isValidName: Self.isValidName) == angles)
     }
 
     @Test func anAnglesMasterIsTheSetsURLWithItsName() throws {
