@@ -44,6 +44,9 @@ final class InputStage {
     private var lastVideoTime: Double?
     private var pacingStart: ContinuousClock.Instant?
     private var pacingOrigin: Double?
+    /// When the latest paced video packet was due: for the test pattern, the moment its frame
+    /// was captured (the pattern is a camera whose shutter is the pacing).
+    private var videoPacketDue: ContinuousClock.Instant?
     /// Whether a full variant queue may hold up the input (see `FeedPolicy`).
     private let feedPolicy: FeedPolicy
 
@@ -246,7 +249,8 @@ final class InputStage {
             pacingOrigin = time - loopOffset
             if pacingStart == nil { pacingStart = .now }
         }
-        let due = pacingStart! + .milliseconds(Int64(((time - pacingOrigin!) * 1000).rounded()))
+        let due = pacingStart! + .microseconds(Int64(((time - pacingOrigin!) * 1_000_000).rounded()))
+        if packet.pointee.stream_index == input.video.streamIndex { videoPacketDue = due }
         while !isStopping() && ContinuousClock.now < due {
             Thread.sleep(forTimeInterval: min(0.05, max(0, (ContinuousClock.now.duration(to: due)).inSeconds)))
         }
@@ -277,11 +281,17 @@ final class InputStage {
             }
         }
         guard !indices.isEmpty else { return }
-        // Every frame of this output slot shares the capture time of the frame that filled it.
-        let captured = arrived
         frame.pointee.pict_type = AV_PICTURE_TYPE_NONE
-        // The test pattern carries its capture time in pixels (Docs/operations.md, Test pattern).
-        if case .testPattern = input.kind { frame.paintPatternClock(captured: captured) }
+        // The test pattern carries its capture time in pixels (Docs/operations.md, Test pattern):
+        // when its paced packet was due, as a camera's shutter fires on time whenever the frame
+        // reaches the server. Painting the arrival instead would paint the input thread's own
+        // scheduling delay into the clock that measures placement. Every frame of this output
+        // slot shares the capture time of the frame that filled it.
+        var captured = arrived
+        if case .testPattern = input.kind {
+            if let due = videoPacketDue { captured = arrived.addingTimeInterval(-max(0, due.duration(to: .now).inSeconds)) }
+            frame.paintPatternClock(captured: captured)
+        }
         if let audioCapture, !placedAny {
             // An angle of a set may start after its first slot's start: the audio starts where the video does.
             audioCapture.timelineStart = configuration.frameRate.time(ofFrame: indices.lowerBound)

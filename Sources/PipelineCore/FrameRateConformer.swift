@@ -70,18 +70,25 @@ public struct FrameRateConformer: Sendable {
     /// when it reached the server, in seconds since the set's epoch (output time 0).
     public mutating func place(inputTime: Double, arrival: Double) -> Range<Int64> {
         if !startedOnArrival {
+            // Frames before the run's first slot are not sent, but their lags count: a camera's
+            // first frames often reach the server late (the input and its decoder starting up),
+            // and a run placed by its first frame alone would start late and drop frames back
+            // to arrival time during its first slots.
+            let least = lag.observe(inputTime: inputTime, lag: arrival - inputTime)
+            offset = least
+            reanchorNext = false
             let target = index(of: arrival)
             // Before the run's first slot starts: not yet (its sound is placed on the set's
             // time already, so the muxer leaves it out as it leaves out audio before video).
             if target < nextIndex {
-                offset = arrival - inputTime
                 dropped += 1
                 return nextIndex..<nextIndex
             }
-            // Nothing is out yet: a first frame well into the slot starts where it belongs.
-            if target - nextIndex > maximumGapFrames { nextIndex = target }
             startedOnArrival = true
-            reanchorNext = true
+            // Nothing is out yet: a first frame well into the slot starts where it belongs.
+            let placed = index(of: inputTime + offset)
+            if placed - nextIndex > maximumGapFrames { nextIndex = placed }
+            return fill(to: max(placed, nextIndex))
         }
         if !reanchorNext && abs(index(of: inputTime + offset) - nextIndex) > maximumGapFrames {
             jumps += 1

@@ -49,6 +49,24 @@ import Testing
         #expect(late.repeated == 0)
     }
 
+    /// Frames read before the run's first slot are not sent but teach the least lag: a camera
+    /// whose frames take 0.1 s to arrive, and whose first frame after the slot's start is held
+    /// up another 70 ms (its decoder starting, a busy box), starts at the slot's first frame,
+    /// not two frames late with two repeats to be dropped back later.
+    @Test func framesBeforeTheFirstSlotTeachTheLag() {
+        var placing = conformer(slot: 5)
+        for n in 0..<12 {
+            #expect(placing.place(inputTime: Double(n) / 30, arrival: 9.6 + Double(n) / 30).isEmpty, "frame \(n) is before slot 5 (10.0 s)")
+        }
+        #expect(placing.place(inputTime: 12.0 / 30, arrival: 9.6 + 12.0 / 30 + 0.070) == 300..<301)
+        #expect(placing.place(inputTime: 13.0 / 30, arrival: 9.6 + 13.0 / 30) == 301..<302)
+        #expect(placing.repeated == 0 && placing.driftCorrections == 0)
+        // Without the frames before the slot, the held-up frame is all it knows: it starts
+        // where that frame arrived (frame 302, the slot's first two frames repeating it).
+        var blind = conformer(slot: 5)
+        #expect(blind.place(inputTime: 12.0 / 30, arrival: 9.6 + 12.0 / 30 + 0.070) == 300..<303)
+    }
+
     /// Two angles started a second apart, with unrelated camera clocks: the frame that reached
     /// the server at any instant has the same output frame in both, within one frame.
     @Test func twoAnglesPutTheSameMomentOnTheSameFrame() {
