@@ -216,4 +216,46 @@ import TestSupport
         #expect(live.spread <= Self.frame && live.rejoins == 1, "live: one rejoin after the stall brings every angle back: \(live)")
         #expect((live.ticksToFrame ?? 150) < 50, "live: \(live)")
     }
+
+    /// A live player's origin from what it holds (`originFrom`, `confirmOrigin`): segment k of
+    /// a 2 s grid starts at T + 2000k ms. A player that joined at segment 1 (whatever it
+    /// fetched: Chromium plays segments an earlier load fetched from its cache, unlisted) holds
+    /// 5.87 s once segment 3 is in (130 ms short of its end, as measured): its origin is
+    /// segment 1's start. Taken only when two segments agree.
+    @Test func aLivePlayersOriginIsWhereItsBufferedRangeSaysItJoined() async throws {
+        let directory = try makeTemporaryDirectory("page-origin")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let page = """
+        <!doctype html><html><body><pre id="out"></pre>
+        <script src="\(Self.script.absoluteString)"></script>
+        <script>
+        const T = 1795798000000, starts = [0, 1, 2, 3, 4].map((k) => T + 2000 * k), o = (x) => x === null ? "none" : x - T;
+        const c = (p, r) => { const x = SidelineSync.confirmOrigin(p, r); return `${x.reading && x.reading.segment}:${isFinite(x.origin) ? x.origin - T : "none"}`; };
+        document.getElementById("out").textContent = JSON.stringify({
+          joinedAt1: o(SidelineSync.originFrom(T + 8000, 5.87, starts, 2)),
+          exact: o(SidelineSync.originFrom(T + 8000, 8, starts, 2)),
+          betweenSegments: o(SidelineSync.originFrom(T + 8000, 5.0, starts, 2)),
+          segmentNotListed: o(SidelineSync.originFrom(NaN, 5.87, starts, 2)),
+          nothingBuffered: o(SidelineSync.originFrom(T + 8000, 0, starts, 2)),
+          first: c(null, { segment: "3", origin: T + 2000 }),
+          agreed: c({ segment: "3", origin: T + 2000 }, { segment: "4", origin: T + 2000 }),
+          sameSegmentTwice: c({ segment: "3", origin: T + 2000 }, { segment: "3", origin: T + 2000 }),
+          disagreed: c({ segment: "0", origin: T - 16000 }, { segment: "3", origin: T + 2000 }),
+          unreadable: c({ segment: "3", origin: T + 2000 }, null),
+        });
+        </script></body></html>
+        """
+        let json = try await HeadlessChromium.output(of: page, in: directory)
+        let r = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(json)")
+        func value(_ key: String) -> String { "\(r[key] ?? "missing")" }
+        #expect(value("joinedAt1") == "2000", "\(json)")
+        #expect(value("exact") == "0")
+        #expect(value("betweenSegments") == "none", "a reading a second from any segment's start is not snapped")
+        #expect(value("segmentNotListed") == "none" && value("nothingBuffered") == "none")
+        #expect(value("first") == "3:none", "\(json)")
+        #expect(value("agreed") == "4:2000", "\(json)")
+        #expect(value("sameSegmentTwice") == "3:none", "one segment read twice is one reading")
+        #expect(value("disagreed") == "3:none")
+        #expect(value("unreadable") == "3:none", "a reading that did not snap keeps the last one")
+    }
 }

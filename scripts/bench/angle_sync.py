@@ -29,6 +29,10 @@ ffmpeg and GStreamer play the set's URL for PLAYER_SECONDS each. Printed:
     DURATION=600 scripts/bench/angle_sync.py        # the issue's 10 minutes
     DURATION=120 scripts/bench/angle_sync.py        # a quick run
 
+After the live part the page goes back REPLAY_FROM (30) seconds into the recording and reads the
+tiles the same way for REPLAY_SECONDS (60), with a seek in place 20 s on halfway ((c'): replay
+and after a seek, each half counted after REPLAY_SETTLE (5) seconds).
+
 Environment: DURATION (600), STAGGER (3), RUNG_WIDTH/RUNG_HEIGHT/RUNG_BITRATE (480/270/400k),
 PLAYER_SECONDS (30), WARMUP (20), ANGLES (push|local), SIDELINE (.build-release/release/sideline),
 WORK (a new temporary directory, kept for inspection). Needs ffmpeg, node, chromium and
@@ -163,6 +167,9 @@ class Run:
         self.rung = f"{self.height}p"
         self.player_seconds = env("PLAYER_SECONDS", 30)
         self.warmup = env("WARMUP", 20)
+        self.replay_seconds = env("REPLAY_SECONDS", 60)
+        self.replay_from = env("REPLAY_FROM", 30)
+        self.replay_settle = env("REPLAY_SETTLE", 5)
         self.mode = env("ANGLES", "push")
         self.sideline = os.path.abspath(env("SIDELINE", os.path.join(REPO, ".build-release/release/sideline")))
         self.work = os.environ.get("WORK") or tempfile.mkdtemp(prefix="sideline-angle-sync-")
@@ -312,32 +319,52 @@ class Run:
               return { now, clocks, sizes: videos.map((v) => `${v.videoWidth}x${v.videoHeight} ready ${v.readyState}`) };
             })()"""
             page_start = time.monotonic()
-            end, next_poll, measuring = page_start + self.duration, 0, False
-            while time.monotonic() < end:
-                if not measuring and time.monotonic() - page_start >= self.warmup:
-                    measuring = True
-                    evaluate("sideline.state.spreads.length = 0")
-                if time.monotonic() >= next_poll:
-                    self.poll_playlists()
-                    next_poll = time.monotonic() + 5
-                    browser.events.clear()
-                sample = evaluate(read)
-                if measuring and sample:
-                    reads += 1
-                    clocks = sample["clocks"]
-                    if len(clocks) == 3 and all(c is not None for c in clocks):
-                        screen.append(max(clocks) - min(clocks))
+
+            def measure(seconds, warmup, into_screen, into_lags, offsets):
+                """Reads every tile every 200 ms for `seconds`, counting from `warmup` on."""
+                unread, reads, start, next_poll, measuring = 0, 0, time.monotonic(), 0, False
+                while time.monotonic() < start + seconds:
+                    if not measuring and time.monotonic() - start >= warmup:
+                        measuring = True
+                        evaluate("sideline.state.spreads.length = 0")
+                    if time.monotonic() >= next_poll:
+                        self.poll_playlists()
+                        next_poll = time.monotonic() + 5
+                        browser.events.clear()
+                    sample = evaluate(read)
+                    if measuring and sample:
+                        reads += 1
+                        clocks = sample["clocks"]
+                        if len(clocks) == 3 and all(c is not None for c in clocks):
+                            into_screen.append(max(clocks) - min(clocks))
+                            for i, c in enumerate(clocks):
+                                offsets.setdefault(i, []).append(c - clocks[0])
+                        else:
+                            unread += 1
+                            self.last_unread = sample
                         for i, c in enumerate(clocks):
-                            self.tile_offsets.setdefault(i, []).append(c - clocks[0])
-                    else:
-                        unread += 1
-                        self.last_unread = sample
-                    for i, c in enumerate(clocks):
-                        if c is None:
-                            self.tile_unread[i] = self.tile_unread.get(i, 0) + 1
-                    lags += [sample["now"] - c for c in clocks if c is not None]
-                time.sleep(0.2)
+                            if c is None:
+                                self.tile_unread[i] = self.tile_unread.get(i, 0) + 1
+                        if into_lags is not None:
+                            into_lags += [sample["now"] - c for c in clocks if c is not None]
+                    time.sleep(0.2)
+                return unread, reads
+
+            unread, reads = measure(self.duration, self.warmup, screen, lags, self.tile_offsets)
             self.page_sync = evaluate("(() => { const s = sideline.sync(); return { p50: s.p50, p99: s.p99, max: s.max, samples: s.samples, rejoins: s.rejoins }; })()")
+            # Replay: back to REPLAY_FROM seconds into the set's recording (the page loads every
+            # angle's VOD there), then, halfway, a seek in place 20 s on; each measured after
+            # REPLAY_SETTLE s, as the page brings the angles back to one moment.
+            self.replay, self.replay_offsets, self.replay_unread, self.replay_sync = [], {}, 0, None
+            if self.replay_seconds > 0:
+                evaluate(f"sideline.seek({self.replay_from})")
+                half = self.replay_seconds / 2
+                u1, _ = measure(half, self.replay_settle, self.replay, None, self.replay_offsets)
+                evaluate(f"sideline.seek({self.replay_from + half + 20})")
+                u2, _ = measure(half, self.replay_settle, self.replay, None, self.replay_offsets)
+                self.replay_unread = u1 + u2
+                self.replay_mode = evaluate("document.getElementById('mode') && document.getElementById('mode').textContent")
+                self.replay_sync = evaluate("(() => { const s = sideline.sync(); return { p50: s.p50, p99: s.p99, max: s.max, samples: s.samples }; })()")
             # Each tile's last frame as read, for a look at a tile that did not read.
             for i, url in enumerate(evaluate("benchCanvases.map((c) => c.toDataURL('image/png'))") or []):
                 with open(f"{self.work}/tile-{i}.png", "wb") as f:
@@ -542,6 +569,11 @@ def main():
     if unread_screen:
         print(f"    unread reads per tile: {run.tile_unread}; the last read with a tile unread: {json.dumps(run.last_unread)}")
     print(f"    the page's own sync figures (currentTime): {json.dumps(run.page_sync)}; video errors: {run.page_errors}")
+    if run.replay_seconds > 0:
+        medians = {(run.tile_names[i] if i < len(run.tile_names) else i): sorted(v)[len(v) // 2] for i, v in sorted(run.replay_offsets.items())}
+        print(f"(c') replay, on screen: from {run.replay_from} s into the recording, then a seek 20 s on halfway, {run.replay_seconds} s in all, "
+              f"each half after {run.replay_settle} s: {quantiles(run.replay)}; reads with a tile unread {run.replay_unread}; page mode {run.replay_mode!r}  [target: p99 <= {2 * FRAME_MS:.0f} ms]")
+        print(f"    each tile's median clock minus the first tile's (ms): {medians}; the page's own figures (currentTime): {json.dumps(run.replay_sync)}")
     print(f"(d) glass to glass (wall clock at display - capture time):")
     print(f"    Chromium (the page's tiles): {quantiles(chromium)}")
     print(f"    ffmpeg -re on the set's URL, {run.player_seconds} s: {quantiles(ffmpeg)}; unread {ffmpeg_unread}")

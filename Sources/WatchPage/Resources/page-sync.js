@@ -94,6 +94,31 @@ const SidelineSync = {
     });
   },
 
+  // Where a live player's position 0 lies (ms of program date-time), from what it holds: once a
+  // segment it fetched has been appended, the end of its buffered range is that segment's end,
+  // so position 0 is the segment's end date (`segmentEnd`, ms) less `bufferedEnd` (seconds on
+  // the player's own timeline). Chromium's range ends about 0.1 s short of the listed end (its
+  // last frames held back; measured 98-132 ms), and position 0 is always the start of a segment
+  // it joined at, so the estimate is snapped to the nearest of the listed segments' starts
+  // (`starts`, ms); null when none is within a quarter of `segment` (seconds).
+  originFrom(segmentEnd, bufferedEnd, starts, segment) {
+    if (!isFinite(segmentEnd) || !(bufferedEnd > 0) || !(segment > 0)) return null;
+    const estimate = segmentEnd - bufferedEnd * 1000;
+    let best = null;
+    for (const start of starts) if (isFinite(start) && (best === null || Math.abs(start - estimate) < Math.abs(best - estimate))) best = start;
+    return best !== null && Math.abs(best - estimate) <= segment * 250 ? best : null;
+  },
+
+  // An origin is taken once two different segments give the same one: a single reading may
+  // pair a segment with a range that does not end with it yet (or with the first segment,
+  // which Chromium reads only to learn the codecs). `previous`: the last reading,
+  // {segment, origin} or null; returns the reading to keep and the origin when confirmed.
+  confirmOrigin(previous, reading) {
+    if (!reading || reading.origin === null) return { reading: previous, origin: NaN };
+    if (previous && previous.segment !== reading.segment && previous.origin === reading.origin) return { reading, origin: reading.origin };
+    return { reading, origin: NaN };
+  },
+
   // The largest distance (seconds) between the leader and any angle that plays.
   spread(samples, leader) {
     const moment = SidelineSync.at(samples[leader]);

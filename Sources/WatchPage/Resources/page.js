@@ -263,7 +263,8 @@ function load(mode, offset) {
 // paused (`starting`) and played together once all can play (`startTogether`).
 function loadAngle(index, mode, offset) {
   const angle = state.angles[index], v = videos()[index];
-  Object.assign(angle, { origin: mode === "live" ? NaN : startOf(angle.stream), loadedAt: performance.now(), segments: [], starting: mode === "live" && state.playing,
+  Object.assign(angle, { origin: mode === "live" ? NaN : startOf(angle.stream), confirmed: mode !== "live", fetched: [], reading: null, measured: null,
+    loadedAt: performance.now(), segments: [], starting: mode === "live" && state.playing,
     directory: new URL(mode === "live" ? angle.master : angle.vod, location.href).pathname.replace(/[^/]*$/, "") });
   v.preload = "auto";
   v.src = mode === "live" ? angle.master : angle.vod;
@@ -320,13 +321,17 @@ new PerformanceObserver((list) => {
     const path = new URL(entry.name).pathname;
     if (!/\.(ts|m4s|mp4)$/.test(path)) continue;
     for (const a of state.angles) {
-      if (!isFinite(a.origin) && a.segments && a.segments.length < 4 && entry.startTime >= a.loadedAt && path.startsWith(a.directory)) a.segments.push(entry.name);
+      if (!a.segments || entry.startTime < a.loadedAt || !path.startsWith(a.directory)) continue;
+      if (!isFinite(a.origin) && a.segments.length < 4) a.segments.push(entry.name);
+      if (!a.confirmed) { a.fetched.push({ name: entry.name, at: entry.responseEnd }); if (a.fetched.length > 4) a.fetched.shift(); }
     }
   }
 }).observe({ type: "resource" });
 
-// A live angle's origin: the date of the segment its player joined at, from that segment's
-// media playlist. Chromium plays on from the segment it joins at, after reading the
+// A live angle's origin at first: the date of the segment its player joined at, from that segment's
+// media playlist, until `confirmOrigin` has it from what the player holds (a segment Chromium
+// had already fetched, in an earlier load, is played from its cache and never listed, so the
+// requests alone were 2-6 s off in 3 of 6 loads measured). Chromium plays on from the segment it joins at, after reading the
 // recording's first segment (number 0) when it joins later: the join is the lowest segment
 // number requested, other than a 0 not followed by 1 (requests are listed as they end, not in
 // order). A browser whose requests are not listed (Safari) counts from the first entry, as in replay.
@@ -335,7 +340,7 @@ async function findOrigin(a) {
   const number = (url) => parseInt(url.split("/").pop(), 10), waited = performance.now() - a.loadedAt;
   const s = a.segments.filter((u, i) => a.segments.findIndex((v) => number(v) === number(u)) === i).sort((x, y) => number(x) - number(y));
   const join = s.length >= 2 ? (number(s[0]) === 0 && number(s[1]) > 1 ? s[1] : s[0]) : s.length === 1 && waited > 6000 ? s[0] : null;
-  if (!join) { if (waited > 10000) a.origin = startOf(a.stream); return; }
+  if (!join) { if (waited > 10000) Object.assign(a, { origin: startOf(a.stream), confirmed: !a.fetched.length }); return; }
   a.finding = true;
   const load = a.loadedAt; // a load since (a rejoin) makes this answer stale
   try {
@@ -353,6 +358,38 @@ async function findOrigin(a) {
   } catch (e) { /* asked again on the next tick */ } finally { a.finding = false; }
 }
 
+// A live angle's origin as the player holds it (SidelineSync.originFrom): once the newest
+// segment it fetched has been in for half a second, its buffered range ends where that segment
+// does; taken when two segments agree. Until then the sync rule leaves the angle be.
+async function confirmOrigin(a, v) {
+  if (a.confirmed || a.measuring || !a.fetched || !a.fetched.length) return;
+  const latest = a.fetched.reduce((x, y) => (y.at > x.at ? y : x));
+  if (performance.now() - latest.at < 500 || latest.name === a.measured || !v.buffered.length) return;
+  const bufferedEnd = v.buffered.end(v.buffered.length - 1), load = a.loadedAt;
+  a.measuring = true;
+  a.measured = latest.name;
+  try {
+    const name = new URL(latest.name).pathname.split("/").pop();
+    const response = await fetch(latest.name.replace(/[^/?]*(\?.*)?$/, "index.m3u8"), { cache: "no-store" });
+    const starts = [];
+    let at = NaN, duration = 0, end = NaN;
+    for (const line of (await response.text()).split("\n").map((l) => l.trim())) {
+      if (line.startsWith("#EXT-X-PROGRAM-DATE-TIME:")) at = Date.parse(line.slice(25));
+      else if (line.startsWith("#EXTINF:")) duration = parseFloat(line.slice(8));
+      else if (line && !line.startsWith("#")) {
+        starts.push(at);
+        if (line.split("?")[0].split("/").pop() === name) end = at + duration * 1000;
+        at += duration * 1000;
+      }
+    }
+    const origin = SidelineSync.originFrom(end, bufferedEnd, starts, duration);
+    if (a.loadedAt !== load) return;
+    const r = SidelineSync.confirmOrigin(a.reading, origin === null ? null : { segment: name, origin });
+    a.reading = r.reading;
+    if (isFinite(r.origin)) Object.assign(a, { origin: r.origin, confirmed: true });
+  } catch (e) { a.measured = null; /* asked again on the next tick */ } finally { a.measuring = false; }
+}
+
 // A failed player (Chromium's stops for good on a segment it could not fetch) is loaded again
 // on its own, every 5 s while it fails, so the others play on meanwhile; once it plays, the
 // sync rule brings it to them (in replay) or has every angle rejoin (live).
@@ -368,11 +405,12 @@ function reloadFailed() {
 // Every 100 ms: each angle's origin until known, then, while a set plays more than one angle,
 // the sync rule of page-sync.js.
 function syncAngles() {
+  const vs = videos();
   state.angles.forEach(findOrigin);
+  state.angles.forEach((a, i) => confirmOrigin(a, vs[i]));
   reloadFailed();
   if (startTogether() || state.angles.length < 2) return;
-  const vs = videos();
-  const samples = state.angles.map((a, i) => SidelineSync.sample(vs[i], offsetOf(a)));
+  const samples = state.angles.map((a, i) => SidelineSync.sample(vs[i], a.confirmed ? offsetOf(a) : NaN));
   state.leader = SidelineSync.chooseLeader(samples, heard(), state.leader);
   // Rejoining interrupts every angle: only for a gap that lasts 2 s (20 ticks), not a flicker.
   const apart = SidelineSync.apply(vs, SidelineSync.decide(samples, state.leader, state.playing), state.playing);
