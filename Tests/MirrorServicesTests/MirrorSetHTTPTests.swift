@@ -3,6 +3,7 @@ import HLSOrigin
 import HLSPlaylist
 import Logging
 import MirrorServices
+import OriginAccess
 import SegmentStore
 import SidelineTesting
 import StreamMirroring
@@ -37,7 +38,14 @@ import TestSupport
         }
     }
 
-    @Test func aSetIsMirroredWholeAndKnownOffline() async throws {
+    /// A private set (both angles private, sharing a viewer token) is followed whole from one
+    /// URL signed for the set: the credential in its path reaches every angle's master, and
+    /// the mirror's record of upstream answers keeps no credential.
+    static let rules = AccessRules(viewerTokens: ["wide": "match-token", "goal": "match-token"], signingKey: "venue-signing-key-0123",
+                                   angleSets: ["match": ["wide", "goal"]])
+
+    @Test(arguments: [false, true])
+    func aSetIsMirroredWholeAndKnownOffline(isPrivate: Bool) async throws {
         let directory = try PrivateMirrorHTTPTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The upstream: set 'match' of 'wide' and 'goal', three entries each on one timeline.
@@ -53,11 +61,16 @@ import TestSupport
             }
             upstream.setMaster(stream: angle, text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\",RESOLUTION=1280x720\n720p/index.m3u8\n")
         }
-        let (originPort, origin) = try await PrivateMirrorHTTPTests.serve(upstream, access: nil)
-        let setURL = try #require(URL(string: "http://127.0.0.1:\(originPort)/live/match/master.m3u8"))
+        let (originPort, origin) = try await PrivateMirrorHTTPTests.serve(upstream, access: isPrivate ? ViewerAccess(rules: Self.rules) : nil)
+        let credential = isPrivate ? try #require(Self.rules.signedCredential(for: "match", expires: Int(Date().timeIntervalSince1970) + 3600)) : nil
+        let setURL = try #require(URL(string: "http://127.0.0.1:\(originPort)\(credential.map { "/access/\($0)" } ?? "")/live/match/master.m3u8"))
+        if isPrivate {
+            let refused = try await PrivateMirrorHTTPTests.get("http://127.0.0.1:\(originPort)/live/goal/720p/index.m3u8")
+            #expect(refused.status == 401, "an angle of the private set without the credential")
+        }
         let data = "\(directory)/mirror"
         try MirrorDisk.prepare(StreamLayout(dataDirectory: data, stream: "match"))
-        let client = try UpstreamClient(headers: [], recordedHeaders: [], responseLogPath: "\(data)/match/upstream-responses.jsonl")
+        let client = try UpstreamClient(headers: [], recordedHeaders: ["Content-Type"], responseLogPath: "\(data)/match/upstream-responses.jsonl")
         defer { Task { await client.shutdown() } }
         let set = try #require(await MirrorSet.discover(master: setURL, name: "match", fetch: client, dataDirectory: data, isValidName: Self.isValidName))
         #expect(set.angles == ["wide", "goal"])
@@ -96,5 +109,12 @@ import TestSupport
         _ = await origin.result
         let offline = await MirrorSet.discover(master: setURL, name: "match", fetch: client, dataDirectory: data, isValidName: Self.isValidName)
         #expect(offline == set)
+        if let credential {
+            // Written as answers come; complete once the client is shut down.
+            sessions.forEach { $0.cancel() }
+            await client.shutdown()
+            let log = (try? String(contentsOfFile: "\(data)/match/upstream-responses.jsonl", encoding: .utf8)) ?? ""
+            #expect(log.contains("/access/<redacted>/live/goal/") && !log.contains(credential), "the upstream log keeps no credential: \(log.prefix(600))")
+        }
     }
 }
