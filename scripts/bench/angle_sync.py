@@ -18,10 +18,12 @@ ffmpeg and GStreamer play the set's URL for PLAYER_SECONDS each. Printed:
      their PTS (showinfo, -copyts), each frame's clock read by the page's own reader
      (Sources/WatchPage/Resources/pattern-clock.js, under node), frames matched by equal PTS;
      per slot, the largest spread of its frames;
- (c) the spread on screen across the page's grid: every 200 ms every tile's <video> drawn to
-     a canvas at its videoWidth x videoHeight (all tiles drawn first, then read), its clock
-     read with /pattern-clock.js as the server serves it; max - min over the tiles, p50/p99
-     over the page's run after its first WARMUP seconds;
+ (c) the spread on screen across the page's grid: at every frame a tile presents
+     (requestVideoFrameCallback: its expectedDisplayTime, and its clock read from the strip,
+     drawn to a canvas in the callback), max - min over the clocks the tiles show at that
+     moment, p50/p99 over the page's run after its first WARMUP seconds; and, as before, every
+     200 ms every tile's <video> drawn to a canvas at its videoWidth x videoHeight (all tiles
+     drawn first, one after another, then read) with /pattern-clock.js as the server serves it;
  (d) glass to glass at the live edge: wall clock at the moment a frame is shown (Chromium:
      read from the tile's canvas; GStreamer: playbin with an appsink that syncs to the clock;
      ffmpeg: `-re`, frames as they leave the decoder) minus the capture time painted in it.
@@ -302,6 +304,10 @@ class Run:
                     "sideline.state.angles.length === 3 && [...document.querySelectorAll('#angles figure:not([hidden]) video')].every(v => v.currentTime > 0)"):
                 time.sleep(0.5)
             self.tile_names = evaluate("sideline.state.angles.map(a => a.stream)") or []
+            # Every frame each tile presents (requestVideoFrameCallback): when it is on screen
+            # (expectedDisplayTime) and its clock, read from the strip alone in the callback.
+            evaluate(VSYNC_READER)
+            frames = {"live": [], "replay": []}
             read = """(() => {
               const videos = [...document.querySelectorAll('#angles figure:not([hidden]) video')];
               while (benchCanvases.length < videos.length) benchCanvases.push(document.createElement('canvas'));
@@ -320,14 +326,17 @@ class Run:
             })()"""
             page_start = time.monotonic()
 
-            def measure(seconds, warmup, into_screen, into_lags, offsets):
+            def measure(seconds, warmup, into_screen, into_lags, offsets, phase):
                 """Reads every tile every 200 ms for `seconds`, counting from `warmup` on."""
                 unread, reads, start, next_poll, measuring = 0, 0, time.monotonic(), 0, False
+                evaluate("benchFrames.length = 0")
                 while time.monotonic() < start + seconds:
                     if not measuring and time.monotonic() - start >= warmup:
                         measuring = True
-                        evaluate("sideline.state.spreads.length = 0")
+                        evaluate("sideline.state.spreads.length = 0; benchFrames.length = 0")
                     if time.monotonic() >= next_poll:
+                        if measuring:
+                            frames[phase] += evaluate("benchFrames.splice(0)") or []
                         self.poll_playlists()
                         next_poll = time.monotonic() + 5
                         browser.events.clear()
@@ -348,9 +357,10 @@ class Run:
                         if into_lags is not None:
                             into_lags += [sample["now"] - c for c in clocks if c is not None]
                     time.sleep(0.2)
+                frames[phase] += evaluate("benchFrames.splice(0)") or []
                 return unread, reads
 
-            unread, reads = measure(self.duration, self.warmup, screen, lags, self.tile_offsets)
+            unread, reads = measure(self.duration, self.warmup, screen, lags, self.tile_offsets, "live")
             self.page_sync = evaluate("(() => { const s = sideline.sync(); return { p50: s.p50, p99: s.p99, max: s.max, samples: s.samples, rejoins: s.rejoins }; })()")
             # Replay: back to REPLAY_FROM seconds into the set's recording (the page loads every
             # angle's VOD there), then, halfway, a seek in place 20 s on; each measured after
@@ -359,12 +369,13 @@ class Run:
             if self.replay_seconds > 0:
                 evaluate(f"sideline.seek({self.replay_from})")
                 half = self.replay_seconds / 2
-                u1, _ = measure(half, self.replay_settle, self.replay, None, self.replay_offsets)
+                u1, _ = measure(half, self.replay_settle, self.replay, None, self.replay_offsets, "replay")
                 evaluate(f"sideline.seek({self.replay_from + half + 20})")
-                u2, _ = measure(half, self.replay_settle, self.replay, None, self.replay_offsets)
+                u2, _ = measure(half, self.replay_settle, self.replay, None, self.replay_offsets, "replay")
                 self.replay_unread = u1 + u2
                 self.replay_mode = evaluate("document.getElementById('mode') && document.getElementById('mode').textContent")
                 self.replay_sync = evaluate("(() => { const s = sideline.sync(); return { p50: s.p50, p99: s.p99, max: s.max, samples: s.samples }; })()")
+            self.vsync = {phase: vsync_spreads(f) for phase, f in frames.items()}
             # Each tile's last frame as read, for a look at a tile that did not read.
             for i, url in enumerate(evaluate("benchCanvases.map((c) => c.toDataURL('image/png'))") or []):
                 with open(f"{self.work}/tile-{i}.png", "wb") as f:
@@ -444,6 +455,47 @@ class Run:
         finally:
             self.stop(node, signal.SIGTERM, 5)
         return frames, unread
+
+
+# In the page: each tile's presented frames, [tile, expectedDisplayTime (ms), clock or null].
+VSYNC_READER = r"""(() => {
+  window.benchFrames = [];
+  [...document.querySelectorAll('#angles figure:not([hidden]) video')].forEach((v, i) => {
+    const c = document.createElement('canvas'), g = c.getContext('2d', { willReadFrequently: true });
+    const onFrame = (now, m) => {
+      const w = v.videoWidth, h = v.videoHeight;
+      if (w && h) {
+        const top = Math.floor(16 * h / 18);
+        if (c.width !== w) c.width = w;
+        if (c.height !== h - top) c.height = h - top;
+        g.drawImage(v, 0, top, w, h - top, 0, 0, w, h - top);
+        benchFrames.push([i, m.expectedDisplayTime, SidelinePatternClock.readImageData(g.getImageData(0, 0, w, h - top), h, top)]);
+        if (benchFrames.length > 30000) benchFrames.splice(0, 10000);
+      }
+      v.requestVideoFrameCallback(onFrame);
+    };
+    v.requestVideoFrameCallback(onFrame);
+  });
+})()"""
+
+
+def vsync_spreads(frames, tiles=3, stale_ms=100):
+    """At every moment a tile presents a frame: max - min over the tiles of the clock each
+    shows then (its latest frame presented at or before that moment). A moment when a tile
+    has shown nothing for `stale_ms`, or shows a frame that did not read, counts as unread."""
+    by_tile = {i: sorted((t, c) for k, t, c in frames if k == i) for i in range(tiles)}
+    times = {i: [t for t, _ in by_tile[i]] for i in range(tiles)}
+    spreads, unread = [], 0
+    for moment in sorted(set(t for _, t, _ in frames)):
+        shown = []
+        for i in range(tiles):
+            j = bisect.bisect_right(times[i], moment) - 1
+            shown.append(by_tile[i][j][1] if j >= 0 and moment - times[i][j] < stale_ms else None)
+        if any(c is None for c in shown):
+            unread += 1
+        else:
+            spreads.append(max(shown) - min(shown))
+    return spreads, unread
 
 
 # One request a line ("<grey file> <width> <height>"), one JSON array of clocks a line back.
@@ -562,8 +614,12 @@ def main():
     exact = sum(1 for o in offsets if abs(o) <= 2)
     print(f"    PTS of the frames compared: {exact} of {len(offsets)} equal to the default angle's (within 2 ticks); "
           f"the others off by {sorted(set(o for o in offsets if abs(o) > 2))[:6]} ticks of 1/90000 s")
-    print(f"(c) on-screen spread across the page's grid, after {run.warmup} s: {quantiles(screen)}; reads {reads}, "
-          f"reads with a tile unread {unread_screen}  [target: p99 <= {2 * FRAME_MS:.0f} ms]")
+    live_vsync, live_vsync_unread = run.vsync["live"]
+    print(f"(c) on-screen spread across the page's grid, after {run.warmup} s, at every frame a tile presents "
+          f"(requestVideoFrameCallback: expectedDisplayTime, the strip read in the callback): {quantiles(live_vsync)}; "
+          f"moments with a tile unread or stale {live_vsync_unread}  [target: p99 <= {2 * FRAME_MS:.0f} ms]")
+    print(f"    read every 200 ms (every tile drawn, one after another, then read): {quantiles(screen)}; reads {reads}, "
+          f"reads with a tile unread {unread_screen}")
     medians = {(run.tile_names[i] if i < len(run.tile_names) else i): sorted(v)[len(v) // 2] for i, v in sorted(run.tile_offsets.items())}
     print(f"    each tile's median clock minus the first tile's, tiles in the page's order (ms): {medians}")
     if unread_screen:
@@ -571,8 +627,11 @@ def main():
     print(f"    the page's own sync figures (currentTime): {json.dumps(run.page_sync)}; video errors: {run.page_errors}")
     if run.replay_seconds > 0:
         medians = {(run.tile_names[i] if i < len(run.tile_names) else i): sorted(v)[len(v) // 2] for i, v in sorted(run.replay_offsets.items())}
+        replay_vsync, replay_vsync_unread = run.vsync["replay"]
         print(f"(c') replay, on screen: from {run.replay_from} s into the recording, then a seek 20 s on halfway, {run.replay_seconds} s in all, "
-              f"each half after {run.replay_settle} s: {quantiles(run.replay)}; reads with a tile unread {run.replay_unread}; page mode {run.replay_mode!r}  [target: p99 <= {2 * FRAME_MS:.0f} ms]")
+              f"each half after {run.replay_settle} s; at every frame presented: {quantiles(replay_vsync)}, moments with a tile unread or stale "
+              f"{replay_vsync_unread}  [target: p99 <= {2 * FRAME_MS:.0f} ms]; page mode {run.replay_mode!r}")
+        print(f"    read every 200 ms: {quantiles(run.replay)}; reads with a tile unread {run.replay_unread}")
         print(f"    each tile's median clock minus the first tile's (ms): {medians}; the page's own figures (currentTime): {json.dumps(run.replay_sync)}")
     print(f"(d) glass to glass (wall clock at display - capture time):")
     print(f"    Chromium (the page's tiles): {quantiles(chromium)}")

@@ -73,13 +73,15 @@ const SidelinePatternClock = {
     return this.decode((x, y) => plane[y * stride + x], width, height);
   },
 
-  // From a canvas's ImageData (RGBA): the luma of each pixel (BT.601 weights, rounded).
-  readImageData(image) {
-    const d = image.data, w = image.width;
+  // From a canvas's ImageData (RGBA): the luma of each pixel (BT.601 weights, rounded). The
+  // image may hold only rows `top` and below of a frame `frameHeight` high (the strip is in
+  // the bottom ninth: reading only that keeps a read at every frame cheap).
+  readImageData(image, frameHeight, top) {
+    const d = image.data, w = image.width, y0 = top || 0;
     return this.decode((x, y) => {
-      const k = (y * w + x) * 4;
-      return Math.round(0.299 * d[k] + 0.587 * d[k + 1] + 0.114 * d[k + 2]);
-    }, image.width, image.height);
+      const k = ((y - y0) * w + x) * 4;
+      return k >= 0 ? Math.round(0.299 * d[k] + 0.587 * d[k + 1] + 0.114 * d[k + 2]) : 0;
+    }, image.width, frameHeight || image.height);
   },
 
   // The moment a <video> shows now: drawn to `canvas` at its decoded size (so every block is
