@@ -77,11 +77,14 @@ final class InputStage {
     /// Places the pipeline's first frame at the start of timeline slot `segment`; for an angle
     /// of a set (`setEpoch`), at the output frame of when it reached the server, not before that
     /// slot. Called before `run()`, on the thread that hands the stage to the input thread.
-    func begin(atSegment segment: Int, setEpoch: Date? = nil) {
+    func begin(atSegment segment: Int, setEpoch: Date? = nil, timelineEpoch: Date? = nil) {
         firstFrame = clock.firstFrame(ofSegment: segment)
         self.setEpoch = setEpoch
         conformer = FrameRateConformer(frameRate: configuration.frameRate, startIndex: firstFrame)
         audioCapture?.timelineStart = clock.startTime(ofSegment: segment)
+        if let encoder = audioEncoder ?? audioCapture?.encoder, let epoch = timelineEpoch ?? setEpoch {
+            encoder.epochSample = AudioFrameGrid.epochSample(secondsSince1970: epoch.timeIntervalSince1970, sampleRate: encoder.spec.sampleRate)
+        }
     }
 
     /// Reads until the input ends (and does not loop), fails, or the pipeline stops; then sends

@@ -3,6 +3,7 @@ import HLSPlaylist
 import Logging
 import SegmentStore
 import SidelineConfig
+import SidelineCore
 import StreamServices
 import Testing
 
