@@ -221,7 +221,7 @@ import TestSupport
     /// a 2 s grid starts at T + 2000k ms. A player that joined at segment 1 (whatever it
     /// fetched: Chromium plays segments an earlier load fetched from its cache, unlisted) holds
     /// 5.87 s once segment 3 is in (130 ms short of its end, as measured): its origin is
-    /// segment 1's start. Taken only when two segments agree.
+    /// segment 1's start. Taken only when two segments agree. And how long rejoins wait.
     @Test func aLivePlayersOriginIsWhereItsBufferedRangeSaysItJoined() async throws {
         let directory = try makeTemporaryDirectory("page-origin")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -242,6 +242,7 @@ import TestSupport
           sameSegmentTwice: c({ segment: "3", origin: T + 2000 }, { segment: "3", origin: T + 2000 }),
           disagreed: c({ segment: "0", origin: T - 16000 }, { segment: "3", origin: T + 2000 }),
           unreadable: c({ segment: "3", origin: T + 2000 }, null),
+          rejoinWaits: [0, 1, 2, 3, 4, 5, 6, 50].map((n) => SidelineSync.rejoinWait(n)).join(","),
         });
         </script></body></html>
         """
@@ -257,5 +258,7 @@ import TestSupport
         #expect(value("sameSegmentTwice") == "3:none", "one segment read twice is one reading")
         #expect(value("disagreed") == "3:none")
         #expect(value("unreadable") == "3:none", "a reading that did not snap keeps the last one")
+        // Rejoins: three 5 s apart, then doubling to 40 s.
+        #expect(value("rejoinWaits") == "5000,5000,5000,10000,20000,40000,40000,40000", "\(json)")
     }
 }

@@ -119,6 +119,16 @@ const SidelineSync = {
     return { reading, origin: NaN };
   },
 
+  // How long (ms) to wait before the next rejoin, after `tries` rejoins since the angles were
+  // last in step: a rejoin usually brings them within a frame (3 of 3 in one probe), but now
+  // and then the players start 70-200 ms apart again, so the first three come 5 s apart; after
+  // that the wait doubles to 40 s, so angles a rejoin cannot help (one keeps stalling) are not
+  // reloaded without end. (Doubling from the first left a set 150-200 ms apart for two
+  // minutes in a 10-minute benchmark run, 2026-11-27.)
+  rejoinWait(tries) {
+    return tries < 3 ? 5000 : Math.min(5000 * 2 ** (tries - 2), 40000);
+  },
+
   // The largest distance (seconds) between the leader and any angle that plays.
   spread(samples, leader) {
     const moment = SidelineSync.at(samples[leader]);

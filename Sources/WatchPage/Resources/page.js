@@ -297,11 +297,12 @@ function startTogether() {
 // Angles live with no seekable range that drifted apart (after a stall, a failed player loaded
 // again, joins at different segments) are loaded again, all at once: Chromium then joins each at the same
 // segment of one timeline and starts them together (Docs/operations.md, "The page"). At most
-// every 5 s, doubling up to 40 s while it does not bring them within a frame.
+// every 5 s for three tries, then doubling up to 40 s while it does not bring them within a frame (SidelineSync.rejoinWait).
 function rejoin() {
   const now = performance.now();
   if (now - state.rejoin.at < state.rejoin.wait) return;
-  state.rejoin = { at: now, wait: Math.min(state.rejoin.wait * 2, 40000), count: state.rejoin.count + 1 };
+  const tries = (state.rejoin.tries || 0) + 1;
+  state.rejoin = { at: now, wait: SidelineSync.rejoinWait(tries), tries, count: state.rejoin.count + 1 };
   load(state.mode, state.mode === "live" ? null : position());
 }
 
@@ -418,7 +419,7 @@ function syncAngles() {
   if (state.rejoin.ticks >= 20) rejoin();
   if (state.playing && SidelineSync.healthy(samples[state.leader])) {
     const spread = SidelineSync.spread(samples, state.leader);
-    if (spread <= SidelineSync.defaults.frame && performance.now() - state.rejoin.at > 10000) state.rejoin.wait = 5000;
+    if (spread <= SidelineSync.defaults.frame && performance.now() - state.rejoin.at > 10000) Object.assign(state.rejoin, { wait: 5000, tries: 0 });
     state.spreads.push(spread);
     if (state.spreads.length > 3000) state.spreads.shift();
   }
