@@ -120,8 +120,8 @@ const SidelineSync = {
   },
 
   // How long (ms) to wait before the next rejoin, after `tries` rejoins since the angles were
-  // last in step: a rejoin usually brings them within a frame (3 of 3 in one probe), but now
-  // and then the players start 70-200 ms apart again, so the first three come 5 s apart; after
+  // last in step: a load usually starts them within a frame (5 of 8 in one probe within
+  // 21 ms), but now and then 70-200 ms apart, so the first three come 5 s apart; after
   // that the wait doubles to 40 s, so angles a rejoin cannot help (one keeps stalling) are not
   // reloaded without end. (Doubling from the first left a set 150-200 ms apart for two
   // minutes in a 10-minute benchmark run, 2026-11-27.)
