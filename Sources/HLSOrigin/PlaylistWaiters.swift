@@ -16,7 +16,6 @@ final class PlaylistWaiters: Sendable {
         let key: Key
         let sequence: Int
         let continuation: CheckedContinuation<Void, Never>
-        var timer: Task<Void, Never>?
     }
 
     private struct State {
@@ -29,14 +28,33 @@ final class PlaylistWaiters: Sendable {
     /// Number of requests held now.
     var count: Int { state.withLock { $0.waiting.count } }
 
+    /// How a held request waits out its time: `Task.sleep` in the server, simulated time in
+    /// tests. It throws (or returns early) when its task is cancelled.
+    private let sleep: @Sendable (Double) async throws -> Void
+
+    init(sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+        self.sleep = sleep
+    }
+
     /// Returns when `key` lists `sequence` (as `isListed` tells, checked under the same lock
     /// that `wake` takes, so no publication slips between the check and the wait), or after
-    /// `seconds`.
-    func wait(for key: Key, sequence: Int, seconds: Double, isListed: @Sendable () -> Bool) async {
+    /// `seconds`. The time runs in a child task beside the wait, so it is cancelled with the
+    /// request and runs on the executor the request runs on (a test's simulated time).
+    func wait(for key: Key, sequence: Int, seconds: Double, isListed: @escaping @Sendable () -> Bool) async {
         let id = state.withLock { s in
             defer { s.next += 1 }
             return s.next
         }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.suspend(id, key: key, sequence: sequence, isListed: isListed) }
+            group.addTask { [sleep] in try? await sleep(seconds) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Suspends until woken (`wake`, `wakeAll`) or cancelled (its time is up, or the client went).
+    private func suspend(_ id: Int, key: Key, sequence: Int, isListed: @Sendable () -> Bool) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let registered = state.withLock { s -> Bool in
@@ -44,17 +62,7 @@ final class PlaylistWaiters: Sendable {
                     s.waiting[id] = Waiter(id: id, key: key, sequence: sequence, continuation: continuation)
                     return true
                 }
-                guard registered else { return continuation.resume() }
-                let timer = Task { [weak self] in
-                    try? await Task.sleep(for: .seconds(seconds))
-                    self?.resume(id)
-                }
-                let stillWaiting = state.withLock { s -> Bool in
-                    guard s.waiting[id] != nil else { return false }
-                    s.waiting[id]?.timer = timer
-                    return true
-                }
-                if !stillWaiting { timer.cancel() }
+                if !registered { continuation.resume() }
             }
         } onCancel: {
             resume(id)
@@ -83,9 +91,6 @@ final class PlaylistWaiters: Sendable {
             for waiter in matching { s.waiting.removeValue(forKey: waiter.id) }
             return matching
         }
-        for waiter in woken {
-            waiter.timer?.cancel()
-            waiter.continuation.resume()
-        }
+        for waiter in woken { waiter.continuation.resume() }
     }
 }

@@ -79,7 +79,7 @@ public final class StreamRegistry: Sendable {
     private let versions = Atomic<Int>(0)
 
     /// Requests held by blocking reload.
-    let waiters = PlaylistWaiters()
+    let waiters: PlaylistWaiters
     /// Delta updates and blocking reload on live media playlists.
     public let offer: ServedMediaPlaylist.Offer
 
@@ -107,8 +107,13 @@ public final class StreamRegistry: Sendable {
     /// Each set's master, rendered once per version of its angles' masters (`SetMaster`).
     let setMasters = VODRenditions()
 
-    public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds, offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = []) {
+    /// `sleep` is how a held blocking-reload request waits out its time (`Task.sleep` unless a
+    /// test simulates time); `clock` is what every staleness decision reads.
+    public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds,
+                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+                offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = []) {
         self.clock = clock
+        self.waiters = PlaylistWaiters(sleep: sleep)
         self.offer = offer
         self.angleSets = angleSets
         self.servingSince = clock()
