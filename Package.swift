@@ -217,6 +217,10 @@ let testSupport: [Target] = [
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            // ServerUnderTest: an application run and stopped as `sideline serve` runs it.
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ],
         path: "Tests/TestSupport"
     ),
@@ -250,7 +254,7 @@ let tests: [Target] = [
     .testTarget(
         name: "HLSOriginTests",
         dependencies: [
-            "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SidelineTesting",
+            "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SidelineTesting", "TestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "CompressNIO", package: "compress-nio"),

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import SidelineTesting
 import Synchronization
+import TestSupport
 import Testing
 
 /// 503 for draining and admission limits, over real HTTP on 127.0.0.1.
@@ -44,32 +45,30 @@ import Testing
         // grace (1 s), so the cap holds however slowly the test runs (CI, 15:37: on a loaded
         // machine the idle connection was evicted for the keep-alive client, which got 200).
         let admission = AdmissionControl(limits: .init(maxConnections: 1), clock: { 0 })
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         var logger = Logger(label: "test")
-        logger.logLevel = .critical // cancelling the server task at the end logs errors that mean nothing here
-        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
+        logger.logLevel = .critical
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission, onServerRunning: onRunning)
+        }) { port in
 
-        // Another client's idle connection takes the only place.
-        let idle = try await LoopbackSockets.connect(port: port)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while admission.openConnections < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        let refused = try await LoopbackSockets.rawGET(port: port, path: "/healthz")
-        #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
-        #expect(refused.lowercased().contains("retry-after: 1\r\n"))
-        // A keep-alive client over the cap is closed once answered, not kept until the idle
-        // timeout: a burst past the cap must not hold sockets past it.
-        let keptAlive = try await LoopbackSockets.rawGET(port: port, path: "/healthz", keepAlive: true)
-        #expect(keptAlive.hasPrefix("HTTP/1.1 503") && keptAlive.hasSuffix("[closed]"), "\(keptAlive)")
-        close(idle)
-        while admission.openConnections > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        let admitted = try await LoopbackSockets.rawGET(port: port, path: "/healthz")
-        #expect(admitted.hasPrefix("HTTP/1.1 200"), "\(admitted)")
+            // Another client's idle connection takes the only place.
+            let idle = try await LoopbackSockets.connect(port: port)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while admission.openConnections < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let refused = try await LoopbackSockets.rawGET(port: port, path: "/healthz")
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+            #expect(refused.lowercased().contains("retry-after: 1\r\n"))
+            // A keep-alive client over the cap is closed once answered, not kept until the idle
+            // timeout: a burst past the cap must not hold sockets past it.
+            let keptAlive = try await LoopbackSockets.rawGET(port: port, path: "/healthz", keepAlive: true)
+            #expect(keptAlive.hasPrefix("HTTP/1.1 503") && keptAlive.hasSuffix("[closed]"), "\(keptAlive)")
+            close(idle)
+            while admission.openConnections > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let admitted = try await LoopbackSockets.rawGET(port: port, path: "/healthz")
+            #expect(admitted.hasPrefix("HTTP/1.1 200"), "\(admitted)")
+        }
     }
 
     @Test func requestsInFlightOverTheLimitAre503() async throws {

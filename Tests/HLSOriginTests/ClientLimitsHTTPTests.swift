@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import SidelineTesting
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -59,13 +60,9 @@ import Glibc
         logger.logLevel = .critical
         let admission = AdmissionControl(limits: .init(maxConnections: 100, maxRequestsInFlight: 50, maxConnectionsPerClient: 3, idleTimeout: .seconds(30)))
         // HummingbirdTesting's live mode listens on 127.0.0.1 whatever the host: run it as serve does.
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = OriginServer.makeApplication(registry: registry, host: "::1", port: 0, logger: logger, admission: admission) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        do {
-            let port = try #require(await iterator.next())
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "::1", port: 0, logger: logger, admission: admission, onServerRunning: onRunning)
+        }) { port in
             var opened: [Int32] = []
             defer { for fd in opened { close(fd) } }
             for _ in 0..<8 { opened.append(try await LoopbackSockets.connectIPv6(port: port)) }

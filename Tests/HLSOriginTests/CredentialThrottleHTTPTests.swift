@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import OriginAccess
 import SidelineTesting
+import TestSupport
 import Testing
 
 /// Failed credentials slowed per address on a real server, on both of the origin's paths:
@@ -26,35 +27,33 @@ import Testing
         let clock = Clock()
         let throttling = CredentialThrottling(limits: .init(burst: 3, refillSeconds: 20), clock: { clock.now })
         let access = ViewerAccess(rules: AccessRules(viewerTokens: ["main": "main-viewer-token-0123"]))
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, fastPath: fastPath, access: access,
-                                               throttling: throttling) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        func status(_ target: String, _ headers: [String: String] = [:]) async throws -> HTTPExchange.Response {
-            try #require(try await HTTPExchange.send([.get(target, headers)], port: port).first)
-        }
-        func code(_ response: HTTPExchange.Response) -> Int { Int(response.statusLine.split(separator: " ")[1]) ?? 0 }
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, fastPath: fastPath, access: access,
+                                         throttling: throttling, onServerRunning: onRunning)
+        }) { port in
+            func status(_ target: String, _ headers: [String: String] = [:]) async throws -> HTTPExchange.Response {
+                try #require(try await HTTPExchange.send([.get(target, headers)], port: port).first)
+            }
+            func code(_ response: HTTPExchange.Response) -> Int { Int(response.statusLine.split(separator: " ")[1]) ?? 0 }
 
-        let wrong = ["Authorization": "Bearer not-the-token-0123"]
-        for _ in 0..<3 { #expect(code(try await status("/live/main/master.m3u8", wrong)) == 401) }
-        let throttled = try await status("/live/main/master.m3u8", wrong)
-        #expect(code(throttled) == 429 && throttled.header("retry-after") == "20", "\(throttled.statusLine)")
-        #expect(throttled.header("cache-control") == "no-store")
-        // A wrong URL credential from the same address: throttled too.
-        #expect(code(try await status("/access/v1.main.forged/live/main/master.m3u8")) == 429)
-        // No credential: answered as ever (401 for the private stream, 200 for the open one).
-        #expect(code(try await status("/live/main/master.m3u8")) == 401)
-        #expect(code(try await status("/live/open/master.m3u8")) == 200)
-        // One attempt back after 20 s; the right token uses none.
-        clock.now += 20
-        #expect(code(try await status("/live/main/master.m3u8", ["Authorization": "Bearer main-viewer-token-0123"])) == 200)
-        #expect(code(try await status("/live/main/master.m3u8", ["Authorization": "Bearer main-viewer-token-0123"])) == 200)
-        #expect(code(try await status("/live/main/master.m3u8", wrong)) == 401)
-        #expect(code(try await status("/live/main/master.m3u8", wrong)) == 429)
+            let wrong = ["Authorization": "Bearer not-the-token-0123"]
+            for _ in 0..<3 { #expect(code(try await status("/live/main/master.m3u8", wrong)) == 401) }
+            let throttled = try await status("/live/main/master.m3u8", wrong)
+            #expect(code(throttled) == 429 && throttled.header("retry-after") == "20", "\(throttled.statusLine)")
+            #expect(throttled.header("cache-control") == "no-store")
+            // A wrong URL credential from the same address: throttled too.
+            #expect(code(try await status("/access/v1.main.forged/live/main/master.m3u8")) == 429)
+            // No credential: answered as ever (401 for the private stream, 200 for the open one).
+            #expect(code(try await status("/live/main/master.m3u8")) == 401)
+            #expect(code(try await status("/live/open/master.m3u8")) == 200)
+            // One attempt back after 20 s; the right token uses none.
+            clock.now += 20
+            #expect(code(try await status("/live/main/master.m3u8", ["Authorization": "Bearer main-viewer-token-0123"])) == 200)
+            #expect(code(try await status("/live/main/master.m3u8", ["Authorization": "Bearer main-viewer-token-0123"])) == 200)
+            #expect(code(try await status("/live/main/master.m3u8", wrong)) == 401)
+            #expect(code(try await status("/live/main/master.m3u8", wrong)) == 429)
+        }
     }
 }

@@ -3,6 +3,7 @@ import HLSOrigin
 import Hummingbird
 import Logging
 import SidelineTesting
+import TestSupport
 import Testing
 
 /// The event-loop fast path (OriginFastPath) against the router, over real sockets: the same
@@ -33,15 +34,12 @@ import Testing
     /// Runs a server on `registry` and hands `body` its port.
     func withServer(_ registry: StreamRegistry, fastPath: Bool, admission: AdmissionControl = AdmissionControl(),
                     _ body: (Int) async throws -> Void) async throws {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission,
-                                               fastPath: fastPath) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        try await body(try #require(await iterator.next()))
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission,
+                                         fastPath: fastPath, onServerRunning: onRunning)
+        }) { port in try await body(port) }
     }
 
     @Test func theFastPathAnswersExactlyAsTheRouterDoes() async throws {

@@ -2,6 +2,7 @@ import Foundation
 @testable import HLSOrigin
 import Hummingbird
 import Logging
+import TestSupport
 import Testing
 
 /// The plain port (`server.plain_port`, `plain_http: redirect`): 308 to the configured name,
@@ -28,30 +29,28 @@ import Testing
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let admission = AdmissionControl(limits: .init(maxConnections: 100, maxRequestsInFlight: 100, maxConnectionsPerClient: 8, idleTimeout: .milliseconds(200)))
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = OriginServer.makeRedirectApplication(publicName: "sideline.venue", host: "127.0.0.1", port: 0, tlsPort: { 8443 }, admission: admission,
-                                                       logger: logger) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        // The request says Host: 127.0.0.1 (HTTPExchange); the answer names the public name.
-        let held = try await LoopbackSockets.connect(port: port)
-        defer { close(held) }
-        let first = try #require(try await HTTPExchange.exchange([.get("/live/main/master.m3u8")], on: held).first)
-        #expect(first.statusLine.hasPrefix("HTTP/1.1 308"))
-        #expect(first.header("location") == "https://sideline.venue:8443/live/main/master.m3u8")
-        // A connection that sends nothing is closed after the idle timeout, as on the TLS port
-        // (the plain port had none).
-        let idle = try await LoopbackSockets.connect(port: port)
-        defer { close(idle) }
-        let started = ContinuousClock.now
-        let closed = try await LoopbackSockets.onOwnThread {
-            var byte: UInt8 = 0
-            var timeout = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(idle, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            return recv(idle, &byte, 1, 0) == 0
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeRedirectApplication(publicName: "sideline.venue", host: "127.0.0.1", port: 0, tlsPort: { 8443 }, admission: admission,
+                                                 logger: logger, onServerRunning: onRunning)
+        }) { port in
+            // The request says Host: 127.0.0.1 (HTTPExchange); the answer names the public name.
+            let held = try await LoopbackSockets.connect(port: port)
+            defer { close(held) }
+            let first = try #require(try await HTTPExchange.exchange([.get("/live/main/master.m3u8")], on: held).first)
+            #expect(first.statusLine.hasPrefix("HTTP/1.1 308"))
+            #expect(first.header("location") == "https://sideline.venue:8443/live/main/master.m3u8")
+            // A connection that sends nothing is closed after the idle timeout, as on the TLS port
+            // (the plain port had none).
+            let idle = try await LoopbackSockets.connect(port: port)
+            defer { close(idle) }
+            let started = ContinuousClock.now
+            let closed = try await LoopbackSockets.onOwnThread {
+                var byte: UInt8 = 0
+                var timeout = timeval(tv_sec: 5, tv_usec: 0)
+                setsockopt(idle, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                return recv(idle, &byte, 1, 0) == 0
+            }
+            #expect(closed && ContinuousClock.now - started < .seconds(4))
         }
-        #expect(closed && ContinuousClock.now - started < .seconds(4))
     }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import OriginAccess
 import SidelineTesting
+import TestSupport
 import Testing
 
 /// Issue 26's "private is private on every path", on a real server through both of the
@@ -18,14 +19,11 @@ import Testing
 
     /// `access` nil: a server with no private stream.
     func withServer(_ registry: StreamRegistry, fastPath: Bool, access: ViewerAccess?, _ body: (Int) async throws -> Void) async throws {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, fastPath: fastPath, access: access) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        try await body(try #require(await iterator.next()))
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, fastPath: fastPath, access: access, onServerRunning: onRunning)
+        }) { port in try await body(port) }
     }
 
     var access: ViewerAccess { ViewerAccess(rules: Self.rules, wallClock: { Self.now }) }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import SidelineTesting
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -51,13 +52,10 @@ import Glibc
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let admission = AdmissionControl(limits: limits)
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let (registry, segments) = try makeRegistry()
-        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission, segments: segments) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        try await body(try #require(await iterator.next()), admission)
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission, segments: segments, onServerRunning: onRunning)
+        }) { port in try await body(port, admission) }
     }
 
     /// Polls `condition` every 50 ms for at most `limit`; the time it took, or nil.

@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import Hummingbird
 import Logging
+import TestSupport
 import Testing
 
 /// `server.tls` with certificates made by `scripts/venue-certificates.sh` (openssl), as
@@ -86,30 +87,28 @@ import Testing
         let dir = try await Self.certificates(days: 30)
         let identity = try TLSIdentity(certificate: "\(dir)/server.pem", key: "\(dir)/server.key")
         let registry = StreamRegistry()
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, tls: identity) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        let url = "https://127.0.0.1:\(port)/healthz"
-        func expiry() async throws -> String {
-            // The certificate the server presents, as openssl reads it.
-            let shown = try await Self.run(["sh", "-c", "openssl s_client -connect 127.0.0.1:\(port) -CAfile \(dir)/ca.pem </dev/null 2>/dev/null | openssl x509 -noout -enddate"])
-            return shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, tls: identity, onServerRunning: onRunning)
+        }) { port in
+            let url = "https://127.0.0.1:\(port)/healthz"
+            func expiry() async throws -> String {
+                // The certificate the server presents, as openssl reads it.
+                let shown = try await Self.run(["sh", "-c", "openssl s_client -connect 127.0.0.1:\(port) -CAfile \(dir)/ca.pem </dev/null 2>/dev/null | openssl x509 -noout -enddate"])
+                return shown.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let verified = try await Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url])
+            #expect(verified.status == 0 && verified.output == "ok\n", "\(verified.output)")
+            let unverified = try await Self.run(["curl", "-sS", url])
+            #expect(unverified.status == 60, "without the venue CA, curl refuses the certificate: \(unverified.output)")
+            let first = try await expiry()
+            _ = try await Self.run([Self.script, dir, "127.0.0.1", "--days", "90"])
+            try identity.reload()
+            let second = try await expiry()
+            #expect(first.hasPrefix("notAfter=") && second.hasPrefix("notAfter=") && first != second, "\(first) then \(second)")
+            #expect(try await Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url]).output == "ok\n")
         }
-        let verified = try await Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url])
-        #expect(verified.status == 0 && verified.output == "ok\n", "\(verified.output)")
-        let unverified = try await Self.run(["curl", "-sS", url])
-        #expect(unverified.status == 60, "without the venue CA, curl refuses the certificate: \(unverified.output)")
-        let first = try await expiry()
-        _ = try await Self.run([Self.script, dir, "127.0.0.1", "--days", "90"])
-        try identity.reload()
-        let second = try await expiry()
-        #expect(first.hasPrefix("notAfter=") && second.hasPrefix("notAfter=") && first != second, "\(first) then \(second)")
-        #expect(try await Self.run(["curl", "-sS", "--cacert", "\(dir)/ca.pem", url]).output == "ok\n")
     }
     /// Whether openssl completes a handshake with `arguments` (its version and cipher
     /// options). `@SECLEVEL=0` lets this openssl offer TLS 1.0, 1.1 and CBC suites at all, so a
@@ -122,25 +121,23 @@ import Testing
     @Test func onlyTLS12And13WithForwardSecretAEADSuitesAreAccepted() async throws {
         let dir = try await Self.certificates()
         let identity = try TLSIdentity(certificate: "\(dir)/server.pem", key: "\(dir)/server.key")
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let app = OriginServer.makeApplication(registry: StreamRegistry(), host: "127.0.0.1", port: 0, logger: logger, tls: identity) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        let ca = "\(dir)/ca.pem"
-        let weak = "-cipher 'DEFAULT:@SECLEVEL=0'"
-        #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_3"))
-        #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_2"))
-        // The venue certificate's key is ECDSA (scripts/venue-certificates.sh).
-        #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305"))
-        #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_1 \(weak)"), "TLS 1.1 refused")
-        #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1 \(weak)"), "TLS 1.0 refused")
-        // The CBC-SHA1 suite the issue saw (ECDSA's and RSA's), and CBC-SHA256: refused over TLS 1.2.
-        #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher 'ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES256-SHA:@SECLEVEL=0'"))
-        #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher 'ECDHE-ECDSA-AES128-SHA256:@SECLEVEL=0'"))
-        #expect(identity.certificateName == "127.0.0.1")
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: StreamRegistry(), host: "127.0.0.1", port: 0, logger: logger, tls: identity, onServerRunning: onRunning)
+        }) { (port: Int) async throws in
+            let ca = "\(dir)/ca.pem"
+            let weak = "-cipher 'DEFAULT:@SECLEVEL=0'"
+            #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_3"))
+            #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_2"))
+            // The venue certificate's key is ECDSA (scripts/venue-certificates.sh).
+            #expect(try await Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher ECDHE-ECDSA-CHACHA20-POLY1305"))
+            #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_1 \(weak)"), "TLS 1.1 refused")
+            #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1 \(weak)"), "TLS 1.0 refused")
+            // The CBC-SHA1 suite the issue saw (ECDSA's and RSA's), and CBC-SHA256: refused over TLS 1.2.
+            #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher 'ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES256-SHA:@SECLEVEL=0'"))
+            #expect(try await !Self.handshakes(port: port, ca: ca, "-tls1_2 -cipher 'ECDHE-ECDSA-AES128-SHA256:@SECLEVEL=0'"))
+            #expect(identity.certificateName == "127.0.0.1")
+        }
     }
 }

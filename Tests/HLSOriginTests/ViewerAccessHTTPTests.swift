@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import OriginAccess
 import SidelineTesting
+import TestSupport
 import Testing
 
 /// Viewer access control, request IDs and Server-Timing on a real server, through both of the
@@ -28,15 +29,12 @@ import Testing
     }
 
     func withServer(_ registry: StreamRegistry, fastPath: Bool, _ body: (Int) async throws -> Void) async throws {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let access = ViewerAccess(rules: Self.rules, wallClock: { Self.now })
-        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, fastPath: fastPath, access: access) { continuation.yield($0) }
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        try await body(try #require(await iterator.next()))
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, fastPath: fastPath, access: access, onServerRunning: onRunning)
+        }) { port in try await body(port) }
     }
 
     static let resources = ["/live/main/master.m3u8", "/live/main/720p/index.m3u8", "/live/main/720p/iframes.m3u8", "/live/main/720p/000001.ts",

@@ -61,7 +61,8 @@ import TestSupport
             }
             upstream.setMaster(stream: angle, text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\",RESOLUTION=1280x720\n720p/index.m3u8\n")
         }
-        let (originPort, origin) = try await PrivateMirrorHTTPTests.serve(upstream, access: isPrivate ? ViewerAccess(rules: Self.rules) : nil)
+        let origin = try await PrivateMirrorHTTPTests.serve(upstream, access: isPrivate ? ViewerAccess(rules: Self.rules) : nil), originPort = origin.port
+        defer { Task { await origin.stop() } }
         let credential = isPrivate ? try #require(Self.rules.signedCredential(for: "match", expires: Int(Date().timeIntervalSince1970) + 3600)) : nil
         let setURL = try #require(URL(string: "http://127.0.0.1:\(originPort)\(credential.map { "/access/\($0)" } ?? "")/live/match/master.m3u8"))
         if isPrivate {
@@ -89,8 +90,8 @@ import TestSupport
             return Task { try await session.run() }
         }
         defer { sessions.forEach { $0.cancel() } }
-        let (mirrorPort, mirror) = try await PrivateMirrorHTTPTests.serve(registry, access: nil)
-        defer { mirror.cancel() }
+        let mirror = try await PrivateMirrorHTTPTests.serve(registry, access: nil), mirrorPort = mirror.port
+        defer { Task { await mirror.stop() } }
         let base = "http://127.0.0.1:\(mirrorPort)/live"
         let deadline = ContinuousClock.now + .seconds(20)
         var playlists: [String] = []
@@ -105,8 +106,7 @@ import TestSupport
         #expect(master.status == 200 && master.body.contains("URI=\"../wide/") && master.body.contains("URI=\"../goal/"), "\(master)")
 
         // The upstream gone: a restart still knows the set from what the first start kept.
-        origin.cancel()
-        _ = await origin.result
+        await origin.stop()
         let offline = await MirrorSet.discover(master: setURL, name: "match", fetch: client, dataDirectory: data, isValidName: Self.isValidName)
         #expect(offline == set)
         if let credential {

@@ -24,15 +24,13 @@ import TestSupport
         return directory
     }
 
-    /// An origin serving `registry` with `access`; returns its port and the task to cancel.
-    static func serve(_ registry: StreamRegistry, access: ViewerAccess?) async throws -> (Int, Task<Void, any Error>) {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    /// An origin serving `registry` with `access`, stopped gracefully (`ServerUnderTest`).
+    static func serve(_ registry: StreamRegistry, access: ViewerAccess?) async throws -> ServerUnderTest {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, access: access) { continuation.yield($0) }
-        let task = Task { try await app.runService(gracefulShutdownSignals: []) }
-        var iterator = ports.makeAsyncIterator()
-        return (try #require(await iterator.next()), task)
+        return try await ServerUnderTest.start { onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, access: access, onServerRunning: onRunning)
+        }
     }
 
     static func get(_ url: String, authorization: String? = nil) async throws -> (status: Int, body: String) {
@@ -54,8 +52,8 @@ import TestSupport
                 stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1, ended: n == 2)))
         }
         upstream.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\"\n720p/index.m3u8\n")
-        let (originPort, origin) = try await Self.serve(upstream, access: ViewerAccess(rules: Self.rules))
-        defer { origin.cancel() }
+        let origin = try await Self.serve(upstream, access: ViewerAccess(rules: Self.rules)), originPort = origin.port
+        defer { Task { await origin.stop() } }
 
         // The credential a player holds (a signed URL), and the mirror given one of its own.
         let credential = try #require(Self.rules.signedCredential(for: "main", expires: Int(Date().timeIntervalSince1970) + 3600))
@@ -74,8 +72,8 @@ import TestSupport
                                             destination: MirrorDisk(layout: layout, registry: registry), logger: logger)
         let following = Task { try await session.run() }
         defer { following.cancel() }
-        let (mirrorPort, mirror) = try await Self.serve(registry, access: ViewerAccess(rules: mirrorRules))
-        defer { mirror.cancel() }
+        let mirror = try await Self.serve(registry, access: ViewerAccess(rules: mirrorRules)), mirrorPort = mirror.port
+        defer { Task { await mirror.stop() } }
 
         // The player that fails over keeps its credential: the mirror answers it.
         let withCredential = "http://127.0.0.1:\(mirrorPort)/access/\(credential)/live/main"
