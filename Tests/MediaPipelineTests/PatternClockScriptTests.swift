@@ -18,6 +18,8 @@ import TestSupport
     struct Reads: Codable {
         var grey: [Int64?]
         var rgba: [Int64?]
+        /// Only the bottom two of 18 block rows, as `readVideo` draws them.
+        var strip: [Int64?]
         var flipped: Int64?
     }
 
@@ -71,21 +73,25 @@ import TestSupport
         const w = \(width), h = \(height);
         const all = Uint8Array.from(atob("\(Data(bytes).base64EncodedString())"), (c) => c.charCodeAt(0));
         const flipped = Uint8Array.from(atob("\(Data(flipped).base64EncodedString())"), (c) => c.charCodeAt(0));
-        const grey = [], rgba = [];
+        const grey = [], rgba = [], strip = [], stripTop = Math.floor(16 * h / 18);
         for (let n = 0; n < all.length / (w * h); n++) {
           const plane = all.subarray(n * w * h, (n + 1) * w * h);
           grey.push(SidelinePatternClock.read(plane, w, h, w));
           const image = new ImageData(w, h);
           plane.forEach((y, i) => { image.data[4 * i] = y; image.data[4 * i + 1] = y; image.data[4 * i + 2] = y; image.data[4 * i + 3] = 255; });
           rgba.push(SidelinePatternClock.readImageData(image));
+          const bottom = new ImageData(w, h - stripTop);
+          bottom.data.set(image.data.subarray(4 * w * stripTop));
+          strip.push(SidelinePatternClock.readImageData(bottom, h, stripTop));
         }
-        document.getElementById("out").textContent = JSON.stringify({ grey, rgba, flipped: SidelinePatternClock.read(flipped, w, h, w) });
+        document.getElementById("out").textContent = JSON.stringify({ grey, rgba, strip, flipped: SidelinePatternClock.read(flipped, w, h, w) });
         </script></body></html>
         """
         let json = try await HeadlessChromium.output(of: page, in: directory)
         let reads = try JSONDecoder().decode(Reads.self, from: Data(json.utf8))
         #expect(reads.grey == swiftReads, "grey plane: \(reads.grey), Swift: \(swiftReads)")
         #expect(reads.rgba == swiftReads, "ImageData: \(reads.rgba), Swift: \(swiftReads)")
+        #expect(reads.strip == swiftReads, "the strip alone: \(reads.strip), Swift: \(swiftReads)")
         #expect(reads.flipped == nil, "a flipped block read as \(String(describing: reads.flipped))")
     }
 }

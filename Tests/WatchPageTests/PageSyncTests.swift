@@ -221,7 +221,8 @@ import TestSupport
     /// a 2 s grid starts at T + 2000k ms. A player that joined at segment 1 (whatever it
     /// fetched: Chromium plays segments an earlier load fetched from its cache, unlisted) holds
     /// 5.87 s once segment 3 is in (130 ms short of its end, as measured): its origin is
-    /// segment 1's start. Taken only when two segments agree. And how long rejoins wait.
+    /// segment 1's start. Taken only when two segments agree. And how a playlist's entries are
+    /// read, and how long rejoins wait.
     @Test func aLivePlayersOriginIsWhereItsBufferedRangeSaysItJoined() async throws {
         let directory = try makeTemporaryDirectory("page-origin")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -243,6 +244,8 @@ import TestSupport
           disagreed: c({ segment: "0", origin: T - 16000 }, { segment: "3", origin: T + 2000 }),
           unreadable: c({ segment: "3", origin: T + 2000 }, null),
           rejoinWaits: [0, 1, 2, 3, 4, 5, 6, 50].map((n) => SidelineSync.rejoinWait(n)).join(","),
+          listed: SidelineSync.listedSegments("#EXTM3U\\n#EXTINF:2.0,\\n000000.ts\\n#EXT-X-PROGRAM-DATE-TIME:2026-11-27T16:56:32.000Z\\n#EXTINF:2.000000,\\n000001.ts?token=x\\n#EXTINF:1.5,\\n../b/000002.ts\\n")
+            .map((e) => `${e.name}@${isFinite(e.start) ? e.start - Date.parse("2026-11-27T16:56:32.000Z") : "none"}+${e.duration}`).join(","),
         });
         </script></body></html>
         """
@@ -258,6 +261,8 @@ import TestSupport
         #expect(value("sameSegmentTwice") == "3:none", "one segment read twice is one reading")
         #expect(value("disagreed") == "3:none")
         #expect(value("unreadable") == "3:none", "a reading that did not snap keeps the last one")
+        // A media playlist's entries, dated from its first date on (the query and path dropped).
+        #expect(value("listed") == "000000.ts@none+2,000001.ts@0+2,000002.ts@2000+1.5", "\(json)")
         // Rejoins: three 5 s apart, then doubling to 40 s.
         #expect(value("rejoinWaits") == "5000,5000,5000,10000,20000,40000,40000,40000", "\(json)")
     }

@@ -30,6 +30,7 @@ ffmpeg and GStreamer play the set's URL for PLAYER_SECONDS each. Printed:
 
     DURATION=600 scripts/bench/angle_sync.py        # the issue's 10 minutes
     DURATION=120 scripts/bench/angle_sync.py        # a quick run
+    scripts/bench/angle_sync.py --frames WORK/vsync-frames.json   # a kept run's live spread, 20 s at a time
 
 After the live part the page goes back REPLAY_FROM (30) seconds into the recording and reads the
 tiles the same way for REPLAY_SECONDS (60), with a seek in place 20 s on halfway ((c'): replay
@@ -283,17 +284,7 @@ class Run:
         screen, lags, unread, reads = [], [], 0, 0
         self.tile_offsets, self.tile_unread, self.last_unread = {}, {}, None
         try:
-            target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-            session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-            # Chromium paints an off-screen video only a few times a second: every tile on screen.
-            browser.send("Emulation.setDeviceMetricsOverride", {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, session=session)
-            browser.send("Page.enable", session=session)
-            browser.send("Page.navigate", {"url": f"{self.base}/?set={SET}"}, session=session)
-            browser.wait_event("Page.loadEventFired", 30)
-
-            def evaluate(expression):
-                result = browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, session=session)
-                return result["result"].get("value")
+            evaluate = open_set_page(browser, self.base)
 
             # The reader as the server serves it (evaluated through DevTools: the page's CSP allows
             # only its own scripts, and this one it serves but does not load).
@@ -463,22 +454,40 @@ class Run:
 VSYNC_READER = r"""(() => {
   window.benchFrames = [];
   [...document.querySelectorAll('#angles figure:not([hidden]) video')].forEach((v, i) => {
-    const c = document.createElement('canvas'), g = c.getContext('2d', { willReadFrequently: true });
+    const c = document.createElement('canvas');
     const onFrame = (now, m) => {
-      const w = v.videoWidth, h = v.videoHeight;
-      if (w && h) {
-        const top = Math.floor(16 * h / 18);
-        if (c.width !== w) c.width = w;
-        if (c.height !== h - top) c.height = h - top;
-        g.drawImage(v, 0, top, w, h - top, 0, 0, w, h - top);
-        benchFrames.push([i, m.expectedDisplayTime, SidelinePatternClock.readImageData(g.getImageData(0, 0, w, h - top), h, top)]);
-        if (benchFrames.length > 30000) benchFrames.splice(0, 10000);
-      }
+      if (v.videoWidth) benchFrames.push([i, m.expectedDisplayTime, SidelinePatternClock.readVideo(v, c)]);
+      if (benchFrames.length > 30000) benchFrames.splice(0, 10000);
       v.requestVideoFrameCallback(onFrame);
     };
     v.requestVideoFrameCallback(onFrame);
   });
 })()"""
+
+
+def open_set_page(browser, base):
+    """Opens the set's page in a new tab of `browser` (page_check.Browser) and returns
+    evaluate(expression), which runs a script there and gives its value."""
+    target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    # Chromium paints an off-screen video only a few times a second: every tile on screen.
+    browser.send("Emulation.setDeviceMetricsOverride", {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, session=session)
+    browser.send("Page.enable", session=session)
+    browser.send("Page.navigate", {"url": f"{base}/?set={SET}"}, session=session)
+    browser.wait_event("Page.loadEventFired", 30)
+
+    def evaluate(expression):
+        result = browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, session=session)
+        return result["result"].get("value")
+    return evaluate
+
+
+def moments(frames):
+    """[tile, expectedDisplayTime, clock] frames as {moment (ms, to 0.1): {tile: clock}}."""
+    at = {}
+    for tile, moment, clock in frames:
+        at.setdefault(round(moment, 1), {})[tile] = clock
+    return at
 
 
 def vsync_spreads(frames, tiles=3):
@@ -487,9 +496,7 @@ def vsync_spreads(frames, tiles=3):
     for every frame presented (about one in five skipped here while the page is busy), and a
     tile's last reported frame is not what it shows then, so moments a tile did not report
     are counted apart, not guessed; so is a moment a tile's frame did not read."""
-    at = {}
-    for tile, moment, clock in frames:
-        at.setdefault(round(moment, 1), {})[tile] = clock
+    at = moments(frames)
     spreads, unreported, unread = [], 0, 0
     for moment in sorted(at):
         shown = at[moment]
@@ -577,7 +584,24 @@ def load():
         return " ".join(f.read().split()[:3])
 
 
+def spread_over_time(frames, window_ms=20000):
+    """The live part's per-frame spreads (as `vsync_spreads` counts them) per `window_ms`:
+    (seconds from the first, p50, max, moments over two frames) for each window."""
+    at = moments(frames)
+    windows, first = {}, min(at) if at else 0
+    for moment, shown in at.items():
+        if len(shown) == 3 and None not in shown.values():
+            windows.setdefault(int((moment - first) // window_ms), []).append(max(shown.values()) - min(shown.values()))
+    return [(k * window_ms // 1000, sorted(v)[len(v) // 2], max(v), sum(1 for x in v if x > 2 * FRAME_MS)) for k, v in sorted(windows.items())]
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--frames":
+        # A kept run's frames (WORK/vsync-frames.json): the live spread, 20 s at a time.
+        with open(sys.argv[2]) as f:
+            for start, p50, worst, over in spread_over_time(json.load(f)["live"]):
+                print(f"{start:5d} s: p50 {p50} ms, max {worst} ms, moments over {2 * FRAME_MS:.0f} ms: {over}")
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--gstreamer":
         gstreamer_lags(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
         return

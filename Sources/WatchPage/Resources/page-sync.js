@@ -94,11 +94,27 @@ const SidelineSync = {
     });
   },
 
+  // The entries of a media playlist's text: {name (the URI's last path part, without its
+  // query), start (ms of program date-time, NaN before any date), duration (seconds)}.
+  listedSegments(text) {
+    const entries = [];
+    let at = NaN, duration = 0;
+    for (const line of text.split("\n").map((l) => l.trim())) {
+      if (line.startsWith("#EXT-X-PROGRAM-DATE-TIME:")) at = Date.parse(line.slice(25));
+      else if (line.startsWith("#EXTINF:")) duration = parseFloat(line.slice(8));
+      else if (line && !line.startsWith("#")) {
+        entries.push({ name: line.split("?")[0].split("/").pop(), start: at, duration });
+        at += duration * 1000;
+      }
+    }
+    return entries;
+  },
+
   // Where a live player's position 0 lies (ms of program date-time), from what it holds: once a
   // segment it fetched has been appended, the end of its buffered range is that segment's end,
   // so position 0 is the segment's end date (`segmentEnd`, ms) less `bufferedEnd` (seconds on
-  // the player's own timeline). Chromium's range ends about 0.1 s short of the listed end (its
-  // last frames held back; measured 98-132 ms), and position 0 is always the start of a segment
+  // the player's own timeline). Chromium's range ends a few frames short of the listed end (its
+  // last frames held back), and position 0 is always the start of a segment
   // it joined at, so the estimate is snapped to the nearest of the listed segments' starts
   // (`starts`, ms); null when none is within a quarter of `segment` (seconds).
   originFrom(segmentEnd, bufferedEnd, starts, segment) {
@@ -120,11 +136,11 @@ const SidelineSync = {
   },
 
   // How long (ms) to wait before the next rejoin, after `tries` rejoins since the angles were
-  // last in step: a load usually starts them within a frame (5 of 8 in one probe within
-  // 21 ms), but now and then 70-200 ms apart, so the first three come 5 s apart; after
-  // that the wait doubles to 40 s, so angles a rejoin cannot help (one keeps stalling) are not
-  // reloaded without end. (Doubling from the first left a set 150-200 ms apart for two
-  // minutes in a 10-minute benchmark run, 2026-11-27.)
+  // last in step: a load starts the players within a frame only now and then (1 of 6 forced
+  // loads, the others 113-3685 ms apart: scripts/bench/page_origin_probe.py, 2026-11-27), so the
+  // first three come 5 s apart; after that the wait doubles to 40 s, so angles a rejoin cannot
+  // help (one keeps stalling) are not reloaded without end. (Doubling from the first left a set
+  // 150-200 ms apart for two minutes in a 10-minute benchmark run, 2026-11-27.)
   rejoinWait(tries) {
     return tries < 3 ? 5000 : Math.min(5000 * 2 ** (tries - 2), 40000);
   },

@@ -263,7 +263,7 @@ function load(mode, offset) {
 // paused (`starting`) and played together once all can play (`startTogether`).
 function loadAngle(index, mode, offset) {
   const angle = state.angles[index], v = videos()[index];
-  Object.assign(angle, { origin: mode === "live" ? NaN : startOf(angle.stream), confirmed: mode !== "live", fetched: [], reading: null, measured: null,
+  Object.assign(angle, { origin: mode === "live" ? NaN : startOf(angle.stream), confirmed: mode !== "live", latest: null, guessed: NaN, reading: null, measured: null,
     loadedAt: performance.now(), segments: [], starting: mode === "live" && state.playing,
     directory: new URL(mode === "live" ? angle.master : angle.vod, location.href).pathname.replace(/[^/]*$/, "") });
   v.preload = "auto";
@@ -324,7 +324,7 @@ new PerformanceObserver((list) => {
     for (const a of state.angles) {
       if (!a.segments || entry.startTime < a.loadedAt || !path.startsWith(a.directory)) continue;
       if (!isFinite(a.origin) && a.segments.length < 4) a.segments.push(entry.name);
-      if (!a.confirmed) { a.fetched.push({ name: entry.name, at: entry.responseEnd }); if (a.fetched.length > 4) a.fetched.shift(); }
+      if (!a.confirmed && !(a.latest && a.latest.at >= entry.responseEnd)) a.latest = { name: entry.name, at: entry.responseEnd };
     }
   }
 }).observe({ type: "resource" });
@@ -332,7 +332,7 @@ new PerformanceObserver((list) => {
 // A live angle's origin at first: the date of the segment its player joined at, from that segment's
 // media playlist, until `confirmOrigin` has it from what the player holds (a segment Chromium
 // had already fetched, in an earlier load, is played from its cache and never listed, so the
-// requests alone were 2-6 s off in 3 of 6 loads measured). Chromium plays on from the segment it joins at, after reading the
+// guess was 2-6 s off for some angle in 3 of 6 loads: scripts/bench/page_origin_probe.py). Chromium plays on from the segment it joins at, after reading the
 // recording's first segment (number 0) when it joins later: the join is the lowest segment
 // number requested, other than a 0 not followed by 1 (requests are listed as they end, not in
 // order). A browser whose requests are not listed (Safari) counts from the first entry, as in replay.
@@ -341,49 +341,35 @@ async function findOrigin(a) {
   const number = (url) => parseInt(url.split("/").pop(), 10), waited = performance.now() - a.loadedAt;
   const s = a.segments.filter((u, i) => a.segments.findIndex((v) => number(v) === number(u)) === i).sort((x, y) => number(x) - number(y));
   const join = s.length >= 2 ? (number(s[0]) === 0 && number(s[1]) > 1 ? s[1] : s[0]) : s.length === 1 && waited > 6000 ? s[0] : null;
-  if (!join) { if (waited > 10000) Object.assign(a, { origin: startOf(a.stream), confirmed: !a.fetched.length }); return; }
+  if (!join) { if (waited > 10000) Object.assign(a, { origin: startOf(a.stream), confirmed: !a.latest }); return; }
   a.finding = true;
   const load = a.loadedAt; // a load since (a rejoin) makes this answer stale
   try {
     const name = new URL(join).pathname.split("/").pop();
-    const response = await fetch(join.replace(/[^/?]*(\?.*)?$/, "index.m3u8"), { cache: "no-store" });
-    let at = NaN, duration = 0;
-    for (const line of (await response.text()).split("\n").map((l) => l.trim())) {
-      if (line.startsWith("#EXT-X-PROGRAM-DATE-TIME:")) at = Date.parse(line.slice(25));
-      else if (line.startsWith("#EXTINF:")) duration = parseFloat(line.slice(8));
-      else if (line && !line.startsWith("#")) {
-        if (line.split("?")[0].split("/").pop() === name) { if (a.loadedAt === load) a.origin = at; break; }
-        at += duration * 1000;
-      }
-    }
+    const entry = SidelineSync.listedSegments(await (await fetch(playlistOf(join), { cache: "no-store" })).text()).find((e) => e.name === name);
+    // `guessed` stays for a look at how far the guess was (scripts/bench/page_origin_probe.py).
+    if (entry && a.loadedAt === load && !isFinite(a.origin)) Object.assign(a, { origin: entry.start, guessed: entry.start });
   } catch (e) { /* asked again on the next tick */ } finally { a.finding = false; }
 }
+
+// The media playlist that lists a segment URL: the same directory and query.
+function playlistOf(segment) { return segment.replace(/[^/?]*(\?.*)?$/, "index.m3u8"); }
 
 // A live angle's origin as the player holds it (SidelineSync.originFrom): once the newest
 // segment it fetched has been in for half a second, its buffered range ends where that segment
 // does; taken when two segments agree. Until then the sync rule leaves the angle be.
 async function confirmOrigin(a, v) {
-  if (a.confirmed || a.measuring || !a.fetched || !a.fetched.length) return;
-  const latest = a.fetched.reduce((x, y) => (y.at > x.at ? y : x));
+  const latest = a.latest;
+  if (a.confirmed || a.measuring || !latest) return;
   if (performance.now() - latest.at < 500 || latest.name === a.measured || !v.buffered.length) return;
   const bufferedEnd = v.buffered.end(v.buffered.length - 1), load = a.loadedAt;
   a.measuring = true;
   a.measured = latest.name;
   try {
     const name = new URL(latest.name).pathname.split("/").pop();
-    const response = await fetch(latest.name.replace(/[^/?]*(\?.*)?$/, "index.m3u8"), { cache: "no-store" });
-    const starts = [];
-    let at = NaN, duration = 0, end = NaN;
-    for (const line of (await response.text()).split("\n").map((l) => l.trim())) {
-      if (line.startsWith("#EXT-X-PROGRAM-DATE-TIME:")) at = Date.parse(line.slice(25));
-      else if (line.startsWith("#EXTINF:")) duration = parseFloat(line.slice(8));
-      else if (line && !line.startsWith("#")) {
-        starts.push(at);
-        if (line.split("?")[0].split("/").pop() === name) end = at + duration * 1000;
-        at += duration * 1000;
-      }
-    }
-    const origin = SidelineSync.originFrom(end, bufferedEnd, starts, duration);
+    const entries = SidelineSync.listedSegments(await (await fetch(playlistOf(latest.name), { cache: "no-store" })).text());
+    const entry = entries.find((e) => e.name === name);
+    const origin = entry ? SidelineSync.originFrom(entry.start + entry.duration * 1000, bufferedEnd, entries.map((e) => e.start), entry.duration) : null;
     if (a.loadedAt !== load) return;
     const r = SidelineSync.confirmOrigin(a.reading, origin === null ? null : { segment: name, origin });
     a.reading = r.reading;

@@ -84,16 +84,19 @@ const SidelinePatternClock = {
     }, image.width, frameHeight || image.height);
   },
 
-  // The moment a <video> shows now: drawn to `canvas` at its decoded size (so every block is
-  // as wide as the encoder made it), or null before its first frame or when it does not read.
+  // The moment a <video> shows now: its clock's strip (the bottom two of 18 block rows) drawn
+  // to `canvas` at its decoded size (so every block is as wide as the encoder made it) and
+  // read alone, cheap enough for every frame; null before its first frame or when it does
+  // not read.
   readVideo(video, canvas) {
     const w = video.videoWidth, h = video.videoHeight;
     if (!w || !h) return null;
+    const top = Math.floor((this.heightDivisions - this.rows) * h / this.heightDivisions);
     if (canvas.width !== w) canvas.width = w;
-    if (canvas.height !== h) canvas.height = h;
+    if (canvas.height !== h - top) canvas.height = h - top;
     const g = canvas.getContext("2d", { willReadFrequently: true });
-    g.drawImage(video, 0, 0, w, h);
-    return this.readImageData(g.getImageData(0, 0, w, h));
+    g.drawImage(video, 0, top, w, h - top, 0, 0, w, h - top);
+    return this.readImageData(g.getImageData(0, 0, w, h - top), h, top);
   },
 };
 globalThis.SidelinePatternClock = SidelinePatternClock;
