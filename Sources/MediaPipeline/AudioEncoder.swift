@@ -20,11 +20,6 @@ final class AudioEncoder {
     private var inputSignature: (Int32, Int32, Int32) = (-1, -1, -1)
     /// Output pts of the first sample waiting in the FIFO; nil before the first sample.
     private var fifoStart: Int64?
-    /// The output timeline's epoch in samples since 1970 when it is on the wall clock (an angle
-    /// of a set, a push): frames then start on `AudioFrameGrid`'s grid. Set before the first push.
-    var epochSample: Int64?
-    /// Samples still to leave out before the grid point the run's audio starts at.
-    private var skipBeforeGrid: Int64 = 0
     private(set) var droppedFrames = 0
     private(set) var silenceInserted: Int64 = 0
 
@@ -82,10 +77,10 @@ final class AudioEncoder {
         let gap = target - expected
         let rate = Int64(spec.sampleRate)
         if fifoStart == nil {
-            startOnGrid(at: target)
+            fifoStart = target
         } else if gap > rate * 2 {
             try flushFIFO(padding: true, emit: emit)
-            startOnGrid(at: target)
+            fifoStart = target
         } else if gap > Int64(frameSize) {
             try writeSilence(samples: Int32(gap))
         } else if gap < -rate / 10 {
@@ -93,20 +88,7 @@ final class AudioEncoder {
             return
         }
         try writeToFIFO(resampled!, count: count)
-        if skipBeforeGrid > 0 {
-            let skipped = min(Int32(clamping: skipBeforeGrid), av_audio_fifo_size(fifo))
-            av_audio_fifo_drain(fifo, skipped)
-            skipBeforeGrid -= Int64(skipped)
-        }
         try encodeFullFrames(emit: emit)
-    }
-
-    /// Starts the FIFO at the grid point at or after `target` (`AudioFrameGrid`), leaving out
-    /// the samples before it.
-    private func startOnGrid(at target: Int64) {
-        let start = AudioFrameGrid.start(forFirstSample: target, frameSize: Int64(frameSize), epochSample: epochSample)
-        fifoStart = start
-        skipBeforeGrid = start - target
     }
 
     /// Encodes what is left (padded with silence to a whole frame) and drains the encoder.

@@ -45,7 +45,8 @@ final class InputStage {
     private var pacingStart: ContinuousClock.Instant?
     private var pacingOrigin: Double?
     /// When the latest paced video packet was due: for the test pattern, the moment its frame
-    /// was captured (the pattern is a camera whose shutter is the pacing).
+    /// was captured (the pattern is a camera whose shutter is the pacing; its decoder holds no
+    /// frame back, so the latest video packet is the frame being placed).
     private var videoPacketDue: ContinuousClock.Instant?
     /// Whether a full variant queue may hold up the input (see `FeedPolicy`).
     private let feedPolicy: FeedPolicy
@@ -77,14 +78,11 @@ final class InputStage {
     /// Places the pipeline's first frame at the start of timeline slot `segment`; for an angle
     /// of a set (`setEpoch`), at the output frame of when it reached the server, not before that
     /// slot. Called before `run()`, on the thread that hands the stage to the input thread.
-    func begin(atSegment segment: Int, setEpoch: Date? = nil, timelineEpoch: Date? = nil) {
+    func begin(atSegment segment: Int, setEpoch: Date? = nil) {
         firstFrame = clock.firstFrame(ofSegment: segment)
         self.setEpoch = setEpoch
         conformer = FrameRateConformer(frameRate: configuration.frameRate, startIndex: firstFrame)
         audioCapture?.timelineStart = clock.startTime(ofSegment: segment)
-        if let encoder = audioEncoder ?? audioCapture?.encoder, let epoch = timelineEpoch ?? setEpoch {
-            encoder.epochSample = AudioFrameGrid.epochSample(secondsSince1970: epoch.timeIntervalSince1970, sampleRate: encoder.spec.sampleRate)
-        }
     }
 
     /// Reads until the input ends (and does not loop), fails, or the pipeline stops; then sends

@@ -98,13 +98,10 @@ public final class LivePipeline: Sendable {
     /// Starts the threads, with the first segment at timeline slot `segment`: the stream's
     /// next free slot, so its timestamps continue the recording's instead of starting at
     /// zero. `setEpoch`: an angle of a set places every frame by when it reached the server,
-    /// as seconds since the set's epoch (`SetTimeline`), not after the run's first frame.
-    /// `timelineEpoch`: the wall-clock moment of output time 0 when the timeline is on the wall
-    /// clock without arrival placement (a push's queue epoch); with it, or `setEpoch`, audio
-    /// frames fall on `AudioFrameGrid`'s grid. Call once.
-    public func start(atSegment segment: Int = 0, setEpoch: Date? = nil, timelineEpoch: Date? = nil) {
+    /// as seconds since the set's epoch (`SetTimeline`), not after the run's first frame. Call once.
+    public func start(atSegment segment: Int = 0, setEpoch: Date? = nil) {
         guard let stage = stage.take() else { return }
-        stage.begin(atSegment: segment, setEpoch: setEpoch, timelineEpoch: timelineEpoch)
+        stage.begin(atSegment: segment, setEpoch: setEpoch)
         let onEvent = self.onEvent
         let shared = self.shared
         let done = self.done

@@ -116,8 +116,7 @@ struct PushCommand: AsyncParsableCommand {
         let first = directory.timeline.firstSlot(startingAt: Date(), after: session.newestQueued)
         let wait = directory.timeline.start(of: first).timeIntervalSinceNow
         if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
-        // Output time 0 is the queue's epoch: its audio frames fall on the grid a set's angles use.
-        pipeline.start(atSegment: first, timelineEpoch: directory.timeline.epoch)
+        pipeline.start(atSegment: first)
         FileHandle.standardError.write(Data("Sideline is pushing '\(Redaction.url(stream.input))' to \(Redaction.url(target.base.absoluteString)) (stream '\(target.stream)'); queue \(queuePath)\n".utf8))
 
         let console = StatusLinePrinter { PushStatusLine.render(session.status, mediaSeconds: pipeline.statistics.mediaTime) }
