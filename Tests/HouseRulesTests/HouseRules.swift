@@ -4,7 +4,7 @@ import Foundation
 struct Violation: Hashable, Sendable, CustomStringConvertible {
     enum Rule: String, Sendable {
         case pureCore, undeclaredImport, unusedDependency, unknownDependency, memberImportVisibility
-        case moduleTable, readmeTable, executableSize, trackedArtefact
+        case moduleTable, readmeTable, executableSize, trackedArtefact, serverCancelledInTest
     }
 
     var rule: Rule
@@ -215,5 +215,20 @@ enum HouseRules {
             return components.dropLast().contains { directories.contains($0) || $0.hasPrefix(".build") }
                 || files.contains(name) || suffixes.contains { name.hasSuffix($0) }
         }.map { Violation(rule: .trackedArtefact, subject: $0, message: "git tracks \($0), a build artefact or cache: `git rm --cached` it and have .gitignore name it") }
+    }
+
+    // MARK: The tests
+
+    /// A test runs a server through `TestSupport.ServerUnderTest`, which stops it gracefully,
+    /// never with `runService` in a task it cancels: cancelling a server a moment after a
+    /// connection arrives traps in SwiftNIO and takes the whole test process down (it stopped
+    /// CI's unit phase on 2026-11-27). `files`: each test file's text, by path; the helper
+    /// itself and these rules' own rows (which name what they catch) are not held to it.
+    static func serversStoppedGracefully(_ files: [String: String]) -> [Violation] {
+        files.filter { path, text in
+            !path.hasSuffix("/ServerUnderTest.swift") && !path.contains("/HouseRulesTests/") && text.contains(".runService(")
+        }
+            .keys.sorted()
+            .map { Violation(rule: .serverCancelledInTest, subject: $0, message: "\($0) runs a server with runService: start it with TestSupport.ServerUnderTest (start/stop or with), which stops it as `sideline serve` stops, since cancelling it can trap in SwiftNIO") }
     }
 }

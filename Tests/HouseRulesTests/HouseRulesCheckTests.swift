@@ -243,4 +243,15 @@ import Testing
     func buildArtefactsAndCachesMustNotBeTracked(path: String, isArtefact: Bool) {
         #expect(HouseRules.trackedArtefacts([path]).isEmpty != isArtefact)
     }
+
+    // MARK: The tests
+
+    @Test func aTestThatCancelsItsServerIsCaught() {
+        let files = [
+            "Tests/A/Cancels.swift": "let server = Task { try await app.runService(gracefulShutdownSignals: []) }\ndefer { server.cancel() }",
+            "Tests/A/Graceful.swift": "try await ServerUnderTest.with({ OriginServer.makeApplication(onServerRunning: $0) }) { port in }",
+            "Tests/TestSupport/ServerUnderTest.swift": "// not app.runService(): a ServiceGroup",
+        ]
+        #expect(HouseRules.serversStoppedGracefully(files).map(\.subject) == ["Tests/A/Cancels.swift"])
+    }
 }

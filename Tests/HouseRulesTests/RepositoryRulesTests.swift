@@ -49,4 +49,11 @@ import Testing
         let violations = HouseRules.trackedArtefacts(tracked)
         #expect(violations.isEmpty, "\(violations)")
     }
+
+    @Test func testsStopTheirServersGracefully() throws {
+        let files = try Repository.files(under: "Tests", endingIn: ".swift")
+        #expect(files.count >= 100, "found \(files.count) Swift files under Tests")
+        let violations = HouseRules.serversStoppedGracefully(files)
+        #expect(violations.isEmpty, "\(violations)")
+    }
 }
