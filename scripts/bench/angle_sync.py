@@ -482,6 +482,15 @@ def open_set_page(browser, base):
     return evaluate
 
 
+def page_figures(sync):
+    """The page's own spread (`sideline.sync()`, seconds) in ms, with its sample and rejoin counts."""
+    if not isinstance(sync, dict) or sync.get("p50") is None:
+        return json.dumps(sync)
+    ms = lambda key: f"{1000 * sync[key]:.1f}"
+    rejoins = f", rejoins {sync['rejoins']}" if "rejoins" in sync else ""
+    return f"p50 {ms('p50')} ms, p99 {ms('p99')} ms, max {ms('max')} ms ({sync.get('samples')} samples){rejoins}"
+
+
 def moments(frames):
     """[tile, expectedDisplayTime, clock] frames as {moment (ms, to 0.1): {tile: clock}}."""
     at = {}
@@ -600,7 +609,7 @@ def main():
         # A kept run's frames (WORK/vsync-frames.json): the live spread, 20 s at a time.
         with open(sys.argv[2]) as f:
             for start, p50, worst, over in spread_over_time(json.load(f)["live"]):
-                print(f"{start:5d} s: p50 {p50} ms, max {worst} ms, moments over {2 * FRAME_MS:.0f} ms: {over}")
+                print(f"{start:5d} s: p50 {p50} ms, max {worst} ms, moments over two frames ({2 * FRAME_MS:.1f} ms): {over}")
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--gstreamer":
         gstreamer_lags(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
@@ -652,7 +661,7 @@ def main():
     print(f"    each tile's median clock minus the first tile's, tiles in the page's order (ms): {medians}")
     if unread_screen:
         print(f"    unread reads per tile: {run.tile_unread}; the last read with a tile unread: {json.dumps(run.last_unread)}")
-    print(f"    the page's own sync figures (currentTime): {json.dumps(run.page_sync)}; video errors: {run.page_errors}")
+    print(f"    the page's own sync figures (currentTime): {page_figures(run.page_sync)}; video errors: {run.page_errors}")
     if run.replay_seconds > 0:
         medians = {(run.tile_names[i] if i < len(run.tile_names) else i): sorted(v)[len(v) // 2] for i, v in sorted(run.replay_offsets.items())}
         replay_vsync, replay_unreported, replay_vsync_unread = run.vsync["replay"]
@@ -660,7 +669,7 @@ def main():
               f"each half after {run.replay_settle} s; at every moment every tile reports: {quantiles(replay_vsync)}, moments a tile did not report "
               f"{replay_unreported}, with a tile unread {replay_vsync_unread}  [target: p99 <= {2 * FRAME_MS:.0f} ms]; page mode {run.replay_mode!r}")
         print(f"    read every 200 ms: {quantiles(run.replay)}; reads with a tile unread {run.replay_unread}")
-        print(f"    each tile's median clock minus the first tile's (ms): {medians}; the page's own figures (currentTime): {json.dumps(run.replay_sync)}")
+        print(f"    each tile's median clock minus the first tile's (ms): {medians}; the page's own figures (currentTime): {page_figures(run.replay_sync)}")
     print(f"(d) glass to glass (wall clock at display - capture time):")
     print(f"    Chromium (the page's tiles): {quantiles(chromium)}")
     print(f"    ffmpeg -re on the set's URL, {run.player_seconds} s: {quantiles(ffmpeg)}; unread {ffmpeg_unread}")
