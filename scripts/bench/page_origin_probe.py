@@ -42,15 +42,28 @@ from page_check import Browser  # noqa: E402
 
 TILES = "[...document.querySelectorAll('#angles figure:not([hidden]) video')]"
 RECORDER = f"""(() => {{
-  window.probeFrames = [];
+  window.probeFrames = window.probeFrames || [];
+  // Registered again at every load (a generation each), so a chain a load cut is not missed;
+  // a callback of an older generation ends its chain.
+  const generation = window.probeGeneration = (window.probeGeneration || 0) + 1;
   {TILES}.forEach((v, i) => {{
     const c = document.createElement('canvas');
     const onFrame = (now, m) => {{
-      if (v.videoWidth && probeFrames.length < 20000) probeFrames.push([i, m.mediaTime, SidelinePatternClock.readVideo(v, c)]);
+      if (generation !== window.probeGeneration) return;
+      try {{
+        if (v.videoWidth && probeFrames.length < 20000) probeFrames.push([i, m.mediaTime, SidelinePatternClock.readVideo(v, c)]);
+      }} catch (e) {{ probeFrames.push([i, m.mediaTime, null, String(e)]); }}
       v.requestVideoFrameCallback(onFrame);
     }};
     v.requestVideoFrameCallback(onFrame);
   }});
+}})()"""
+# Each player's media events with the time (performance.now()) and its currentTime then: how a
+# load starts them (whether they start at different moments or from different positions).
+EVENTS = f"""(() => {{
+  window.probeEvents = [];
+  {TILES}.forEach((v, i) => ['emptied', 'canplay', 'canplaythrough', 'play', 'playing', 'waiting', 'seeking', 'seeked', 'pause', 'error'].forEach((e) =>
+    v.addEventListener(e, () => probeEvents.push([i, e === 'error' && v.error ? `error ${{v.error.code}} ${{v.error.message}}` : e, performance.now(), v.currentTime, v.readyState]))));
 }})()"""
 SNAPSHOT = f"""(() => {{
   const c = document.createElement('canvas');
@@ -93,11 +106,14 @@ def main():
         evaluate = angle_sync.open_set_page(browser, run.base)
         evaluate(run.get("/pattern-clock.js").decode())
         evaluate(RECORDER)
+        evaluate(EVENTS)
         for load in range(loads + 1):
             started = time.monotonic()
             since = evaluate("performance.now()") if load else 0
+            evaluate("probeEvents.length = 0")
             if load:
                 evaluate('load("live", null)')
+                evaluate(RECORDER)
             # The start: once every player of this load plays, currentTime at 0.5 s and the
             # true origins from the frames of 0-2 s.
             playing = f"{TILES}.every((v, i) => sideline.state.angles[i].loadedAt >= {since} && !v.paused && v.currentTime > 0.3)"
@@ -110,6 +126,10 @@ def main():
             start = evaluate(SNAPSHOT)
             time.sleep(1.5)
             frames = evaluate("probeFrames.splice(0)") or []
+            failed = {f[0]: f[3] for f in frames if len(f) > 3}
+            if failed:
+                print(f"    the reader threw: {failed}")
+            frames = [f[:3] for f in frames]
             truths = {}
             for i in range(len(start)):
                 values = [clock - media * 1000 for tile, media, clock in frames if tile == i and clock is not None]
@@ -124,6 +144,11 @@ def main():
             rejoined = evaluate("sideline.state.rejoin.count") != rejoins
             print(f"load {load} ({'the page opening' if load == 0 else 'forced'}): players started {spread} ms apart by currentTime"
                   + (" (the page rejoined them before its origins were read: those are of a later load)" if rejoined else ""))
+            events = evaluate("probeEvents.splice(0)") or []
+            for i in range(len(start)):
+                mine = [f"{name} {round(at - since)} ms (ct {ct:.3f}, ready {ready})" for tile, name, at, ct, ready in events
+                        if tile == i and (name in ("canplay", "play", "playing", "waiting", "seeking", "pause") or name.startswith("error"))][:10]
+                print(f"    events of tile {i}: {'; '.join(mine) or 'none'}")
             base = truths.get(0)
             for i, tile in enumerate(later):
                 truth = truths.get(i)
