@@ -244,6 +244,7 @@ import TestSupport
           disagreed: c({ segment: "0", origin: T - 16000 }, { segment: "3", origin: T + 2000 }),
           unreadable: c({ segment: "3", origin: T + 2000 }, null),
           rejoinWaits: [0, 1, 2, 3, 4, 5, 6, 50].map((n) => SidelineSync.rejoinWait(n)).join(","),
+          startsTogether: [0, 1, 2, 10].map((n) => SidelineSync.startsTogether(n)).join(","),
           listed: SidelineSync.listedSegments("#EXTM3U\\n#EXTINF:2.0,\\n000000.ts\\n#EXT-X-PROGRAM-DATE-TIME:2026-11-27T16:56:32.000Z\\n#EXTINF:2.000000,\\n000001.ts?token=x\\n#EXTINF:1.5,\\n../b/000002.ts\\n")
             .map((e) => `${e.name}@${isFinite(e.start) ? e.start - Date.parse("2026-11-27T16:56:32.000Z") : "none"}+${e.duration}`).join(","),
         });
@@ -265,5 +266,7 @@ import TestSupport
         #expect(value("listed") == "000000.ts@none+2,000001.ts@0+2,000002.ts@2000+1.5", "\(json)")
         // Rejoins: three 5 s apart, then doubling to 40 s.
         #expect(value("rejoinWaits") == "5000,5000,5000,10000,20000,40000,40000,40000", "\(json)")
+        // Only the page's first live load starts its players paused and together.
+        #expect(value("startsTogether") == "true,false,false,false", "\(json)")
     }
 }

@@ -107,6 +107,8 @@ def main():
         evaluate(run.get("/pattern-clock.js").decode())
         evaluate(RECORDER)
         evaluate(EVENTS)
+        # PAGE_STATE: settings of the page's state to try (JSON), assigned before the forced loads.
+        evaluate(f"Object.assign(sideline.state, {os.environ.get('PAGE_STATE', '{}')})")
         for load in range(loads + 1):
             started = time.monotonic()
             since = evaluate("performance.now()") if load else 0

@@ -136,11 +136,22 @@ const SidelineSync = {
   },
 
   // How long (ms) to wait before the next rejoin, after `tries` rejoins since the angles were
-  // last in step: a load starts the players within a frame only now and then (1 of 6 forced
-  // loads, the others 113-3685 ms apart: scripts/bench/page_origin_probe.py, 2026-11-27), so the
+  // last in step: a load starts the players within a frame only now and then (7 of 20 forced
+  // loads, the others up to 239 ms apart: scripts/bench/page_origin_probe.py, 2026-11-27), so the
   // first three come 5 s apart; after that the wait doubles to 40 s, so angles a rejoin cannot
   // help (one keeps stalling) are not reloaded without end. (Doubling from the first left a set
   // 150-200 ms apart for two minutes in a 10-minute benchmark run, 2026-11-27.)
+  // Whether a live load starts its players paused and plays them in one go, or lets each play
+  // as soon as it can; `liveLoads`: the page's live loads before this one. Together only for
+  // the first. On a later load Chromium holds segments in its cache, and a live player played
+  // after it buffered them fails (`DEMUXER_ERROR_COULD_NOT_PARSE`) 10-90 ms into playing: one or
+  // two players did in 5 of 6 such loads, each loaded again and started 80-150 ms (or a segment)
+  // behind. Each playing as soon as it could, no player failed in 20 such loads, which started
+  // them 7-239 ms apart, median 42 ms (scripts/bench/page_origin_probe.py, 2026-11-27).
+  startsTogether(liveLoads) {
+    return liveLoads === 0;
+  },
+
   rejoinWait(tries) {
     return tries < 3 ? 5000 : Math.min(5000 * 2 ** (tries - 2), 40000);
   },

@@ -11,7 +11,7 @@ const video = $("video");
 // set: the angle set shown (from /api/sets), or null for one stream. angles: what the page
 // plays, one per tile: {stream, title, master, vod, origin (see loadAngle)}.
 const state = { streams: [], locked: [], sets: [], lockedSets: [], info: null, set: null, markers: [], samples: {}, loaded: null, mode: "live", scrubbing: false,
-  angles: [], large: null, leader: 0, playing: true, sound: false, spreads: [], rejoin: { at: 0, wait: 5000, count: 0 } };
+  angles: [], large: null, leader: 0, playing: true, sound: false, spreads: [], rejoin: { at: 0, wait: 5000, count: 0 }, liveLoads: 0 };
 const colours = ["#e0a030", "#4ca3dd", "#4cbb6c", "#c070e0", "#e05050", "#50d0c0"];
 const maxTiles = 4;
 
@@ -254,17 +254,20 @@ function load(mode, offset) {
   state.mode = mode;
   $("mode").textContent = mode === "live" ? "live" : "replay";
   $("mode").className = "state " + (mode === "live" ? "live" : "ended");
-  state.angles.forEach((a, i) => loadAngle(i, mode, offset));
+  const together = mode === "live" && SidelineSync.startsTogether(state.liveLoads);
+  if (mode === "live") state.liveLoads += 1;
+  state.angles.forEach((a, i) => loadAngle(i, mode, offset, together));
 }
 
 // Where an angle's player has its position 0 (`origin`, ms of program date-time): in replay the
 // recording's first entry; live, Chromium joins near the live edge and counts from the first
-// segment it plays (measured: within 10 ms), found by `findOrigin`. Live angles are loaded
-// paused (`starting`) and played together once all can play (`startTogether`).
-function loadAngle(index, mode, offset) {
+// segment it plays (measured: within 10 ms), found by `findOrigin`. Live angles of the page's
+// first live load are loaded paused (`starting`) and played together once all can play
+// (`startTogether`); later loads play each as soon as it can (`SidelineSync.startsTogether`).
+function loadAngle(index, mode, offset, together = false) {
   const angle = state.angles[index], v = videos()[index];
   Object.assign(angle, { origin: mode === "live" ? NaN : startOf(angle.stream), confirmed: mode !== "live", latest: null, guessed: NaN, reading: null, measured: null,
-    loadedAt: performance.now(), segments: [], starting: mode === "live" && state.playing,
+    loadedAt: performance.now(), segments: [], starting: together && state.playing,
     directory: new URL(mode === "live" ? angle.master : angle.vod, location.href).pathname.replace(/[^/]*$/, "") });
   v.preload = "auto";
   v.src = mode === "live" ? angle.master : angle.vod;
