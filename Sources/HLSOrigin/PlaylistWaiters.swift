@@ -28,11 +28,11 @@ final class PlaylistWaiters: Sendable {
     /// Number of requests held now.
     var count: Int { state.withLock { $0.waiting.count } }
 
-    /// How a held request waits out its time: `Task.sleep` in the server, simulated time in
-    /// tests. It throws (or returns early) when its task is cancelled.
+    /// How a held request waits out its time: `MonotonicClock.sleep` in the server, simulated
+    /// time in tests. It throws (or returns early) when its task is cancelled.
     private let sleep: @Sendable (Double) async throws -> Void
 
-    init(sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+    init(sleep: @escaping @Sendable (Double) async throws -> Void) {
         self.sleep = sleep
     }
 

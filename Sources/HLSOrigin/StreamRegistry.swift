@@ -107,10 +107,10 @@ public final class StreamRegistry: Sendable {
     /// Each set's master, rendered once per version of its angles' masters (`SetMaster`).
     let setMasters = VODRenditions()
 
-    /// `sleep` is how a held blocking-reload request waits out its time (`Task.sleep` unless a
-    /// test simulates time); `clock` is what every staleness decision reads.
+    /// `sleep` is how a held blocking-reload request waits out its time (`MonotonicClock.sleep`
+    /// unless a test simulates time); `clock` is what every staleness decision reads.
     public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds,
-                sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+                sleep: @escaping @Sendable (Double) async throws -> Void = MonotonicClock.sleep,
                 offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = []) {
         self.clock = clock
         self.waiters = PlaylistWaiters(sleep: sleep)

@@ -27,7 +27,7 @@ public struct MirrorService: Service {
     /// The session's clock and sleep in the server: the monotonic clock, and Task.sleep.
     public static func session(upstream: URL, chosen: [String]?, client: UpstreamClient, destination: MirrorDisk, logger: Logger) -> MirrorSession {
         MirrorSession(upstreamMaster: upstream, chosen: chosen, upstream: client, destination: destination, clock: MonotonicClock.seconds,
-                      sleep: { seconds in try await Task.sleep(for: .seconds(seconds)) },
+                      sleep: MonotonicClock.sleep,
                       report: { log($0, logger: logger, directory: destination.layout.streamDirectory) })
     }
 

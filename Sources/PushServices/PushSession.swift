@@ -29,7 +29,7 @@ public final class PushSession: Sendable {
         let events = PushEventLog(ladder: settings.ladder, bitRates: bitRates, timings: timings, logger: logger)
         self.events = events
         uploader = PushUploader(settings: settings.uploader, queue: queue, transport: client, store: directory, clock: clock,
-                                sleep: { seconds in try await Task.sleep(for: .seconds(seconds)) }, report: events.handle)
+                                sleep: MonotonicClock.sleep, report: events.handle)
     }
 
     /// Capture-to-listed latencies of every rung's segments, of the best rung's alone (which

@@ -6,5 +6,11 @@ public enum MonotonicClock {
         (ContinuousClock.now - epoch).inSeconds
     }
 
+    /// Waits `seconds` on the same clock; throws `CancellationError` when the task is cancelled.
+    /// The sleep every waiting loop takes in the server; tests pass `SimulatedTime.sleeper`.
+    public static let sleep: @Sendable (Double) async throws -> Void = { seconds in
+        try await Task.sleep(for: .seconds(seconds))
+    }
+
     private static let epoch = ContinuousClock.now
 }

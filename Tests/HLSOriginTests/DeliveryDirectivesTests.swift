@@ -43,9 +43,9 @@ import Testing
         #expect(blockingOnly.skip == nil)
     }
 
-    func registry(count: Int, targetDuration: Int = 2,
-                  sleep: @escaping @Sendable (Double) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) -> StreamRegistry {
-        let registry = StreamRegistry(clock: { 0 }, sleep: sleep)
+    /// `sleep`: how held requests wait out their time (the registry's own unless given).
+    func registry(count: Int, targetDuration: Int = 2, sleep: (@Sendable (Double) async throws -> Void)? = nil) -> StreamRegistry {
+        let registry = sleep.map { StreamRegistry(clock: { 0 }, sleep: $0) } ?? StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: targetDuration)
         registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: count, targetDuration: targetDuration)))

@@ -45,7 +45,7 @@ import Testing
 
     static func uploader(_ directory: PushQueueDirectory, _ queue: PushQueue, _ ingest: Ingest) -> PushUploader {
         PushUploader(settings: settings, queue: queue, transport: ingest, store: directory, clock: { 0 },
-                     sleep: { try await Task.sleep(for: .seconds($0)) }, report: { _ in })
+                     sleep: MonotonicClock.sleep, report: { _ in })
     }
 
     static func encode(_ slots: [Int], into uploader: PushUploader) {
