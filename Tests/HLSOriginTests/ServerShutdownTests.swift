@@ -24,4 +24,20 @@ import Glibc
             for fd in opened { close(fd) }
         }
     }
+
+    /// A server that cannot listen (its port taken) fails the test with the reason, at once,
+    /// rather than leaving it waiting for a port that never comes.
+    @Test func aServerThatCannotListenThrowsItsReason() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let first = try await ServerUnderTest.start { onRunning in
+            OriginServer.makeApplication(registry: StreamRegistry(), host: "127.0.0.1", port: 0, logger: logger, onServerRunning: onRunning)
+        }
+        await #expect(throws: (any Error).self) {
+            _ = try await ServerUnderTest.start { onRunning in
+                OriginServer.makeApplication(registry: StreamRegistry(), host: "127.0.0.1", port: first.port, logger: logger, onServerRunning: onRunning)
+            }
+        }
+        await first.stop()
+    }
 }

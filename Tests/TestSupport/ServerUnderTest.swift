@@ -13,17 +13,22 @@ public struct ServerUnderTest: Sendable {
     private let task: Task<Void, any Error>
 
     /// Starts the application `make` builds, handing it the callback that reports the port it
-    /// bound; returns once it listens.
+    /// bound; returns once it listens, or throws why it stopped before (a port in use, say).
     public static func start<App: ApplicationProtocol>(_ make: (@escaping @Sendable (Int) async -> Void) -> App) async throws -> ServerUnderTest {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = make { continuation.yield($0) }
         var logger = Logger(label: "server-under-test")
         logger.logLevel = .critical
         let group = ServiceGroup(configuration: .init(services: [.init(service: app)], logger: logger))
-        let task = Task { try await group.run() }
+        // The ports end with the server, so a server that never listens does not leave the
+        // test waiting for a port.
+        let task = Task {
+            defer { continuation.finish() }
+            try await group.run()
+        }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
-            task.cancel()
+            if case .failure(let error) = await task.result { throw error }
             throw ServerDidNotStart()
         }
         return ServerUnderTest(port: port, group: group, task: task)
@@ -50,7 +55,7 @@ public struct ServerUnderTest: Sendable {
     }
 }
 
-/// The application's port was never reported: it did not bind (the log above says why).
+/// The application ended without an error before it reported a port.
 public struct ServerDidNotStart: Error, CustomStringConvertible {
-    public var description: String { "the server under test stopped before it listened: see the log above for why it could not bind" }
+    public var description: String { "the server under test stopped before it listened, without an error: did `make` pass the callback as onServerRunning?" }
 }
