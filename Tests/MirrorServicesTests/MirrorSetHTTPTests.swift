@@ -63,7 +63,8 @@ import TestSupport
         }
         let origin = try await PrivateMirrorHTTPTests.serve(upstream, access: isPrivate ? ViewerAccess(rules: Self.rules) : nil), originPort = origin.port
         defer { Task { await origin.stop() } }
-        let credential = isPrivate ? try #require(Self.rules.signedCredential(for: "match", expires: Int(Date().timeIntervalSince1970) + 3600)) : nil
+        let credential = isPrivate ? Self.rules.signedCredential(for: "match", expires: Int(Date().timeIntervalSince1970) + 3600) : nil
+        try #require(!isPrivate || credential != nil, "the rules sign a credential for the set")
         let setURL = try #require(URL(string: "http://127.0.0.1:\(originPort)\(credential.map { "/access/\($0)" } ?? "")/live/match/master.m3u8"))
         if isPrivate {
             let refused = try await PrivateMirrorHTTPTests.get("http://127.0.0.1:\(originPort)/live/goal/720p/index.m3u8")

@@ -123,7 +123,7 @@ import Testing
             // One angle's file cannot be written (its directory is a file): 500, and the
             // angles already written are put back.
             try FileManager.default.removeItem(atPath: setup.directory + "/goal")
-            FileManager.default.createFile(atPath: setup.directory + "/goal", contents: Data())
+            #expect(FileManager.default.createFile(atPath: setup.directory + "/goal", contents: Data()), "a file where the angle's directory was")
             let failed = try await post("/api/sets/match/markers", #"{"label": "Try"}"#)
             #expect(failed.0 == 500 && failed.1.contains("angle 'goal'"), "\(failed.1)")
             // A removed angle: 409 naming it.
