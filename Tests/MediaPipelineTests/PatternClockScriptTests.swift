@@ -73,7 +73,7 @@ import TestSupport
         const w = \(width), h = \(height);
         const all = Uint8Array.from(atob("\(Data(bytes).base64EncodedString())"), (c) => c.charCodeAt(0));
         const flipped = Uint8Array.from(atob("\(Data(flipped).base64EncodedString())"), (c) => c.charCodeAt(0));
-        const grey = [], rgba = [], strip = [], stripTop = Math.floor(16 * h / 18);
+        const grey = [], rgba = [], strip = [], stripTop = SidelinePatternClock.stripTop(h);
         for (let n = 0; n < all.length / (w * h); n++) {
           const plane = all.subarray(n * w * h, (n + 1) * w * h);
           grey.push(SidelinePatternClock.read(plane, w, h, w));

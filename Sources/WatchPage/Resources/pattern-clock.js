@@ -84,6 +84,12 @@ const SidelinePatternClock = {
     }, image.width, frameHeight || image.height);
   },
 
+  // The first pixel row of the clock's strip in a frame `height` high: what `readImageData` needs
+  // of a frame is from there down.
+  stripTop(height) {
+    return Math.floor((this.heightDivisions - this.rows) * height / this.heightDivisions);
+  },
+
   // The moment a <video> shows now: its clock's strip (the bottom two of 18 block rows) drawn
   // to `canvas` at its decoded size (so every block is as wide as the encoder made it) and
   // read alone, cheap enough for every frame; null before its first frame or when it does
@@ -91,7 +97,7 @@ const SidelinePatternClock = {
   readVideo(video, canvas) {
     const w = video.videoWidth, h = video.videoHeight;
     if (!w || !h) return null;
-    const top = Math.floor((this.heightDivisions - this.rows) * h / this.heightDivisions);
+    const top = this.stripTop(h);
     if (canvas.width !== w) canvas.width = w;
     if (canvas.height !== h - top) canvas.height = h - top;
     const g = canvas.getContext("2d", { willReadFrequently: true });
