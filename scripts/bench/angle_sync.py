@@ -491,31 +491,31 @@ def page_figures(sync):
     return f"p50 {ms('p50')} ms, p99 {ms('p99')} ms, max {ms('max')} ms ({sync.get('samples')} samples){rejoins}"
 
 
-def moments(frames):
-    """[tile, expectedDisplayTime, clock] frames as {moment (ms, to 0.1): {tile: clock}}."""
+def moment_spreads(frames, tiles=3):
+    """Per moment (expectedDisplayTime, to 0.1 ms), in order: (moment, max - min over the tiles'
+    clocks), or "unreported" when a tile did not report that moment, or "unread" when a
+    tile's frame did not read. `frames`: [tile, expectedDisplayTime, clock] as recorded."""
     at = {}
     for tile, moment, clock in frames:
         at.setdefault(round(moment, 1), {})[tile] = clock
-    return at
+    for moment, shown in sorted(at.items()):
+        if len(shown) < tiles:
+            yield moment, "unreported"
+        elif None in shown.values():
+            yield moment, "unread"
+        else:
+            yield moment, max(shown.values()) - min(shown.values())
 
 
 def vsync_spreads(frames, tiles=3):
-    """At every moment (expectedDisplayTime, to 0.1 ms) at which every tile reports the frame it
-    presents: max - min over the tiles' clocks. requestVideoFrameCallback does not call back
-    for every frame presented (about one in five skipped here while the page is busy), and a
-    tile's last reported frame is not what it shows then, so moments a tile did not report
-    are counted apart, not guessed; so is a moment a tile's frame did not read."""
-    at = moments(frames)
-    spreads, unreported, unread = [], 0, 0
-    for moment in sorted(at):
-        shown = at[moment]
-        if len(shown) < tiles:
-            unreported += 1
-        elif any(c is None for c in shown.values()):
-            unread += 1
-        else:
-            spreads.append(max(shown.values()) - min(shown.values()))
-    return spreads, unreported, unread
+    """At every moment at which every tile reports the frame it presents: the spread of their
+    clocks (`moment_spreads`). requestVideoFrameCallback does not call back for every frame
+    presented (about one in five skipped here while the page is busy), and a tile's last
+    reported frame is not what it shows then, so moments a tile did not report are counted
+    apart, not guessed; so is a moment a tile's frame did not read."""
+    outcomes = [spread for _, spread in moment_spreads(frames, tiles)]
+    spreads = [x for x in outcomes if not isinstance(x, str)]
+    return spreads, outcomes.count("unreported"), outcomes.count("unread")
 
 
 # One request a line ("<grey file> <width> <height>"), one JSON array of clocks a line back.
@@ -596,11 +596,11 @@ def load():
 def spread_over_time(frames, window_ms=20000):
     """The live part's per-frame spreads (as `vsync_spreads` counts them) per `window_ms`:
     (seconds from the first, p50, max, moments over two frames) for each window."""
-    at = moments(frames)
-    windows, first = {}, min(at) if at else 0
-    for moment, shown in at.items():
-        if len(shown) == 3 and None not in shown.values():
-            windows.setdefault(int((moment - first) // window_ms), []).append(max(shown.values()) - min(shown.values()))
+    windows, first = {}, None
+    for moment, spread in moment_spreads(frames):
+        first = moment if first is None else first
+        if not isinstance(spread, str):
+            windows.setdefault(int((moment - first) // window_ms), []).append(spread)
     return [(k * window_ms // 1000, sorted(v)[len(v) // 2], max(v), sum(1 for x in v if x > 2 * FRAME_MS)) for k, v in sorted(windows.items())]
 
 
