@@ -12,13 +12,18 @@ pattern), and prints per load:
  - per tile: where its position 0 really lies (`truth`: the median of clock - mediaTime, so
    tiles whose truths agree show the same moment at equal mediaTime), how far the page's
    guess from its requests (`guessed`) and the origin it uses (`origin`, `confirmed`) are from
-   it once the page has confirmed every origin (or SETTLE seconds after the load), and how far after its video the audio of the segment it
-   joined starts (ticks of 1/90000 s, ffprobe of the recorded segment).
+   it once the page has confirmed every origin (or SETTLE seconds after the load), and how far
+   after its video the audio of the segment it joined starts (ticks of 1/90000 s, ffprobe of
+   the recorded segment). A pushed angle has no truth at the page's opening: it still shows
+   its stand-in, which carries no clock;
+ - per tile, its media events from the load on (`play`, `waiting`, `playing`, `error` with
+   its message), each with the time since the load and the player's currentTime then.
 
     LOADS=4 INTERVAL=25 python3 scripts/bench/page_origin_probe.py
     SIDELINE=/path/to/an/older/sideline python3 scripts/bench/page_origin_probe.py
 
-Environment: LOADS (4), INTERVAL (25), SETTLE (15), and angle_sync.py's (ANGLES,
+Environment: LOADS (4), INTERVAL (25), SETTLE (15), PAGE_STATE (JSON assigned to the page's
+`sideline.state` before the forced loads: a setting of the page to try), and angle_sync.py's (ANGLES,
 STAGGER, RUNG_*, SIDELINE, WORK). Needs ffmpeg and chromium. Everything started is stopped by
 its PID.
 """
@@ -42,14 +47,12 @@ from page_check import Browser  # noqa: E402
 
 TILES = "[...document.querySelectorAll('#angles figure:not([hidden]) video')]"
 RECORDER = f"""(() => {{
-  window.probeFrames = window.probeFrames || [];
-  // Registered again at every load (a generation each), so a chain a load cut is not missed;
-  // a callback of an older generation ends its chain.
-  const generation = window.probeGeneration = (window.probeGeneration || 0) + 1;
+  window.probeFrames = [];
   {TILES}.forEach((v, i) => {{
     const c = document.createElement('canvas');
+    // A reader that throws is recorded, and the chain goes on: the callback asks for the next
+    // frame whatever happened to this one.
     const onFrame = (now, m) => {{
-      if (generation !== window.probeGeneration) return;
       try {{
         if (v.videoWidth && probeFrames.length < 20000) probeFrames.push([i, m.mediaTime, SidelinePatternClock.readVideo(v, c)]);
       }} catch (e) {{ probeFrames.push([i, m.mediaTime, null, String(e)]); }}
@@ -115,7 +118,6 @@ def main():
             evaluate("probeEvents.length = 0")
             if load:
                 evaluate('load("live", null)')
-                evaluate(RECORDER)
             # The start: once every player of this load plays, currentTime at 0.5 s and the
             # true origins from the frames of 0-2 s.
             playing = f"{TILES}.every((v, i) => sideline.state.angles[i].loadedAt >= {since} && !v.paused && v.currentTime > 0.3)"

@@ -136,8 +136,8 @@ const SidelineSync = {
   },
 
   // How long (ms) to wait before the next rejoin, after `tries` rejoins since the angles were
-  // last in step: a load starts the players within a frame only now and then (7 of 20 forced
-  // loads, the others up to 239 ms apart: scripts/bench/page_origin_probe.py, 2026-11-27), so the
+  // last in step: a load starts the players within a frame only now and then (2 of 12 forced
+  // loads, the others up to 244 ms apart: Docs/operations.md, "The page"), so the
   // first three come 5 s apart; after that the wait doubles to 40 s, so angles a rejoin cannot
   // help (one keeps stalling) are not reloaded without end. (Doubling from the first left a set
   // 150-200 ms apart for two minutes in a 10-minute benchmark run, 2026-11-27.)
@@ -146,8 +146,8 @@ const SidelineSync = {
   // the first. On a later load Chromium holds segments in its cache, and a live player played
   // after it buffered them fails (`DEMUXER_ERROR_COULD_NOT_PARSE`) 10-90 ms into playing: one or
   // two players did in 5 of 6 such loads, each loaded again and started 80-150 ms (or a segment)
-  // behind. Each playing as soon as it could, no player failed in 20 such loads, which started
-  // them 7-239 ms apart, median 42 ms (scripts/bench/page_origin_probe.py, 2026-11-27).
+  // behind. Each playing as soon as it can, no player failed in 12 such loads, which started
+  // them 31-244 ms apart, median 49 ms (Docs/operations.md, "The page", has the runs).
   startsTogether(liveLoads) {
     return liveLoads === 0;
   },
