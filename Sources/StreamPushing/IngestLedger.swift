@@ -309,24 +309,20 @@ public struct IngestLedger: Sendable {
         }
         // Joins the session another variant began since this one last listed, or begins one.
         let joinable = session.map { !inCurrentSession && $0.number != ledger.session } ?? false
+        // Every playlist is held to the same bounds, the first of a session too: none of its
+        // numbers may lie far beyond the session's highest, nor be for a slot later than the
+        // time the session has run allows. A playlist that opens a session is measured from its
+        // first fresh entry, which takes the session's first slot, at no time run: a first
+        // playlist listing `s0` and a segment numbered a day on would otherwise place it a day
+        // ahead, and the publishing core would fill every slot up to it.
         if let session, joinable || inCurrentSession {
-            // Numbers of the session go to slots from its first: none may lie far beyond what it listed.
             let highest = variants.values.filter { $0.session == session.number }.compactMap(\.highestListed).max() ?? session.firstSequence
-            let limit = settings.longestSequenceJump
-            if let far = fresh.first(where: { $0.sequence > highest && $0.sequence - highest > limit }) {
-                return .failure(.sequenceJump(name: far.segment.uri, sequence: far.sequence, highest: highest, limit: limit))
+            let elapsed = session.began.map { now.timeIntervalSince($0) }
+            if let rejection = check(fresh, highest: highest, firstSequence: session.firstSequence, firstSlot: session.firstSlot, elapsed: elapsed) {
+                return .failure(rejection)
             }
-            // Nor may one be for a slot that starts later than the time the session has run allows.
-            if let began = session.began {
-                let elapsed = now.timeIntervalSince(began)
-                let first = settings.slotStart(session.firstSlot)
-                for entry in fresh {
-                    let ahead = settings.slotStart(session.firstSlot + entry.sequence - session.firstSequence) - first - elapsed
-                    if ahead > settings.aheadMargin {
-                        return .failure(.aheadOfTime(name: entry.segment.uri, seconds: ahead, margin: settings.aheadMargin))
-                    }
-                }
-            }
+        } else if let rejection = check(fresh, highest: firstFresh.sequence, firstSequence: firstFresh.sequence, firstSlot: 0, elapsed: 0) {
+            return .failure(rejection)
         }
         if !joinable && !inCurrentSession {
             var slot = startSession()
@@ -360,6 +356,27 @@ public struct IngestLedger: Sendable {
         }
         variants[variant] = ledger
         return .success(listings)
+    }
+
+    /// Whether `fresh` keeps a session's bounds: no sequence number more than a day of slots past
+    /// `highest`, and (when `elapsed`, the seconds the session has run, is known) none for a slot
+    /// that starts more than `aheadMargin` after the time run allows. `firstSlot` and
+    /// `firstSequence`: where the session's numbering starts on the grid. Nil when it keeps them.
+    private func check(_ fresh: [(sequence: Int, segment: MediaSegment)], highest: Int, firstSequence: Int, firstSlot: Int, elapsed: Double?) -> Rejection? {
+        let limit = settings.longestSequenceJump
+        if let far = fresh.first(where: { $0.sequence > highest && $0.sequence - highest > limit }) {
+            return .sequenceJump(name: far.segment.uri, sequence: far.sequence, highest: highest, limit: limit)
+        }
+        guard let elapsed else { return nil }
+        let first = settings.slotStart(firstSlot)
+        for entry in fresh {
+            // Bounded above: every sequence is within `limit` (a day of slots) of `highest`.
+            let ahead = settings.slotStart(firstSlot &+ (entry.sequence &- firstSequence)) - first - elapsed
+            if ahead > settings.aheadMargin {
+                return .aheadOfTime(name: entry.segment.uri, seconds: ahead, margin: settings.aheadMargin)
+            }
+        }
+        return nil
     }
 
     /// Seconds as 90 kHz ticks; a time no Int64 of ticks holds (only a clock gone wrong gives

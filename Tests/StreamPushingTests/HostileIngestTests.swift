@@ -108,6 +108,44 @@ import Testing
         #expect(try onTime.get().map(\.slot) == [40 + 1800])
     }
 
+    /// The first playlist of a session is held to the bounds later ones are (issue 33). GAP
+    /// entries are skipped, so one playlist can list its first segment and, after a run of
+    /// GAPs, another numbered far on; before, no session had begun to measure it against, and
+    /// the second went to a slot days (or half an hour) ahead, which the publishing core fills
+    /// up to at once. `gaps`: how many GAP entries stand between them.
+    @Test(arguments: [(gaps: 50_000, jump: true), (gaps: 900, jump: false)])
+    mutating func theFirstPlaylistOfASessionIsHeldToTheBoundsOfLaterOnes(gaps: Int, jump: Bool) throws {
+        receive(["s0.ts"])
+        receive(["far.ts"], from: 1)
+        var text = Self.playlist(["s0.ts"])
+        text += String(repeating: "#EXT-X-GAP\n#EXTINF:2.000000,\ngap.ts\n", count: gaps) + "#EXTINF:2.000000,\nfar.ts\n"
+        var sessions = 0
+        let first = ledger.playlistReceived(variant: "720p", text: text, now: now) {
+            sessions += 1
+            return 40
+        }
+        switch first {
+        case let .failure(.sequenceJump(name, sequence, highest, _)) where jump:
+            #expect(name == "far.ts" && sequence == gaps + 1 && highest == 0)
+        case let .failure(.aheadOfTime(name, seconds, _)) where !jump:
+            #expect(name == "far.ts" && seconds == Double(gaps + 1) * 2)
+        default:
+            Issue.record("expected the first playlist refused (\(jump ? "jump" : "ahead")), got \(first)")
+        }
+        #expect(sessions == 0, "a refused playlist begins no session")
+        #expect(ledger.session == nil)
+        #expect(ledger.pending("720p") == ["s0.ts", "far.ts"], "nothing was taken")
+        // The same segment alone opens the session as before.
+        #expect(try list(Self.playlist(["s0.ts"])).get().map(\.slot) == [40])
+    }
+
+    /// A first playlist that lists a backlog as long as the margin allows is taken whole.
+    @Test mutating func aFirstPlaylistWithinTheMarginIsTaken() throws {
+        let names = (0..<16).map { "s\($0).ts" }
+        receive(names)
+        #expect(try list(Self.playlist(names)).get().map(\.slot) == Array(40..<56))
+    }
+
     @Test func everyRefusalRendersWhateverItCarries() {
         let rejections: [IngestLedger.Rejection] = [
             .segmentTooLong(name: "a.ts", seconds: .infinity, limit: 3),
