@@ -44,7 +44,7 @@ let pureCores: [Target] = [
     .target(name: "StreamPushing", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
     // Request policy: paths, directives, ranges, header tokens, query parameters, marker
     // checks, the status table, and the one refusal type every route answers with.
-    .target(name: "OriginPolicy", dependencies: ["HLSPlaylist"]),
+    .target(name: "OriginPolicy", dependencies: ["HLSPlaylist", "SidelineCore"]),
     // Who may watch which stream. The credentials a URL carries (viewer and signed,
     // HMAC-SHA256) and the gate every request to a stream's footage passes (401/403).
     .target(name: "OriginAccess", dependencies: ["OriginPolicy", .product(name: "Crypto", package: "swift-crypto")]),
@@ -72,7 +72,7 @@ let services: [Target] = [
     // The recording on disk.
     .target(
         name: "SegmentStore",
-        dependencies: ["HLSPlaylist", .product(name: "Logging", package: "swift-log")]
+        dependencies: ["HLSPlaylist", "SidelineCore", .product(name: "Logging", package: "swift-log")]
     ),
     // Delivery: the registry, rendered playlists, waiters, the segment cache, the fast path
     // and its HTTP/1.1 channel, admission, the /live/ and /vod/ routes, and the one place a
@@ -250,7 +250,7 @@ let tests: [Target] = [
         name: "MediaPipelineTests",
         dependencies: ["MediaPipeline", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
     ),
-    .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist", .product(name: "Logging", package: "swift-log")]),
+    .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist", "SidelineCore", .product(name: "Logging", package: "swift-log")]),
     .testTarget(
         name: "HLSOriginTests",
         dependencies: [

@@ -28,7 +28,7 @@ public struct MirrorSet: Sendable, Equatable {
     /// what an earlier start kept. Nil: a stream (or a set never seen), mirrored as before.
     public static func discover(master: URL, name: String, fetch: any UpstreamFetching, dataDirectory: String,
                                 isValidName: @escaping (String) -> Bool) async -> MirrorSet? {
-        let kept = StreamLayout(dataDirectory: dataDirectory, stream: name).streamDirectory + "/set-master.m3u8"
+        let kept = StreamLayout(dataDirectory: dataDirectory, stream: name).streamDirectory + "/" + StoreNames.mirroredSetMaster
         if let answer = try? await fetch.get(master, gzip: true, timeout: 10), answer.status == 200 {
             let text = String(decoding: answer.body, as: UTF8.self)
             guard let angles = SetMasterAngles.angles(inMaster: text, isValidName: isValidName), !angles.contains(name) else { return nil }

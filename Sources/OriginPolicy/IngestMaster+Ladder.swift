@@ -1,4 +1,5 @@
 import HLSPlaylist
+import SidelineCore
 
 /// The ladder a pushed stream with no configured ladder takes from its encoder's master, so a
 /// pushed angle needs only a name and a token. The master comes from the network: every
@@ -33,12 +34,6 @@ public struct DeclaredRung: Sendable, Equatable, Codable {
     public static let frameRates = 1.0...120.0
     public static let maxCodecs = 4
 
-    /// A name that can stand in a URL path segment and a directory name as it is (the same
-    /// rule as a configured variant's name).
-    public static func isSafeName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".") && !name.hasPrefix("-")
-            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }
-    }
 
     /// An RFC 6381 codec string as encoders write them (`avc1.64001f`, `mp4a.40.2`).
     static func isSafeCodec(_ codec: String) -> Bool {
@@ -60,8 +55,8 @@ extension IngestMaster {
         var seen: Set<String> = []
         for variant in master.variants {
             // `variantName` takes only `<name>/<playlist>`; the name is then held to the config's rule.
-            guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: playlist), DeclaredRung.isSafeName(name) else {
-                return refused("'\(variant.uri.prefix(80))' is not <variant>/\(playlist) with a variant name of letters, digits, '-', '_' or '.' (at most 64)")
+            guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: playlist), StoreNames.isUsable(name) else {
+                return refused("'\(variant.uri.prefix(80))' is not <variant>/\(playlist) with a variant name of \(StoreNames.rule)")
             }
             guard seen.insert(name).inserted else { return refused("variant '\(name)' is listed twice") }
             guard let resolution = variant.resolution else { return refused("variant '\(name)' gives no RESOLUTION") }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SegmentStore
+import SidelineCore
 import StreamPushing
 import Synchronization
 
@@ -24,7 +25,7 @@ public final class PushQueueDirectory: Sendable {
 
     /// `push.queue_dir`, or `<data_dir>/push-queue/<stream>` when it is empty.
     public static func path(configured: String, dataDirectory: String, stream: String) -> String {
-        configured.isEmpty ? "\(dataDirectory)/push-queue/\(stream)" : configured
+        configured.isEmpty ? "\(dataDirectory)/\(StoreNames.pushQueue)/\(stream)" : configured
     }
 
     /// The queue holds a private stream's footage before the server's gate ever sees it: its

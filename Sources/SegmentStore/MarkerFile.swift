@@ -1,12 +1,13 @@
 import Foundation
 import HLSPlaylist
+import SidelineCore
 
 /// A stream's markers on disk: `<data dir>/<stream>/markers.json`, written whole and
 /// atomically (`AtomicFile`) on every change, so a crash leaves the old list or the new one.
 /// It lives beside the recording, so a restart, a copy of the stream directory, and retention
 /// treat markers like the segments they mark.
 public enum MarkerFile {
-    public static let fileName = "markers.json"
+    public static let fileName = StoreNames.markers
 
     public static func path(in layout: StreamLayout) -> String { "\(layout.streamDirectory)/\(fileName)" }
 

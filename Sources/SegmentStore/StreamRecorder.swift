@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import Logging
+import SidelineCore
 
 /// Records one stream under the data directory: checks that it can write there before
 /// anything is served, continues an earlier recording of the same stream, and writes the
@@ -41,7 +42,7 @@ public final class StreamRecorder: Sendable {
         if let incompatible {
             // RFC 8216 §6.2.1 forbids changing the target duration of a playlist, so this
             // recording cannot be continued. Keep it, out of the way, rather than lose it.
-            let destination = "\(layout.streamDirectory).previous-\(Self.timestamp())"
+            let destination = "\(layout.streamDirectory)\(StoreNames.previousRecording)\(Self.timestamp())"
             if rename(layout.streamDirectory, destination) != 0 {
                 throw .writeFailed(path: layout.streamDirectory, reason: "cannot move the earlier recording aside (\(incompatible)): \(StoreError.errnoText())")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import SidelineCore
 
 /// The record that a stream was removed: `<data dir>/<stream>/removed`, written atomically
 /// before anything is deleted, so the stream answers 410 from then on, across restarts, even
@@ -13,7 +14,7 @@ public struct StreamTombstone: Sendable, Equatable {
         self.reason = reason
     }
 
-    public static let fileName = "removed"
+    public static let fileName = StoreNames.tombstone
 
     public static func path(in layout: StreamLayout) -> String { "\(layout.streamDirectory)/\(fileName)" }
 

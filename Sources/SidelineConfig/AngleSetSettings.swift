@@ -1,3 +1,4 @@
+import SidelineCore
 import Yams
 /// `angle_sets`: cameras that show one match. Every angle of a set runs on the set's timeline
 /// (the same slots, sequence numbers and program date-times), is served together under the
@@ -71,8 +72,8 @@ extension SidelineConfiguration {
     static func angleSets(from nodes: [Node], file: String) throws(ConfigError) -> [AngleSetSettings] {
         try nodes.enumerated().map { (offset, node) throws(ConfigError) -> AngleSetSettings in
             var section = try ConfigSection(file: file, path: "angle_sets[\(offset)]", node: node)
-            let name = try section.string("name", matching: isValidName, expected: "a name of letters, digits, '-', '_' or '.' (the {set} of its URLs)")
-            let streams = try section.stringList("streams", matching: isValidName, expected: "stream names, default angle first")
+            let name = try section.string("name", matching: StoreNames.isUsable, expected: "a name (the {set} of its URLs) of \(StoreNames.rule)")
+            let streams = try section.stringList("streams", matching: StoreNames.isUsable, expected: "stream names, default angle first")
             let title = try section.string("title") ?? ""
             try section.rejectUnknownKeys()
             guard let name else {

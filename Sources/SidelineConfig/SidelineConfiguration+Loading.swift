@@ -7,12 +7,6 @@ extension SidelineConfiguration {
     public static let presets = Rung.presets
     public static let profiles = ["baseline", "main", "high"]
 
-    /// A name that can stand in a URL path segment and a directory name as it is.
-    public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && !name.hasPrefix(".") && !name.hasPrefix("-")
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }
-    }
-
     /// A token or key (ingest, viewer, analyst, admin tokens; the signing key): only
     /// characters that travel in an `Authorization` header as they are, and the minimum
     /// strength this server asks of every secret: at least 16 characters, at least 8 of them
@@ -201,7 +195,7 @@ extension SidelineConfiguration {
     private static func streamSettings(from stream: inout ConfigSection, video: VideoSettings) throws(ConfigError) -> StreamSettings {
         var settings = defaultStream
         settings.video = video
-        settings.name = try stream.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-')") ?? settings.name
+        settings.name = try stream.string("name", matching: StoreNames.isUsable, expected: StoreNames.rule) ?? settings.name
         settings.input = try stream.string("input", matching: { !$0.isEmpty }, expected: "a file path, URL or device") ?? settings.input
         if let token = try stream.string("ingest_token", matching: isStrongSecret, expected: secretExpected) {
             guard !stream.has("input") else {
@@ -266,7 +260,7 @@ extension SidelineConfiguration {
             guard let value else { throw .invalidValue(file: file, key: "\(path).\(key)", value: "(missing)", expected: expected) }
             return value
         }
-        let name = try required(section.string("name", matching: isValidName, expected: "letters, digits, '-', '_' or '.'"), "name", "a variant name such as 720p")
+        let name = try required(section.string("name", matching: StoreNames.isUsable, expected: StoreNames.rule), "name", "a variant name such as 720p")
         let width = try required(section.int("width", in: 16...7680), "width", "a width in pixels")
         let height = try required(section.int("height", in: 16...4320), "height", "a height in pixels")
         let bitrate = try required(section.bitRate("bitrate"), "bitrate", "a bit rate such as 3000k")

@@ -10,7 +10,7 @@ import SidelineCore
 /// (`<stream>/ingest/ladder.json`, atomically) so a restart serves the same rungs before the
 /// encoder's first upload.
 public enum PushedLadder {
-    public static func path(_ layout: StreamLayout) -> String { "\(layout.streamDirectory)/ingest/ladder.json" }
+    public static func path(_ layout: StreamLayout) -> String { layout.pushedLadderPath }
 
     /// Keeps `rungs` (atomically: a crash leaves the ladder kept before, never a torn file).
     public static func keep(_ rungs: [DeclaredRung], layout: StreamLayout) throws {

@@ -16,7 +16,7 @@ public enum SetTimelineStore {
     /// Timelines by file path (a test may run servers on several data directories).
     private static let loaded = Mutex<[String: SetTimeline]>([:])
 
-    public static func path(dataDirectory: String, set: String) -> String { "\(dataDirectory)/\(set)/set-timeline.json" }
+    public static func path(dataDirectory: String, set: String) -> String { "\(dataDirectory)/\(set)/\(StoreNames.setTimeline)" }
 
     /// The timeline of `set`. Read back when one is kept and some angle still has a recording
     /// on it; else continued from the recording an angle has (a stream that joins a new set

@@ -47,7 +47,7 @@ struct AdminCommand: AsyncParsableCommand {
             }
             let base = server ?? (settings.server.tls == nil ? "http://127.0.0.1:\(settings.server.port)" : "https://\(settings.server.publicName ?? "127.0.0.1"):\(settings.server.port)")
             let tls = try caFile.map { file in try startupError { try TLSIdentity.clientConfiguration(trusting: file) } }
-            guard SidelineConfiguration.isValidName(stream), let url = URL(string: base + "/admin/streams/\(stream)" + (action == .end ? "/end" : "")) else {
+            guard StoreNames.isUsable(stream), let url = URL(string: base + "/admin/streams/\(stream)" + (action == .end ? "/end" : "")) else {
                 throw SidelineStartupError(message: "'\(base)' and '\(stream)' do not make a URL; give the server as http://host:port (https:// with --ca-file for a TLS server) and a stream name")
             }
             var request = HTTPClientRequest(url: url.absoluteString)

@@ -60,7 +60,7 @@ struct MirrorCommand: AsyncParsableCommand {
     }
 
     private func mirror(logger: Logger) async throws {
-        let upstream = try MirrorUpstream(url: self.upstream, stream: stream, headers: headers, isValidName: SidelineConfiguration.isValidName)
+        let upstream = try MirrorUpstream(url: self.upstream, stream: stream, headers: headers, isValidName: StoreNames.isUsable)
         let (url, name) = (upstream.master, upstream.stream)
         var settings = try SidelineConfiguration.forCommand(config)
         // A private upstream is served to viewers with a credential only (the config's access
@@ -78,9 +78,9 @@ struct MirrorCommand: AsyncParsableCommand {
         let layout = StreamLayout(dataDirectory: settings.dataDirectory, stream: name)
         try MirrorDisk.prepare(layout)
         let tls = try caFile.map { file in try startupError { try TLSIdentity.clientConfiguration(trusting: file) } }
-        let client = try UpstreamClient(headers: upstream.headers, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/upstream-responses.jsonl", tls: tls)
+        let client = try UpstreamClient(headers: upstream.headers, recordedHeaders: recordedHeaders, responseLogPath: "\(layout.streamDirectory)/\(StoreNames.upstreamResponses)", tls: tls)
         // An angle set's master: every angle mirrored as a stream, and the set served beside them.
-        let set = await MirrorSet.discover(master: url, name: name, fetch: client, dataDirectory: settings.dataDirectory, isValidName: SidelineConfiguration.isValidName)
+        let set = await MirrorSet.discover(master: url, name: name, fetch: client, dataDirectory: settings.dataDirectory, isValidName: StoreNames.isUsable)
         let angles = set?.angles ?? [name]
         for angle in angles { try MirrorDisk.prepare(StreamLayout(dataDirectory: settings.dataDirectory, stream: angle)) }
 

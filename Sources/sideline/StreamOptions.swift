@@ -41,7 +41,7 @@ struct StreamOptions: ParsableArguments {
             }
             if let dataDirectory { settings.dataDirectory = dataDirectory }
             if let stream {
-                guard SidelineConfiguration.isValidName(stream) else {
+                guard StoreNames.isUsable(stream) else {
                     throw ConfigError.invalidValue(file: "--stream", key: "stream.name", value: stream, expected: "letters, digits, '-', '_' or '.'")
                 }
                 settings.streams[0].name = stream

@@ -54,6 +54,14 @@ import Testing
         ([variant("\(String(repeating: "a", count: 65))/index.m3u8")], "is not <variant>/index.m3u8"),
         ([variant("a/b/index.m3u8")], "is not <variant>/index.m3u8"),
         ([variant("https://elsewhere.example/360p/index.m3u8")], "is not <variant>/index.m3u8"),
+        // Names the server keeps beside a stream's variants (issue 33): a rung named so would
+        // be a folder where the master, the ingest's session or the markers are written.
+        ([variant("master.m3u8/index.m3u8")], "none of the names the server keeps"),
+        ([variant("ingest/index.m3u8")], "none of the names the server keeps"),
+        ([variant("Unplaced/index.m3u8")], "none of the names the server keeps"),
+        ([variant("timeline.json/index.m3u8")], "none of the names the server keeps"),
+        ([variant("markers.json/index.m3u8")], "none of the names the server keeps"),
+        ([variant("removed/index.m3u8")], "none of the names the server keeps"),
         // Duplicate names.
         ([variant("360p/index.m3u8"), variant("360p/index.m3u8", 320, 180)], "listed twice"),
         // No rung at all.

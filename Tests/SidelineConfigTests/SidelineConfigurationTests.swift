@@ -223,6 +223,12 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("server:\n  port: eighty\n", "server.port"),
         ("segment_duration: 0\n", "segment_duration"),
         ("stream:\n  name: ../etc\n", "stream.name"),
+        // Names the server keeps beside a stream's variants, and in the data directory (issue 33).
+        ("stream:\n  name: push-queue\n", "stream.name"),
+        ("stream:\n  name: main.previous-1\n", "stream.name"),
+        ("video:\n  ladder:\n    - {name: ingest, width: 640, height: 360, bitrate: 1M}\n", "video.ladder[0].name"),
+        ("video:\n  ladder:\n    - {name: master.m3u8, width: 640, height: 360, bitrate: 1M}\n", "video.ladder[0].name"),
+        ("streams:\n  - {name: a, input: x.mp4}\nangle_sets:\n  - {name: markers.json, streams: [a]}\n", "angle_sets[0].name"),
         ("stream:\n  loop: sometimes\n", "stream.loop"),
         ("stream:\n  on_input_loss: freeze\n", "stream.on_input_loss"),
         ("stream:\n  loss_timeout: 0\n", "stream.loss_timeout"),

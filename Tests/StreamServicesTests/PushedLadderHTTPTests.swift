@@ -120,4 +120,30 @@ import Testing
             }
         }
     }
+
+    /// A declared rung may not be named as a file or folder the stream keeps (issue 33). Before,
+    /// a master declaring `master.m3u8` (or `ingest`) was taken: the rung's folder stood where
+    /// the master is written, and a start over the data directory failed until it was deleted.
+    @Test(arguments: ["master.m3u8", "ingest", "timeline.json", "markers.json"])
+    func aRungNamedAsAFileTheStreamKeepsIsRefusedAndTheServerStartsAgain(rung: String) async throws {
+        let data = try makeTemporaryDirectory("pushed-ladder-names")
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let configuration = configuration(data)
+        let name = configuration.streams[0].name
+        let bearer: HTTPFields = [.authorization: "Bearer \(Self.token)"]
+        let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS=\"avc1.64001e,mp4a.40.2\"\n\(rung)/index.m3u8\n"
+        let (app, stream) = try server(configuration)
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/ingest/\(name)/master.m3u8", method: .put, headers: bearer, body: ByteBuffer(string: master)) { response in
+                #expect(response.status == .badRequest, "\(String(buffer: response.body))")
+                #expect(String(buffer: response.body).contains("none of the names the server keeps"), "\(String(buffer: response.body))")
+            }
+        }
+        #expect(!stream.plan.stream.video.ladder.contains { $0.name == rung })
+        var isDirectory: ObjCBool = false
+        #expect(!(FileManager.default.fileExists(atPath: "\(data)/\(name)/\(rung)", isDirectory: &isDirectory) && isDirectory.boolValue), "no folder named \(rung)")
+        // A start over the same data directory serves the stream.
+        let (_, again) = try server(configuration)
+        #expect(again.plan.stream.video.ladder.map(\.name) == configuration.streams[0].video.ladder.map(\.name))
+    }
 }
