@@ -84,7 +84,7 @@ extension VODDecision {
     /// `/vod/<set>/master.m3u8`: the set's master with every rendition's URI under `/vod/`
     /// (they are relative: `../<stream>/<rung>/index.m3u8`) and carrying the window, as a
     /// stream's VOD master does; cached like its default angle's.
-    static func setMaster(_ set: StreamRegistry.AngleSet, query: String?, variantLimit: String?, registry: StreamRegistry, renditions: VODRenditions) -> OriginDecision {
+    static func setMaster(_ set: StreamRegistry.AngleSet, window: TimeWindow, variantLimit: String?, registry: StreamRegistry, renditions: VODRenditions) -> OriginDecision {
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(set.defaultStream) } catch { return .refuse(error) }
         guard let master = registry.setMaster(set, variantLimit: variantLimit) else {
@@ -92,7 +92,7 @@ extension VODDecision {
             return .refuse(Refusal(.nothingRecorded, "set '\(set.name)': its default angle '\(set.defaultStream)' has no master playlist yet"))
         }
         let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
-        let windowQuery = windowQuery(query)
+        let windowQuery = window.query
         let tag = String(master.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery)
         return .playlist(renditions.rendered(tag: tag) { carryWindow(query: windowQuery, intoMaster: String(buffer: master.plain)) }, cache)
     }

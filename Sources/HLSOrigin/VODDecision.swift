@@ -32,14 +32,14 @@ public enum VODDecision {
         case let .failure(rejection): return .refuse(policy.refuse(.malformed(rejection.message)))
         }
         if case let .master(name) = resource, let set = registry.angleSet(named: name) {
-            return setMaster(set, query: query, variantLimit: variantLimit, registry: registry, renditions: renditions)
+            return setMaster(set, window: window, variantLimit: variantLimit, registry: registry, renditions: renditions)
         }
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(resource.stream) } catch { return .refuse(error) }
         let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
-        // The window's parameters as given: they parsed as numbers or date-times, so they hold
-        // nothing that could break a URI or an entity tag.
-        let windowQuery = windowQuery(query)
+        // The window rendered from its parsed bounds, never the query's text: it goes into
+        // every variant URI of the master and into the entity tag.
+        let windowQuery = window.query
         let tag = { (source: RenderedPlaylist) in String(source.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery) }
         guard let variantName = resource.variant else {
             guard let master = variantLimit != nil ? stream.limitedMasters[variantLimit!] : stream.master else {
@@ -72,11 +72,6 @@ public enum VODDecision {
         case let .failure(rejection):
             return .refuse(policy.refuse(.malformed(rejection.message)))
         }
-    }
-
-    /// The `start` and `end` parameters as the master passes them on to its variants.
-    static func windowQuery(_ query: String?) -> String {
-        (query ?? "").split(separator: "&").filter { $0.hasPrefix("start=") || $0.hasPrefix("end=") }.joined(separator: "&")
     }
 
     /// The live master as a VOD master: `query` added to every variant and I-frame playlist

@@ -24,6 +24,24 @@ public struct TimeWindow: Sendable, Equatable {
         public var description: String { message }
     }
 
+    /// The window as a query (`start=...&end=...`; "" for the whole recording), rendered from
+    /// the parsed bounds, never from the text a client sent: a master passes it on to every
+    /// variant URI and into its entity tag, so nothing a client wrote reaches a playlist line
+    /// (issue 33: a second `start=` used to be copied through unchecked, a '"' in it closing
+    /// a `URI="..."` attribute). Seconds keep microseconds, without trailing zeros; dates are EXT-X-PROGRAM-DATE-TIME's
+    /// form (milliseconds, UTC).
+    public var query: String {
+        func text(_ bound: Bound) -> String {
+            switch bound {
+            case let .offset(seconds):
+                // Microseconds, without trailing zeros: "4", "2.5".
+                String(DecimalFormat.fixed(seconds, places: 6).reversed().drop { $0 == "0" }.drop { $0 == "." }.reversed())
+            case let .date(date): ProgramDateTime.format(date)
+            }
+        }
+        return [start.map { "start=" + text($0) }, end.map { "end=" + text($0) }].compactMap { $0 }.joined(separator: "&")
+    }
+
     /// Reads `start` and `end` as given in a query (nil when absent).
     public static func parse(start: String?, end: String?) -> Result<TimeWindow, Rejection> {
         func bound(_ text: String?, named name: String) -> Result<Bound?, Rejection> {

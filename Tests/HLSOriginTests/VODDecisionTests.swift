@@ -48,6 +48,14 @@ import Testing
         #expect(master.contains("\n720p/index.m3u8?start=2&end=4\n"))
         #expect(master.contains("URI=\"720p/iframes.m3u8?start=2&end=4\""))
         #expect(text(VODDecision.decide(path: "/vod/main/master.m3u8", query: nil, registry: registry)) == Self.master)
+        // A second `start=` (or `end=`) is not the window's: only the parsed window goes on, so
+        // nothing a client wrote reaches a playlist line (issue 33: a '"' in a second start=
+        // closed the I-frame playlist's URI="..." and added attributes of the client's).
+        let hostile = #"start=2&end=4&start=x",AUTOSELECT=YES,X=""#
+        let injected = try #require(text(VODDecision.decide(path: "/vod/main/master.m3u8", query: hostile, registry: registry)))
+        #expect(injected == master, "the master of start=2&end=4, nothing more")
+        #expect(!injected.contains("AUTOSELECT") && !injected.contains("start=x"))
+        #expect(etag(VODDecision.decide(path: "/vod/main/master.m3u8", query: hostile, registry: registry))?.contains("AUTOSELECT") == false)
         // Percent-encoded dates (the '+' of an offset and the colons).
         let dated = try #require(text(VODDecision.decide(path: "/vod/main/720p/index.m3u8",
                                                          query: "start=2027-01-15T09%3A00%3A02%2B01%3A00", registry: registry)))

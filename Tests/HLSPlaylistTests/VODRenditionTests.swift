@@ -93,3 +93,24 @@ import Testing
         #expect(throws: TimeWindow.Rejection.self) { try MediaPlaylist(targetDuration: 2).vodRendition(covering: TimeWindow()).get() }
     }
 }
+
+/// A window as the query a master passes on to its variants: rendered from the parsed bounds,
+/// so the text a client sent never reaches a playlist line (issue 33).
+@Suite struct TimeWindowQueryTests {
+    @Test(arguments: [
+        ("0", "4", "start=0&end=4"),
+        ("2.5", nil, "start=2.5"),
+        (nil, "0.0000014", "end=0.000001"),
+        ("007", "1e1", "start=7&end=10"),
+        ("2027-01-15T09:00:02+01:00", nil, "start=2027-01-15T08:00:02.000Z"),
+        (nil, nil, ""),
+    ] as [(String?, String?, String)])
+    func theQueryIsRenderedFromTheBounds(start: String?, end: String?, query: String) throws {
+        let window = try TimeWindow.parse(start: start, end: end).get()
+        #expect(window.query == query)
+        // It reads back as the same window.
+        let again = try TimeWindow.parse(start: query.split(separator: "&").first { $0.hasPrefix("start=") }.map { String($0.dropFirst(6)) },
+                                         end: query.split(separator: "&").first { $0.hasPrefix("end=") }.map { String($0.dropFirst(4)) }).get()
+        #expect(again.query == query)
+    }
+}
