@@ -4,9 +4,13 @@
 ///
 /// The steps (RFC 3986 §6.2.2, with the origin's own choices where it leaves room):
 /// - the path is split at each literal `/`; repeated slashes make empty components, which go;
-/// - each component is percent-decoded once. An encoded slash (`%2F`) stays inside its
-///   component: it never becomes a separator (RFC 3986 §2.2: a reserved character and its
-///   encoding are not the same), so `main%2F180p` is one name, which names nothing;
+/// - each component is percent-decoded once, and a slash or backslash it then holds (`%2F`,
+///   `%5C`, a raw `\\`) separates components as a `/` does. RFC 3986 §2.2 says an encoded
+///   reserved character is not the character, but proxies differ (nginx's `$uri` decodes `%2F`
+///   into a separator; a Windows proxy reads `\\` as one), so the origin takes the reading that
+///   names a file, and `main%2F180p` is the private `main/180p`, judged and served as it
+///   (issue 33: `/api/access` passed it as a stream of no name while a decoding proxy read the
+///   private file);
 /// - `.` components go, `..` takes the component before it away; a `..` with nothing before
 ///   it (above the root) is refused, as nginx refuses it, rather than quietly dropped;
 /// - control characters (NUL included), raw or decoded, broken escapes, a path not starting
@@ -68,19 +72,24 @@ public struct RequestTarget: Equatable, Sendable {
             case let .failure(refusal): return .failure(refusal)
             }
             let last = end == pathBytes.count
-            switch decoded {
-            case []:
-                directory = last
-            case [UInt8(ascii: ".")]:
-                directory = last
-            case [UInt8(ascii: "."), UInt8(ascii: ".")]:
-                guard components.popLast() != nil else {
-                    return .failure(refusal("the path climbs above the root with '..'"))
+            // A slash or backslash the component decoded to separates as `/` does.
+            let pieces = decoded.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }
+            for (index, piece) in pieces.enumerated() {
+                let lastPiece = last && index == pieces.count - 1
+                switch Array(piece) {
+                case []:
+                    directory = lastPiece
+                case [UInt8(ascii: ".")]:
+                    directory = lastPiece
+                case [UInt8(ascii: "."), UInt8(ascii: ".")]:
+                    guard components.popLast() != nil else {
+                        return .failure(refusal("the path climbs above the root with '..'"))
+                    }
+                    directory = lastPiece
+                default:
+                    components.append(Array(piece))
+                    directory = false
                 }
-                directory = last
-            default:
-                components.append(decoded)
-                directory = false
             }
             start = end + 1
         }

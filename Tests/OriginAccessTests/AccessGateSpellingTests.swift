@@ -77,12 +77,17 @@ import Testing
         #expect(refusal.kind == .forbidden)
     }
 
-    @Test func anEncodedSlashNamesNoPrivateStream() {
-        // `home%2F720p` is one component: no stream has that name, so it is not footage; the
-        // routes answer 404 for it, and no spelling reaches home's files this way.
-        let judgement = gate.judge(target: "/live/home%2F720p/000001.ts", authorization: nil, now: Self.now)
-        #expect(judgement.verdict == .pass(target: nil, variant: nil))
-        #expect(judgement.audience == .everyone)
+    /// An encoded slash (or backslash) is a separator, as a decoding proxy reads it: the
+    /// private file it spells gets that file's verdict (issue 33; before, `home%2F720p` was one
+    /// component, a stream of no name, and passed).
+    @Test(arguments: ["/live/home%2F720p/000001.ts", "/live%2Fhome%2F720p%2F000001.ts", "/live/home%5C720p/000001.ts", "/live/home%2f..%2fhome/master.m3u8"])
+    func anEncodedSlashGetsTheVerdictOfTheFileItSpells(target: String) {
+        let judgement = gate.judge(target: target, authorization: nil, now: Self.now)
+        guard case let .refuse(refusal) = judgement.verdict else {
+            Issue.record("\(target) passed without a credential: \(judgement.verdict)")
+            return
+        }
+        #expect(refusal.kind == .unauthorized, "\(target)")
     }
 
     @Test func withoutPrivateStreamsThePathIsStillNormalised() {

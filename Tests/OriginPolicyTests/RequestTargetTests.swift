@@ -27,10 +27,17 @@ import Testing
         ("/live/%2e%2E/live/home/master.m3u8", "/live/home/master.m3u8"),
         ("/live/%2E/home/master.m3u8", "/live/home/master.m3u8"),
         ("//live///home//master.m3u8", "/live/home/master.m3u8"),
-        // An encoded slash stays inside its component, spelled one way.
-        ("/live/main%2F180p/index.m3u8", "/live/main%2F180p/index.m3u8"),
-        ("/live/main%2f180p/index.m3u8", "/live/main%2F180p/index.m3u8"),
-        ("/live/main%2F..%2Fhome/master.m3u8", "/live/main%2F..%2Fhome/master.m3u8"),
+        // A slash or backslash, encoded or raw, separates as a proxy that decodes it reads it
+        // (issue 33): the file it names, not a name of no stream.
+        ("/live/main%2F180p/index.m3u8", "/live/main/180p/index.m3u8"),
+        ("/live/main%2f180p/index.m3u8", "/live/main/180p/index.m3u8"),
+        ("/live/main%2F..%2Fhome/master.m3u8", "/live/home/master.m3u8"),
+        ("/live%2Fhome%2F720p%2F000001.ts", "/live/home/720p/000001.ts"),
+        ("/live/main%5C180p/index.m3u8", "/live/main/180p/index.m3u8"),
+        ("/live/main\\180p\\index.m3u8", "/live/main/180p/index.m3u8"),
+        ("/live/main%2F%2F180p/index.m3u8", "/live/main/180p/index.m3u8"),
+        ("/live/home%2F", "/live/home/"),
+        ("/live/home%2F.", "/live/home/"),
         // Other reserved or unsafe bytes: encoded, in capitals; pchar as it is.
         ("/live/a b/%3f/%25/%7e/%21", "/live/a%20b/%3F/%25/~/!"),
         ("/live/\u{e9}t\u{e9}", "/live/%C3%A9t%C3%A9"),

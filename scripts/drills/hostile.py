@@ -337,7 +337,11 @@ def probe_traps(venue):
 # ---------------------------------------------------------------- class 2: private is private
 
 SPELLINGS = ["/live/home/{f}", "/%6Cive/home/{f}", "/./live/home/{f}", "/live/./home/{f}", "/live/open/../home/{f}", "//live//home/{f}",
-             "/live/home/./{f}", "/live/%68ome/{f}", "/live/home/360p/../{f}", "/LIVE/home/{f}", "/live/home%2F{f}", "/api/../live/home/{f}"]
+             "/live/home/./{f}", "/live/%68ome/{f}", "/live/home/360p/../{f}", "/LIVE/home/{f}", "/live/home%2F{f}", "/live%2Fhome%2F{f}",
+             "/live/home%5C{f}", "/live/open%2F..%2Fhome/{f}", "/api/../live/home/{f}"]
+# Spellings no proxy decodes into the file (only a case-folding one would): not footage, and
+# the origin must not serve them as the file either.
+CASE_ONLY = {"/LIVE/home/{f}"}
 
 
 def probe_private(venue):
@@ -349,12 +353,16 @@ def probe_private(venue):
             status, headers, body = venue.origin.request("GET", path)
             leaked = status == 200 or b"#EXTINF" in body or b"#EXT-X-STREAM-INF" in body
             record(group, f"origin without credential, {path}", not leaked, f"{status}")
-            # A spelling the origin serves as the file (with a credential) must be judged as the
-            # file; one it does not serve (/LIVE/..., %2F inside a name) is not footage.
-            served = venue.origin.request("GET", path, {"Authorization": f"Bearer {VIEWER}"})[0] == 200
+            # Every spelling a proxy may decode into the file (an encoded slash or backslash
+            # included) is the file: served with a credential, refused by /api/access without
+            # one (issue 33). A case-only spelling names nothing, and is not served as the file.
+            served = venue.origin.request("GET", path, {"Authorization": f"Bearer {VIEWER}"})[0]
             access = venue.origin.request("GET", "/api/access", {"X-Original-URI": path})[0]
-            record(group, f"/api/access without credential, {path}: {'no 2xx (the origin serves it as the file)' if served else 'not footage'}",
-                   not served or not 200 <= access < 300, f"{access}")
+            if spelling in CASE_ONLY:
+                record(group, f"{path}: not the file (the origin does not serve it)", served != 200, f"served {served}")
+            else:
+                record(group, f"/api/access without credential, {path}: 401, and the file with one", access == 401 and served == 200,
+                       f"access {access}, served {served}")
             status, headers, body = venue.edge.request("GET", path)
             leaked = status == 200 or b"#EXTINF" in body or b"#EXT-X-STREAM-INF" in body
             record(group, f"edge without credential, {path}", not leaked, f"{status}")
