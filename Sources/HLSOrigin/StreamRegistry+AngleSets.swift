@@ -30,7 +30,7 @@ extension StreamRegistry {
 
     /// The one set lookup of every set route: the set, or 404.
     public func existingSet(_ name: String) throws(Refusal) -> AngleSet {
-        guard let set = angleSet(named: name) else { throw Refusal.noSuchSet(name, has: angleSets.map(\.name)) }
+        guard let set = angleSet(named: name) else { throw Refusal.noSuchSet(name) }
         return set
     }
 
@@ -58,8 +58,10 @@ extension StreamRegistry {
 
 extension Refusal {
     /// A name no angle set has: 404, listing the sets there are.
-    public static func noSuchSet(_ name: String, has sets: [String]) -> Refusal {
-        Refusal(.noSuchResource, "no angle set named '\(name)'" + (sets.isEmpty ? " (this server has none: see angle_sets in the config)" : "; there are \(sets.joined(separator: ", "))"))
+    /// Names no other set: the sets there are is what `/api/sets` tells each caller, a
+    /// private one only to a caller its token covers (issue 33).
+    public static func noSuchSet(_ name: String) -> Refusal {
+        Refusal(.noSuchResource, "no angle set named '\(name)': /api/sets lists the sets you may watch (angle_sets in the config)")
     }
 }
 

@@ -6,7 +6,10 @@ import OriginAccess
 import OriginPolicy
 
 /// `GET /api/sets` and `GET /api/sets/{set}`: the angle sets and their angles, for the page
-/// and for dashboards. The keys are snake_case and fixed (the page reads them).
+/// and for dashboards. The keys are snake_case and fixed (the page reads them). A private set
+/// shows nothing of itself to a caller whose token does not cover it: it is not listed, and
+/// `/api/sets/{set}` answers as for a set that does not exist (issue 33: the listing gave its
+/// name, title and angles). The page asks for its token when its address names it (`?set=`).
 public enum SetsAPI {
     public struct Listing: Codable, Equatable, Sendable {
         public var sets: [SetInfo]
@@ -35,23 +38,22 @@ public enum SetsAPI {
         public var stream: String
         public var title: String
         public var `default`: Bool
-        /// The stream's state as `/api/streams` gives it (`starting`, `live`, `stalled`...);
-        /// `locked` when the set is private and the caller's token does not cover it (its
-        /// title is then not given either, as `/api/streams` gives a locked stream's name only).
+        /// The stream's state as `/api/streams` gives it (`starting`, `live`, `stalled`...).
         public var state: String
         public var master: String
         public var vod: String
     }
 
-    /// `viewer`: who asks (what they may watch, the credential their URLs carry), as for
-    /// `/api/streams`. `isPrivate`: whether a name (stream or set) needs a credential.
+    /// `set` as a caller who may watch it sees it (`viewer`: the credential their URLs carry,
+    /// as for `/api/streams`); nil for one who may not. `isPrivate`: whether a name (stream or
+    /// set) needs a credential.
     public static func describe(_ set: StreamRegistry.AngleSet, streams: [StreamsAPI.StreamInfo],
-                                viewer: StreamsAPI.Viewer, isPrivate: (String) -> Bool) -> SetInfo {
-        let open = viewer.mayWatch(set.name)
-        let prefix = open ? viewer.urlPrefix(set.name) : ""
+                                viewer: StreamsAPI.Viewer, isPrivate: (String) -> Bool) -> SetInfo? {
+        guard viewer.mayWatch(set.name) else { return nil }
+        let prefix = viewer.urlPrefix(set.name)
         let angles = set.streams.enumerated().map { index, name in
             let info = streams.first { $0.id == name }
-            return AngleInfo(stream: name, title: open ? info?.title ?? "" : "", default: index == 0, state: open ? info?.state ?? "removed" : "locked",
+            return AngleInfo(stream: name, title: info?.title ?? "", default: index == 0, state: info?.state ?? "removed",
                              master: "\(prefix)/live/\(name)/master.m3u8", vod: "\(prefix)/vod/\(name)/master.m3u8")
         }
         return SetInfo(name: set.name, title: set.title, segmentDuration: set.segmentDuration, private: isPrivate(set.name),
@@ -63,7 +65,7 @@ public enum SetsAPI {
         // The streams' states as /api/streams computes them, for every stream (locked or not:
         // `describe` decides what a caller sees).
         let streams = StreamsAPI.listing(of: registry).streams
-        return Listing(sets: registry.angleSets.map { describe($0, streams: streams, viewer: viewer, isPrivate: isPrivate) })
+        return Listing(sets: registry.angleSets.compactMap { describe($0, streams: streams, viewer: viewer, isPrivate: isPrivate) })
     }
 
     static let encoder: JSONEncoder = {
@@ -86,9 +88,12 @@ struct SetsRoutes: Sendable {
         }
         router.get("/api/sets/:set") { request, context in
             let name = context.parameters.get("set") ?? ""
-            let set: StreamRegistry.AngleSet
-            do throws(Refusal) { set = try registry.existingSet(name) } catch { return Response(error) }
-            return try Self.json(SetsAPI.describe(set, streams: StreamsAPI.listing(of: registry).streams, viewer: viewer(of: request), isPrivate: isPrivate))
+            let viewer = viewer(of: request)
+            // A set the caller may not watch answers as one that does not exist.
+            guard let set = registry.angleSet(named: name), let info = SetsAPI.describe(set, streams: StreamsAPI.listing(of: registry).streams, viewer: viewer, isPrivate: isPrivate) else {
+                return Response(Refusal.noSuchSet(name))
+            }
+            return try Self.json(info)
         }
     }
 

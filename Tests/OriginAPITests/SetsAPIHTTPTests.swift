@@ -73,13 +73,14 @@ import Testing
             }
             try await client.execute(uri: "/api/sets/nomatch", method: .get) { response in
                 #expect(response.status == .notFound)
-                #expect(String(buffer: response.body).contains("no angle set named 'nomatch'; there are match"))
+                #expect(String(buffer: response.body).contains("no angle set named 'nomatch'") && !String(buffer: response.body).contains("there are"))
             }
         }
     }
 
     /// A private set: its URLs carry the set's credential for a caller whose token covers it;
-    /// to anyone else it says it is private, and no more of its angles than their names.
+    /// to anyone else it shows nothing of itself (issue 33): not listed, and its own URL
+    /// answers as a set that does not exist, naming no private set.
     @Test func aPrivateSetsURLsCarryTheSetsCredential() async throws {
         let rules = AccessRules(viewerTokens: ["wide": "match-token"], signingKey: "venue-key", angleSets: ["match": ["wide", "tv"]])
         let access = ViewerAccess(rules: rules, wallClock: { 1_800_000_000 })
@@ -91,11 +92,26 @@ import Testing
                 #expect(set.angles.map(\.master) == ["/access/\(credential)/live/wide/master.m3u8", "/access/\(credential)/live/tv/master.m3u8"])
                 #expect(set.markers == "/access/\(credential)/api/sets/match/markers")
             }
-            try await client.execute(uri: "/api/sets", method: .get) { response in
+            try await client.execute(uri: "/api/sets", method: .get, headers: [.authorization: "Bearer match-token"]) { response in
                 let listing = try JSONDecoder().decode(SetsAPI.Listing.self, from: Data(buffer: response.body))
-                let set = try #require(listing.sets.first)
-                #expect(set.private && set.master == "/live/match/master.m3u8")
-                #expect(set.angles.map(\.state) == ["locked", "locked"] && set.angles.map(\.title) == ["", ""])
+                #expect(listing.sets.map(\.name) == ["match"])
+            }
+            for headers: HTTPFields in [[:], [.authorization: "Bearer not-the-token"]] {
+                try await client.execute(uri: "/api/sets", method: .get, headers: headers) { response in
+                    #expect(response.status == .ok)
+                    let text = String(buffer: response.body)
+                    let listing = try JSONDecoder().decode(SetsAPI.Listing.self, from: Data(buffer: response.body))
+                    #expect(listing.sets.isEmpty, "\(text)")
+                    #expect(!text.contains("match") && !text.contains("wide"), "\(text)")
+                }
+                for uri in ["/api/sets/match", "/api/sets/nomatch"] {
+                    try await client.execute(uri: uri, method: .get, headers: headers) { response in
+                        #expect(response.status == .notFound)
+                        let text = String(buffer: response.body)
+                        // The same answer for the private set as for one that does not exist.
+                        #expect(text.hasPrefix("no angle set named '\(uri.dropFirst("/api/sets/".count))'") && !text.contains("wide"), "\(uri): \(text)")
+                    }
+                }
             }
         }
     }
