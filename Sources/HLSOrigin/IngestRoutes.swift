@@ -11,9 +11,10 @@ import OriginPolicy
 public protocol IngestReceiving: Sendable {
     /// Every pushed stream's ingest token, by stream name.
     var ingestTokens: [String: String] { get }
-    /// Takes one whole upload. Blocks (checks, disk writes, publishing): the route calls it on a
-    /// thread of its own pool (`IngestLoad.workers`), never on the event loop, Swift's
-    /// cooperative pool or the blocking pool that reads segments.
+    /// Takes one whole upload. Blocks (checks, disk writes, publishing): the route calls it on
+    /// the stream's own thread (`IngestLoad.lane(for:)`), one upload of a stream at a time in
+    /// the order they arrived, never on the event loop, Swift's cooperative pool, the blocking
+    /// pool that reads segments or another stream's thread.
     func receive(_ path: IngestPath, body: [UInt8]) -> Result<IngestReceipt, Refusal>
     /// What uploads may make the server hold (`ingest` in the config).
     var bounds: IngestBounds { get }
@@ -43,15 +44,14 @@ public struct IngestRoutes: Sendable {
     let receiver: any IngestReceiving
     let policy: StatusPolicy
     let load: IngestLoad
-    /// The largest upload taken: a segment of a few seconds at a venue's highest bit rates is
-    /// a few megabytes; this leaves ten times that.
-    public static let maximumBody = 64 << 20
+    /// The largest upload taken (`IngestBounds.largestUpload`).
+    public static let maximumBody = IngestBounds.largestUpload
 
     public init(registry: StreamRegistry, receiver: any IngestReceiving, policy: StatusPolicy = StatusPolicy()) {
         self.registry = registry
         self.receiver = receiver
         self.policy = policy
-        self.load = IngestLoad(bounds: receiver.bounds)
+        self.load = IngestLoad(bounds: receiver.bounds, streams: Array(receiver.ingestTokens.keys))
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
@@ -89,7 +89,7 @@ public struct IngestRoutes: Sendable {
         }
         // Bounded before a byte is read: uploads in flight, then the bytes they buffer.
         let upload: IngestLoad.Upload
-        switch load.enter() {
+        switch load.enter(stream: path.stream) {
         case let .success(entered): upload = entered
         case let .failure(refusal): return .failure(refusal)
         }
@@ -114,7 +114,7 @@ public struct IngestRoutes: Sendable {
         }
         let whole = body
         do {
-            return try await IngestLoad.workers.runIfActive { [receiver] in receiver.receive(path, body: whole) }
+            return try await load.lane(for: path.stream).runIfActive { [receiver] in receiver.receive(path, body: whole) }
         } catch {
             return .failure(Refusal(.internalError, "the upload could not be handed to a worker thread: \(error)"))
         }

@@ -26,6 +26,23 @@ public struct IngestBounds: Sendable, Equatable {
     /// uploads in flight finish.
     public static let retryAfter = 2
 
+    /// The largest upload taken: a segment of a few seconds at a venue's highest bit rates is
+    /// a few megabytes; this leaves ten times that.
+    public static let largestUpload = 64 << 20
+
+    /// What one of `streams` pushed streams may hold of the uploads in flight and their bytes:
+    /// an equal share, and never less than two uploads (a segment and its playlist) and one
+    /// largest upload (or the whole bound when it is smaller). So a stream whose uploads stall
+    /// or pile up refuses its own (503), never another stream's (issue 33: one stream could
+    /// hold every place in flight). The whole server's bounds hold besides.
+    public func share(among streams: Int) -> IngestBounds {
+        let streams = max(1, streams)
+        var share = self
+        share.maxUploadsInFlight = min(maxUploadsInFlight, max(2, maxUploadsInFlight / streams))
+        share.maxBufferedBytes = min(maxBufferedBytes, max(Self.largestUpload, maxBufferedBytes / streams))
+        return share
+    }
+
     /// 503 when one more upload would pass `maxUploadsInFlight`, given `inFlight` now.
     public func refusal(uploadsInFlight inFlight: Int) -> Refusal? {
         guard inFlight >= maxUploadsInFlight else { return nil }

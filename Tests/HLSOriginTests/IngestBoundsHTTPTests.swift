@@ -17,12 +17,24 @@ import Glibc
 /// until the test lets it go (what it does with the bytes is PushedStream's, tested end to end).
 @Suite struct IngestBoundsHTTPTests {
     final class HoldingReceiver: IngestReceiving {
-        let ingestTokens = ["field": "field-token-0123456789"]
+        let ingestTokens: [String: String]
         let bounds: IngestBounds
+        /// The streams whose uploads are held; the others are taken at once.
+        let holds: Set<String>
         private let held = Mutex(0)
         private let open = Atomic<Bool>(false)
+        /// What the receiver did, in order: "field done", "other taken"...
+        let events = Mutex<[String]>([])
+        /// Each stream's uploads one at a time, as PushedStream takes them.
+        private let streamLocks: [String: StreamLock]
+        final class StreamLock: Sendable { let mutex = Mutex(()) }
 
-        init(bounds: IngestBounds) { self.bounds = bounds }
+        init(bounds: IngestBounds, streams: [String] = ["field"], holds: Set<String> = ["field"]) {
+            self.bounds = bounds
+            self.ingestTokens = Dictionary(uniqueKeysWithValues: streams.map { ($0, "\($0)-token-0123456789") })
+            self.holds = holds
+            self.streamLocks = Dictionary(uniqueKeysWithValues: streams.map { ($0, StreamLock()) })
+        }
 
         var holding: Int { held.withLock { $0 } }
         func release() { open.store(true, ordering: .relaxed) }
@@ -30,17 +42,27 @@ import Glibc
         /// Runs on the ingest's own threads: blocking here is what a slow disk does. At most
         /// 10 s, so a failing test cannot hang the suite.
         func receive(_ path: IngestPath, body: [UInt8]) -> Result<IngestReceipt, Refusal> {
-            held.withLock { $0 += 1 }
-            defer { held.withLock { $0 -= 1 } }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !open.load(ordering: .relaxed), ContinuousClock.now < deadline { usleep(5000) }
-            return .success(IngestReceipt(created: true, message: "received \(body.count)"))
+            guard let lock = streamLocks[path.stream] else { return .failure(.noSuchStream(path.stream)) }
+            return lock.mutex.withLock { _ in
+                guard holds.contains(path.stream) else {
+                    events.withLock { $0.append("\(path.stream) taken") }
+                    return .success(IngestReceipt(created: true, message: "received \(body.count) at once"))
+                }
+                held.withLock { $0 += 1 }
+                defer {
+                    held.withLock { $0 -= 1 }
+                    events.withLock { $0.append("\(path.stream) done") }
+                }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !open.load(ordering: .relaxed), ContinuousClock.now < deadline { usleep(5000) }
+                return .success(IngestReceipt(created: true, message: "received \(body.count)"))
+            }
         }
     }
 
     static func withServer(_ receiver: HoldingReceiver, _ body: @Sendable (Int) async throws -> Void) async throws {
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "field", variants: ["360p"], targetDuration: 2)
+        for stream in receiver.ingestTokens.keys { registry.register(stream: stream, variants: ["360p"], targetDuration: 2) }
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,
@@ -53,13 +75,17 @@ import Glibc
 
     /// A PUT on a connection of its own (the test client's one connection would queue the
     /// second upload behind the held first); the status line and body.
-    static func put(_ path: String, bytes: Int, port: Int) async throws -> (status: Int, text: String) {
+    static func put(_ path: String, bytes: Int, port: Int, token: String = "field-token-0123456789") async throws -> (status: Int, text: String) {
         try await LoopbackSockets.onOwnThread {
             let fd = try LoopbackSockets.connectBlocking(port: port)
             defer { close(fd) }
             var timeout = timeval(tv_sec: 20, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let head = Array("PUT \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer field-token-0123456789\r\nContent-Length: \(bytes)\r\nConnection: close\r\n\r\n".utf8)
+            // A refused upload is answered before its body is read whole: past that the server
+            // reads no more, and a send of the rest would block for good.
+            var sendTimeout = timeval(tv_sec: 3, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sendTimeout, socklen_t(MemoryLayout<timeval>.size))
+            let head = Array("PUT \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nContent-Length: \(bytes)\r\nConnection: close\r\n\r\n".utf8)
             let request = head + [UInt8](repeating: 0x47, count: bytes)
             var sent = 0
             while sent < request.count {
@@ -110,6 +136,44 @@ import Glibc
             receiver.release()
             #expect(try await first.status == 201)
             #expect(try await Self.put("/ingest/field/360p/seg1.ts", bytes: big, port: port).status == 201, "the bytes came back")
+        }
+    }
+
+    /// One stream's uploads cannot delay another's (issue 33). `field`'s uploads block (a slow
+    /// disk, a ladder being taken) and, as PushedStream's, wait for one another: two of them,
+    /// one working and one waiting its turn, held both threads of the pool every stream
+    /// shared, and `other`'s upload waited until one was done (its 10 s hold here). Each stream
+    /// now has a thread of its own: `other`'s upload is taken before any of `field`'s is done.
+    @Test func aStreamWhoseUploadsBlockDelaysNoOtherStreamsUploads() async throws {
+        let receiver = HoldingReceiver(bounds: IngestBounds(), streams: ["field", "other"], holds: ["field"])
+        try await Self.withServer(receiver) { port in
+            async let first = Self.put("/ingest/field/360p/seg0.ts", bytes: 3, port: port)
+            async let second = Self.put("/ingest/field/360p/seg1.ts", bytes: 3, port: port)
+            #expect(try await Self.eventually { receiver.holding == 1 }, "field's first upload is held, its second waits its turn")
+            let other = try await Self.put("/ingest/other/360p/seg0.ts", bytes: 3, port: port, token: "other-token-0123456789")
+            #expect(other.status == 201 && other.text.contains("at once"), "\(other.text)")
+            #expect(receiver.events.withLock { $0 } == ["other taken"], "taken while field's uploads were still held")
+            receiver.release()
+            #expect(try await first.status == 201)
+            #expect(try await second.status == 201)
+        }
+    }
+
+    /// A stream whose uploads pile up is refused past its share of what uploads may hold; another
+    /// stream still gets its own (issue 33: one stream could take all of it).
+    @Test func aStreamPastItsShareOfBufferedBytesIsRefusedAndAnotherIsNot() async throws {
+        // Two largest uploads' worth of bodies for two streams: one each.
+        let receiver = HoldingReceiver(bounds: IngestBounds(maxBufferedBytes: 2 * IngestBounds.largestUpload), streams: ["field", "other"], holds: ["field"])
+        let body = 40 << 20
+        try await Self.withServer(receiver) { port in
+            async let first = Self.put("/ingest/field/360p/seg0.ts", bytes: body, port: port)
+            #expect(try await Self.eventually { receiver.holding == 1 })
+            let second = try await Self.put("/ingest/field/360p/seg1.ts", bytes: body, port: port)
+            #expect(second.status == 503 && second.text.contains("ingest.max_buffered_mb"), "\(second.text.prefix(300))")
+            let other = try await Self.put("/ingest/other/360p/seg0.ts", bytes: body, port: port, token: "other-token-0123456789")
+            #expect(other.status == 201, "\(other.text.prefix(300))")
+            receiver.release()
+            #expect(try await first.status == 201)
         }
     }
 }

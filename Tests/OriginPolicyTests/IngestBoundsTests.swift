@@ -27,4 +27,16 @@ import Testing
         #expect(!bounds.keepsUnplaced(alreadyKept: 1))
         #expect(!IngestBounds(maxUnplacedSegments: 0).keepsUnplaced(alreadyKept: 0))
     }
+
+    /// Each pushed stream's share of the bounds: equal, at least two uploads and one largest
+    /// upload's bytes, never more than the whole.
+    @Test(arguments: [
+        (16, 256 << 20, 1, 16, 256 << 20), (16, 256 << 20, 2, 8, 128 << 20), (16, 256 << 20, 8, 2, 64 << 20),
+        (16, 256 << 20, 100, 2, 64 << 20), (1, 1000, 4, 1, 1000), (4, 1 << 30, 0, 4, 1 << 30),
+    ] as [(Int, Int, Int, Int, Int)])
+    func shares(uploads: Int, bytes: Int, streams: Int, shareUploads: Int, shareBytes: Int) {
+        let share = IngestBounds(maxUploadsInFlight: uploads, maxBufferedBytes: bytes).share(among: streams)
+        #expect(share.maxUploadsInFlight == shareUploads)
+        #expect(share.maxBufferedBytes == shareBytes)
+    }
 }
