@@ -33,6 +33,18 @@ public struct DeclaredRung: Sendable, Equatable, Codable {
     public static let bandwidths = 16_000...200_000_000
     public static let frameRates = 1.0...120.0
     public static let maxCodecs = 4
+    /// The most pixels a second the whole ladder may declare (width x height x frame rate,
+    /// summed over the rungs; a rung without FRAME-RATE counts at 60): one 2160p60 rung's
+    /// worth, well above a phone's or a broadcast encoder's ladder (1080p30 + 720p30 + 360p30
+    /// is a fifth of it). Taking a ladder encodes a stand-in segment per rung at its size and
+    /// rate, so this bounds that work whatever is declared (issue 33: eight 4320p120 rungs
+    /// were taken, 48 times this).
+    public static let maxPixelRate = 3840 * 2160 * 60
+    /// The frame rate a rung without FRAME-RATE counts at.
+    static let assumedFrameRate = 60.0
+
+    /// Pixels a second this rung asks of an encoder.
+    var pixelRate: Double { Double(width) * Double(height) * (frameRate ?? Self.assumedFrameRate) }
 
 
     /// An RFC 6381 codec string as encoders write them (`avc1.64001f`, `mp4a.40.2`).
@@ -76,6 +88,11 @@ extension IngestMaster {
             rungs.append(DeclaredRung(name: name, width: resolution.width, height: resolution.height, bandwidth: variant.bandwidth,
                                       codecs: variant.codecs, frameRate: variant.frameRate))
         }
+        // Each rung is bounded above (7680 x 4320 x 120), and there are at most eight: the sum is finite.
+        let pixelRate = rungs.reduce(0) { $0 + $1.pixelRate }
+        guard pixelRate <= Double(DeclaredRung.maxPixelRate) else {
+            return refused("its rungs ask for \(Int(pixelRate / 1e6)) million pixels a second (width x height x FRAME-RATE, 60 where none is given), at most \(DeclaredRung.maxPixelRate / 1_000_000) million (one 2160p60 rung) are taken")
+        }
         return .success(rungs)
     }
 
@@ -94,17 +111,20 @@ extension IngestMaster {
     }
 
     /// Whether a running stream takes the ladder its encoder's master newly declares
-    /// (`.declared`, checked): it does while the stream holds no footage (`hasFootage`: an
-    /// ingest session began, kept across restarts, or the recording holds an entry that is no
-    /// fill), so what it recorded on the ladder it served is GAP entries and stand-ins only and
-    /// nothing real is orphaned. After that, a master that names a rung outside `serving` is a
-    /// 409 that says how to start anew in `streamDirectory`: the first ladder stays, as a
-    /// configured one would.
-    public static func takesDeclared(_ rungs: [DeclaredRung], serving: [String], hasFootage: Bool, streamDirectory: String) -> Result<[DeclaredRung], Refusal> {
-        guard hasFootage else { return .success(rungs) }
+    /// (`.declared`, checked): it does once, while the stream holds no footage (`hasFootage`:
+    /// an ingest session began, kept across restarts, or the recording holds an entry that is
+    /// no fill), so what it recorded on the ladder it served is GAP entries and stand-ins only
+    /// and nothing real is orphaned, and while it has taken no declared ladder before
+    /// (`tookOne`: taking one encodes a stand-in per rung, so a master that named new rungs
+    /// each time made that work again at every upload; issue 33). After that, a master that
+    /// names a rung outside `serving` is a 409 that says how to start anew in
+    /// `streamDirectory`: the first ladder stays, as a configured one would.
+    public static func takesDeclared(_ rungs: [DeclaredRung], serving: [String], hasFootage: Bool, tookOne: Bool = false, streamDirectory: String) -> Result<[DeclaredRung], Refusal> {
+        guard hasFootage || tookOne else { return .success(rungs) }
+        let why = hasFootage ? "has recorded footage on it" : "took it from an earlier master of its encoder"
         let declared = rungs.map(\.name).joined(separator: ", ")
         return .failure(Refusal(.conflict, """
-            the master declares the ladder \(declared), but this stream serves \(serving.joined(separator: ", ")) and has recorded footage on it: \
+            the master declares the ladder \(declared), but this stream serves \(serving.joined(separator: ", ")) and \(why): \
             a stream with no ladder in its config takes its encoder's ladder once, before the first segment. Push those rungs (or a part of them), \
             or start a new recording with the new ladder: stop the server, move \(streamDirectory) away (its recording and ingest/ladder.json), \
             and start it again

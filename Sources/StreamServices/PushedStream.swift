@@ -21,8 +21,9 @@ import Synchronization
 /// VOD, clips and mirrors all follow from there.
 ///
 /// A stream whose config names no ladder takes the one its encoder's first master declares,
-/// live (`takeLadder`): the publisher, recorder, stand-ins and ledger are built anew for its
-/// rungs, once, before the encoder's first segment.
+/// live: the master is answered once the ladder is kept, and the publisher, recorder, stand-ins
+/// and ledger are built anew for its rungs off the request (`settleLadder`), once, before the
+/// encoder's next upload is taken.
 public final class PushedStream: Sendable {
     /// The plan and publisher in force: replaced once when the stream takes its encoder's ladder.
     private let current: Mutex<Current>
@@ -35,6 +36,18 @@ public final class PushedStream: Sendable {
     /// order they arrive: a playlist must see every segment whose upload finished before it.
     private let uploads = Mutex(())
     private let totals = Mutex(PipelineStatistics())
+    /// A ladder kept and not yet set up, with what its master said of each rung; set up by a
+    /// thread of its own after the master is answered, or by the next upload, whichever takes
+    /// `uploads` first.
+    private let pendingLadder = Mutex<PendingLadder?>(nil)
+    /// Why the ladder kept could not be set up: every upload is answered with it until a restart.
+    private let setupFailure = Mutex<Refusal?>(nil)
+
+    private struct PendingLadder {
+        var rungs: [DeclaredRung]
+        var master: MultivariantPlaylist
+        var notPushed: [String]
+    }
     /// What this stream may make the server keep (`ingest` in the config).
     public let bounds: IngestBounds
 
@@ -115,7 +128,8 @@ public final class PushedStream: Sendable {
 
     func receive(_ path: IngestPath, body: [UInt8]) -> Result<IngestReceipt, Refusal> {
         uploads.withLock { _ in
-            switch path {
+            if let refusal = settleLadder() { return .failure(refusal) }
+            return switch path {
             case .master:
                 receiveMaster(body)
             case let .mediaPlaylist(_, variant):
@@ -269,33 +283,46 @@ public final class PushedStream: Sendable {
         case let .failure(refusal): return .failure(refusal)
         }
         let served = plan.stream.video.ladder
-        var ladder = served.map(\.name)
-        var took: String?
+        let ladder = served.map(\.name)
         // A stream whose config names no ladder takes its encoder's (kept for the next start).
         let current = served.map { DeclaredRung(name: $0.name, width: $0.width, height: $0.height, bandwidth: $0.maxrate.bitsPerSecond, codecs: [], frameRate: nil) }
         switch IngestMaster.ladder(for: master, configured: plan.stream.video.ladderConfigured ? ladder : nil, kept: current, playlist: StreamLayout.mediaPlaylistName) {
         case let .failure(refusal): return .failure(refusal)
         case .success(.configured), .success(.kept): break
         case let .success(.declared(declared)):
-            switch IngestMaster.takesDeclared(declared, serving: ladder, hasFootage: holdsFootage(self.publisher), streamDirectory: layout.streamDirectory) {
+            let tookOne = PushedLadder.load(layout) != nil
+            switch IngestMaster.takesDeclared(declared, serving: ladder, hasFootage: holdsFootage(self.publisher), tookOne: tookOne, streamDirectory: layout.streamDirectory) {
             case let .failure(refusal): return .failure(refusal)
             case let .success(rungs):
-                if let refusal = takeLadder(rungs) { return .failure(refusal) }
-                ladder = rungs.map(\.name)
-                took = "the encoder's ladder (\(ladder.joined(separator: ", "))) taken for this stream and kept; "
+                let names = rungs.map(\.name)
+                let taken: IngestMaster
+                switch IngestMaster.accept(master, ladder: names, playlist: StreamLayout.mediaPlaylistName) {
+                case let .success(accepted): taken = accepted
+                case let .failure(refusal): return .failure(refusal)
+                }
+                if let refusal = keepLadder(rungs) { return .failure(refusal) }
+                pendingLadder.withLock { $0 = PendingLadder(rungs: rungs, master: master, notPushed: taken.notPushed) }
+                // Set up off the request: the answer says it is taken; the next upload waits for it.
+                Thread.detachNewThread { [self] in uploads.withLock { _ in _ = settleLadder() } }
+                return .success(IngestReceipt(created: false, message: "the encoder's ladder (\(names.joined(separator: ", "))) taken for this stream and kept; " + taken.receipt))
             }
         }
         let publisher = self.publisher
-        for (name, format) in IngestMaster.formats(in: master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName, frameRate: frameRate) {
-            publisher.writer.noteFormat(format, of: name)
-        }
+        noteFormats(of: master, ladder: ladder, in: publisher)
         switch IngestMaster.accept(master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName) {
         case let .failure(refusal):
             return .failure(refusal)
         case let .success(taken):
             // Rungs the encoder leaves out are filled like a failed variant's until their segments come again.
             for variant in taken.notPushed { publisher.variantNotPushed(variant) }
-            return .success(IngestReceipt(created: false, message: (took ?? "") + taken.receipt))
+            return .success(IngestReceipt(created: false, message: taken.receipt))
+        }
+    }
+
+    /// What the master says each listed rung is (CODECS, RESOLUTION), for the master players get.
+    private func noteFormats(of master: MultivariantPlaylist, ladder: [String], in publisher: StreamPublisher) {
+        for (name, format) in IngestMaster.formats(in: master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName, frameRate: frameRate) {
+            publisher.writer.noteFormat(format, of: name)
         }
     }
 
@@ -310,23 +337,50 @@ public final class PushedStream: Sendable {
         }
     }
 
-    /// Takes the ladder the encoder declares in place of the one served, before its first
-    /// segment (`IngestMaster.takesDeclared`): kept first (atomically), so a crash from here on
-    /// still serves it at the next start (`PushedLadder.restoring`); then the served publisher
-    /// is retired and one is built for the new rungs as a start would (registry entry, recorder
-    /// per variant, stand-ins per rung, master), with a new ledger. What the old ladder had
-    /// recorded is fills only (`holdsFootage`), and is removed with its master and timeline, so
-    /// every new rung starts level (an angle of a set lists its slots anew, entry n = slot n).
-    /// Nil when taken.
-    private func takeLadder(_ rungs: [DeclaredRung]) -> Refusal? {
+    /// Keeps the ladder the encoder declares in place of the one served, before its first
+    /// segment (`IngestMaster.takesDeclared`), atomically, so a crash from here on still
+    /// serves it at the next start (`PushedLadder.restoring`). Nil when kept.
+    private func keepLadder(_ rungs: [DeclaredRung]) -> Refusal? {
         do {
             try PushedLadder.keep(rungs, layout: layout)
         } catch {
             logger.error("the encoder's ladder could not be kept", metadata: ["error": "\(error)"])
             return Self.writeRefusal(error, "the encoder's ladder could not be kept")
         }
+        if current.withLock({ $0.stopped }) { return Refusal(.conflict, "the stream has ended; its encoder's ladder is kept and served from the next start").forOperators() }
+        return nil
+    }
+
+    /// Waits until a ladder taken from a master is set up (what the next upload waits for
+    /// before it is taken); nil when it is, or none was pending, else why it could not be.
+    public func settleTakenLadder() -> Refusal? {
+        uploads.withLock { _ in settleLadder() }
+    }
+
+    /// Sets up the ladder kept and pending, if any; called with `uploads` held. Nil when there
+    /// is none or it is set up; the refusal every upload gets when it could not be.
+    private func settleLadder() -> Refusal? {
+        if let failure = setupFailure.withLock({ $0 }) { return failure }
+        guard let pending = pendingLadder.withLock({ pending in defer { pending = nil }; return pending }) else { return nil }
+        if let failure = takeLadder(pending.rungs) {
+            setupFailure.withLock { $0 = failure }
+            return failure
+        }
+        let publisher = self.publisher
+        noteFormats(of: pending.master, ladder: pending.rungs.map(\.name), in: publisher)
+        for variant in pending.notPushed { publisher.variantNotPushed(variant) }
+        return nil
+    }
+
+    /// Takes the ladder kept (`keepLadder`): the served publisher is retired and one is built
+    /// for the new rungs as a start would (registry entry, recorder per variant, stand-ins per
+    /// rung, master), with a new ledger. What the old ladder had recorded is fills only
+    /// (`holdsFootage`), and is removed with its master and timeline, so every new rung starts
+    /// level (an angle of a set lists its slots anew, entry n = slot n). Its work is bounded by
+    /// the ladder's (`DeclaredRung.maxPixelRate`), done once per stream. Nil when taken.
+    private func takeLadder(_ rungs: [DeclaredRung]) -> Refusal? {
         let old = current.withLock { $0 }
-        guard !old.stopped else { return Refusal(.conflict, "the stream has ended; its encoder's ladder is kept and served from the next start").forOperators() }
+        guard !old.stopped else { return nil }
         // The stream as the config names it: `ServePlan` takes the ladder just kept.
         let configured = old.plan.configuration.streams.first { $0.name == name } ?? old.plan.stream
         let plan = ServePlan(configuration: old.plan.configuration, stream: configured, realtime: old.plan.realtime, effort: old.plan.effort)

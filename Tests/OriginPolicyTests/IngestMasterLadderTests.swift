@@ -54,6 +54,11 @@ import Testing
         ([variant("\(String(repeating: "a", count: 65))/index.m3u8")], "is not <variant>/index.m3u8"),
         ([variant("a/b/index.m3u8")], "is not <variant>/index.m3u8"),
         ([variant("https://elsewhere.example/360p/index.m3u8")], "is not <variant>/index.m3u8"),
+        // More pixels a second than one 2160p60 rung (issue 33): eight 4320p120 rungs, two
+        // 2160p60 ones, and one 2160p without FRAME-RATE beside a 1080p one (counted at 60).
+        ((0..<8).map { variant("r\($0)/index.m3u8", 7680, 4320, frameRate: 120) }, "million pixels a second"),
+        ([variant("a/index.m3u8", 3840, 2160, frameRate: 60), variant("b/index.m3u8", 3840, 2160, frameRate: 60)], "million pixels a second"),
+        ([variant("a/index.m3u8", 3840, 2160, frameRate: nil), variant("b/index.m3u8", 1920, 1080, frameRate: 30)], "million pixels a second"),
         // Names the server keeps beside a stream's variants (issue 33): a rung named so would
         // be a folder where the master, the ingest's session or the markers are written.
         ([variant("master.m3u8/index.m3u8")], "none of the names the server keeps"),
@@ -119,5 +124,25 @@ import Testing
             #expect(refusal.reason.contains("360p, 180p") && refusal.reason.contains("serves 720p, 360p"), "\(refusal.reason)")
             #expect(refusal.reason.contains("move /srv/sideline/phone away"), "\(refusal.reason)")
         }
+    }
+
+    /// One 2160p60 rung is the most a ladder may declare; a broadcast ladder fits easily.
+    @Test func aLadderUpToOne2160p60RungIsTaken() throws {
+        let one = MultivariantPlaylist(variants: [Self.variant("2160p/index.m3u8", 3840, 2160, bandwidth: 40_000_000, frameRate: 60)])
+        #expect(try IngestMaster.declaredLadder(one, playlist: "index.m3u8").get().count == 1)
+        let broadcast = MultivariantPlaylist(variants: [Self.variant("1080p/index.m3u8", 1920, 1080, frameRate: 60), Self.variant("720p/index.m3u8", 1280, 720, frameRate: 60),
+                                                        Self.variant("360p/index.m3u8", 640, 360, frameRate: nil)])
+        #expect(try IngestMaster.declaredLadder(broadcast, playlist: "index.m3u8").get().count == 3)
+    }
+
+    /// A stream takes a declared ladder once: a master that names other rungs after it, even
+    /// before the first segment, is a 409 (each take encodes a stand-in per rung).
+    @Test func aSecondDeclaredLadderIsAConflictEvenBeforeFootage() throws {
+        let rungs = try IngestMaster.declaredLadder(Self.phone, playlist: "index.m3u8").get()
+        guard case let .failure(refusal) = IngestMaster.takesDeclared(rungs, serving: ["720p"], hasFootage: false, tookOne: true, streamDirectory: "/srv/sideline/phone") else {
+            Issue.record("a second ladder was taken")
+            return
+        }
+        #expect(refusal.status == 409 && refusal.reason.contains("took it from an earlier master"), "\(refusal.reason)")
     }
 }

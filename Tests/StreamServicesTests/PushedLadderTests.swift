@@ -77,12 +77,23 @@ import Testing
         #expect(early.status == 404 && early.reason.contains("upload the master that declares it first"), "\(early.reason)")
         let taken = try receiver.receive(.master(stream: name), body: Self.phoneMaster).get()
         #expect(taken.message == "the encoder's ladder (360p, 180p) taken for this stream and kept; master taken: 360p, 180p")
+        // Set up off the request (the next upload waits for it).
+        #expect(stream.settleTakenLadder() == nil)
         #expect(registry.stream(named: name)?.variantOrder == ["360p", "180p"], "registered anew for the taken rungs")
         #expect(stream.plan.stream.video.ladder.map(\.name) == ["360p", "180p"])
         #expect(stream.plan.stream.video.frameRate == 25)
         #expect(PushedLadder.load(StreamLayout(dataDirectory: data, stream: name)) == Self.phone)
         // The next start serves the encoder's ladder and takes its master as its own.
         #expect(try self.receiver(configuration).receive(.master(stream: name), body: Self.phoneMaster).get().message == "master taken: 360p, 180p")
+        // A ladder is taken once (issue 33): another, before any segment, is a conflict, and
+        // nothing is set up again.
+        let other = Array("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=640x360,CODECS=\"avc1.64001e\"\nother/index.m3u8\n".utf8)
+        guard case let .failure(again) = receiver.receive(.master(stream: name), body: other) else {
+            Issue.record("a second ladder was taken")
+            return
+        }
+        #expect(again.status == 409 && again.reason.contains("took it from an earlier master"), "\(again.reason)")
+        #expect(stream.plan.stream.video.ladder.map(\.name) == ["360p", "180p"])
     }
 
     /// A pushed angle of a set lists its set's slots (GAP entries) before its encoder's first
@@ -102,6 +113,7 @@ import Testing
         #expect(before.count >= 9 && before.allSatisfy(\.gap), "the slots that passed are GAP entries")
         let taken = try PushedStreams([stream]).receive(.master(stream: name), body: Self.phoneMaster).get()
         #expect(taken.message.hasPrefix("the encoder's ladder (360p, 180p) taken"))
+        #expect(stream.settleTakenLadder() == nil)
         #expect(!FileManager.default.fileExists(atPath: layout.variantDirectory("720p")), "the old ladder's fills are gone")
         let rungs = ["360p", "180p"].map { registry.stream(named: name)?.variants[$0]?.recording }
         #expect(rungs.allSatisfy { $0?.mediaSequence == 0 && ($0?.segments.count ?? 0) >= 9 })
