@@ -15,12 +15,18 @@ public enum PushedSegmentCheck {
         /// Where the first keyframe's packets end: bytes `0..<keyframeEnd` (the program tables
         /// and the keyframe) decode on their own, which is what an I-frame playlist lists.
         public var keyframeEnd: Int
+        /// The video's PMT stream type (`h264` or `hevc`).
+        public var videoStreamType: Int
+        /// The PMT stream types of the audio it carries (`audioTypes`), in PMT order.
+        public var audioStreamTypes: [Int]
 
-        public init(videoPID: Int, duration: Double, firstPTS: Int64, keyframeEnd: Int) {
+        public init(videoPID: Int, duration: Double, firstPTS: Int64, keyframeEnd: Int, videoStreamType: Int = PushedSegmentCheck.h264, audioStreamTypes: [Int] = []) {
             self.videoPID = videoPID
             self.duration = duration
             self.firstPTS = firstPTS
             self.keyframeEnd = keyframeEnd
+            self.videoStreamType = videoStreamType
+            self.audioStreamTypes = audioStreamTypes
         }
     }
 
@@ -45,8 +51,10 @@ public enum PushedSegmentCheck {
     }
 
     /// PMT stream types of the video codecs HLS carries in MPEG-TS (ISO/IEC 13818-1 Table 2-34).
-    static let h264 = 0x1B
-    static let hevc = 0x24
+    public static let h264 = 0x1B
+    public static let hevc = 0x24
+    /// PMT stream types of audio: MPEG-1 and -2 audio, AAC in ADTS and in LATM, AC-3, E-AC-3.
+    public static let audioTypes: Set<Int> = [0x03, 0x04, 0x0F, 0x11, 0x81, 0x87]
 
     public static func inspect(_ bytes: [UInt8], announced: Int? = nil) -> Result<Inspection, Failure> {
         if let failure = SegmentCheck.verify(TransportStreamHeaders.patFirst(bytes), announced: announced) { return .failure(.packets(failure)) }
@@ -54,13 +62,16 @@ public enum PushedSegmentCheck {
         // The leading tables: PAT (PID 0), the PMTs it names, and SDT/NIT (PIDs below 0x20).
         var pmtPIDs: Set<Int> = []
         var video: (pid: Int, type: Int)?
+        var audio: [Int] = []
         var index = 0
         while index < packets.count {
             let packet = packets[index]
             if packet.pid == TransportStreamHeaders.patPID {
                 pmtPIDs.formUnion(TransportStreamHeaders.programMapPIDs(in: bytes, pat: packet))
             } else if pmtPIDs.contains(packet.pid) {
-                video = videoStream(in: bytes, pmt: packet)
+                let streams = elementaryStreams(in: bytes, pmt: packet)
+                video = streams.first { $0.type == h264 || $0.type == hevc }
+                audio = streams.map(\.type).filter(audioTypes.contains)
             } else if packet.pid >= 0x20 {
                 break
             }
@@ -81,26 +92,28 @@ public enum PushedSegmentCheck {
         let frame = zip(sorted, sorted.dropFirst()).map { $1 - $0 }.min() ?? 0
         // The keyframe's access unit runs until the next video PES starts.
         let keyframeEnd = videoPackets.drop(while: { $0 != first }).dropFirst().first(where: \.unitStart)?.start ?? bytes.count
-        return .success(Inspection(videoPID: videoPID, duration: Double(end - start + frame) / 90_000, firstPTS: start, keyframeEnd: keyframeEnd))
+        return .success(Inspection(videoPID: videoPID, duration: Double(end - start + frame) / 90_000, firstPTS: start, keyframeEnd: keyframeEnd,
+                                   videoStreamType: videoType, audioStreamTypes: audio))
     }
 
-    /// The first H.264 or HEVC elementary stream a PMT section in one packet lists (§2.4.4.8).
-    static func videoStream(in bytes: [UInt8], pmt packet: TransportStreamPacket) -> (pid: Int, type: Int)? {
-        guard packet.unitStart, packet.hasPayload else { return nil }
+    /// The elementary streams a PMT section in one packet lists (§2.4.4.8), in its order.
+    static func elementaryStreams(in bytes: [UInt8], pmt packet: TransportStreamPacket) -> [(pid: Int, type: Int)] {
+        guard packet.unitStart, packet.hasPayload else { return [] }
         let section = packet.payload + 1 + Int(bytes[packet.payload])
         let packetEnd = packet.end
-        guard section + 12 <= packetEnd else { return nil }
+        guard section + 12 <= packetEnd else { return [] }
         let sectionLength = Int(bytes[section + 1] & 0x0F) << 8 | Int(bytes[section + 2])
         let end = min(section + 3 + sectionLength - 4, packetEnd)
         let programInfoLength = Int(bytes[section + 10] & 0x0F) << 8 | Int(bytes[section + 11])
         var entry = section + 12 + programInfoLength
+        var streams: [(pid: Int, type: Int)] = []
         while entry + 5 <= end {
             let type = Int(bytes[entry])
             let pid = Int(bytes[entry + 1] & 0x1F) << 8 | Int(bytes[entry + 2])
-            if type == h264 || type == hevc { return (pid, type) }
+            streams.append((pid, type))
             entry += 5 + (Int(bytes[entry + 3] & 0x0F) << 8 | Int(bytes[entry + 4]))
         }
-        return nil
+        return streams
     }
 
     /// Whether the PES that `first` starts is a keyframe: the adaptation field's

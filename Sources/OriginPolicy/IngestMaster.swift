@@ -50,12 +50,14 @@ public struct IngestMaster: Sendable, Equatable {
     }
 
     /// What each listed rung of `ladder` says it is (CODECS and RESOLUTION; `frameRate` when
-    /// it gives none), for those that say both. Taken even from a master refused for another
-    /// variant, as the ingest always has.
+    /// it gives none), for those that say both, with codec strings as a declared ladder's are
+    /// held to (at most `DeclaredRung.maxCodecs`, each a plain RFC 6381 string). Taken even
+    /// from a master refused for another variant, as the ingest always has.
     public static func formats(in master: MultivariantPlaylist, ladder: [String], playlist: String, frameRate: Double) -> [(variant: String, format: VariantFormat)] {
         master.variants.compactMap { variant in
             guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: playlist), ladder.contains(name),
-                  let resolution = variant.resolution, !variant.codecs.isEmpty else { return nil }
+                  let resolution = variant.resolution, !variant.codecs.isEmpty,
+                  variant.codecs.count <= DeclaredRung.maxCodecs, variant.codecs.allSatisfy(DeclaredRung.isSafeCodec) else { return nil }
             return (name, VariantFormat(codecs: variant.codecs, width: resolution.width, height: resolution.height, frameRate: variant.frameRate ?? frameRate))
         }
     }

@@ -42,6 +42,10 @@ public final class PushedStream: Sendable {
     private let pendingLadder = Mutex<PendingLadder?>(nil)
     /// Why the ladder kept could not be set up: every upload is answered with it until a restart.
     private let setupFailure = Mutex<Refusal?>(nil)
+    /// What the encoder's master declared each variant carries (CODECS), and what the last
+    /// segment taken of each carried: a segment or a master that disagrees is refused
+    /// (`DeclaredCodecs`).
+    private let codecs = Mutex<(declared: [String: [String]], carried: [String: PushedSegmentCheck.Inspection])>(([:], [:]))
 
     private struct PendingLadder {
         var rungs: [DeclaredRung]
@@ -71,6 +75,7 @@ public final class PushedStream: Sendable {
         self.bounds = IngestBounds(maxUploadsInFlight: ingest.maxUploadsInFlight, maxBufferedBytes: ingest.maxBufferedMegabytes << 20,
                                    maxPendingSegments: ingest.maxPendingSegments, maxUnplacedSegments: ingest.maxUnplacedSegments)
         self.ledger = Mutex(Self.ledger(plan: plan, publisher: publisher, logger: logger))
+        if !plan.stream.video.ladderConfigured, let kept = PushedLadder.load(plan.layout) { noteDeclared(kept) }
         applyKeptMetadata()
     }
 
@@ -153,6 +158,9 @@ public final class PushedStream: Sendable {
         }
         // Refused before anything is written; `segmentReceived` below then cannot refuse it.
         if let rejection = ledger.withLock({ $0.check(segment: name, of: variant, inspection: inspection) }) { return .failure(refusal(rejection, variant: variant)) }
+        if let declared = codecs.withLock({ $0.declared[variant] }), let mismatch = DeclaredCodecs.mismatch(declared: declared, inspection: inspection) {
+            return .failure(.malformed("segment '\(name)' of variant '\(variant)': \(mismatch); upload a master whose CODECS name what the segments carry").forOperators())
+        }
         let (pending, replacing) = ledger.withLock { ledger in
             (ledger.settings.variants.reduce(0) { $0 + ledger.pending($1).count }, ledger.pending(variant).contains(name))
         }
@@ -172,6 +180,7 @@ public final class PushedStream: Sendable {
         }
         switch ledger.withLock({ $0.segmentReceived(variant: variant, name: name, inspection: inspection) }) {
         case let .success(replaced):
+            codecs.withLock { $0.carried[variant] = inspection }
             return .success(IngestReceipt(created: !replaced, message: "received \(name) (\(DecimalFormat.compact(inspection.duration)) s); listed once a playlist lists it"))
         case let .failure(rejection):
             try? FileManager.default.removeItem(atPath: "\(directory)/\(name)")
@@ -282,6 +291,13 @@ public final class PushedStream: Sendable {
         case let .success(parsed): master = parsed
         case let .failure(refusal): return .failure(refusal)
         }
+        // What the segments already taken carry holds the master to it.
+        let carried = codecs.withLock { $0.carried }
+        for variant in master.variants where !variant.codecs.isEmpty {
+            guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: StreamLayout.mediaPlaylistName), let last = carried[name],
+                  let mismatch = DeclaredCodecs.mismatch(declared: variant.codecs, inspection: last) else { continue }
+            return .failure(.malformed("the master's variant '\(name)': \(mismatch) (its last segment); declare CODECS as the segments carry them").forOperators())
+        }
         let served = plan.stream.video.ladder
         let ladder = served.map(\.name)
         // A stream whose config names no ladder takes its encoder's (kept for the next start).
@@ -313,9 +329,26 @@ public final class PushedStream: Sendable {
         case let .failure(refusal):
             return .failure(refusal)
         case let .success(taken):
+            noteDeclared(of: master)
             // Rungs the encoder leaves out are filled like a failed variant's until their segments come again.
             for variant in taken.notPushed { publisher.variantNotPushed(variant) }
             return .success(IngestReceipt(created: false, message: taken.receipt))
+        }
+    }
+
+    /// The CODECS each variant a master accepted lists, for its segments to be held to.
+    private func noteDeclared(of master: MultivariantPlaylist) {
+        codecs.withLock { codecs in
+            for variant in master.variants where !variant.codecs.isEmpty {
+                guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: StreamLayout.mediaPlaylistName) else { continue }
+                codecs.declared[name] = variant.codecs
+            }
+        }
+    }
+
+    private func noteDeclared(_ rungs: [DeclaredRung]) {
+        codecs.withLock { codecs in
+            for rung in rungs { codecs.declared[rung.name] = rung.codecs }
         }
     }
 
@@ -368,6 +401,7 @@ public final class PushedStream: Sendable {
         }
         let publisher = self.publisher
         noteFormats(of: pending.master, ladder: pending.rungs.map(\.name), in: publisher)
+        noteDeclared(pending.rungs)
         for variant in pending.notPushed { publisher.variantNotPushed(variant) }
         return nil
     }

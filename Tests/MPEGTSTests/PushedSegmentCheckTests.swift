@@ -6,11 +6,13 @@ import Testing
 /// first), H.264 with B-frames and HEVC, and the same bytes broken the ways a bad pusher breaks them.
 @Suite struct PushedSegmentCheckTests {
     /// Two seconds of the test source at 25 fps, one keyframe a second, from the ffmpeg CLI.
-    static func encode(_ codec: String) throws -> [UInt8] {
+    /// `audio`: an audio encoder for a sine of its own (`aac`, `ac3`...), or none.
+    static func encode(_ codec: String, audio: String? = nil) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=128x72:rate=25", "-t", "2", "-c:v", codec, "-preset", "ultrafast",
-                             "-g", "25", "-bf", "2", "-pix_fmt", "yuv420p", "-f", "mpegts", "pipe:1"]
+        process.arguments = ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=128x72:rate=25"] + (audio == nil ? [] : ["-f", "lavfi", "-i", "sine=sample_rate=48000"])
+            + ["-t", "2", "-c:v", codec, "-preset", "ultrafast", "-g", "25", "-bf", "2", "-pix_fmt", "yuv420p"] + (audio.map { ["-c:a", $0, "-shortest"] } ?? [])
+            + ["-f", "mpegts", "pipe:1"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -92,5 +94,14 @@ import Testing
     @Test func everyRefusalSaysWhatToFix() {
         #expect(PushedSegmentCheck.Failure.firstVideoNotKeyframe.description.contains("keyframe"))
         #expect(PushedSegmentCheck.Failure.noVideoStream.description.contains("H.264"))
+    }
+
+    /// What the program map says the segment carries: the video's stream type and the audio's,
+    /// for the declared CODECS to be held to (`DeclaredCodecs`).
+    @Test(arguments: [("libx264", nil, 0x1B, []), ("libx265", nil, 0x24, []), ("libx264", "aac", 0x1B, [0x0F]), ("libx264", "ac3", 0x1B, [0x81])] as [(String, String?, Int, [Int])])
+    func theStreamTypesAreRead(video: String, audio: String?, videoType: Int, audioTypes: [Int]) throws {
+        let inspection = try PushedSegmentCheck.inspect(try Self.encode(video, audio: audio)).get()
+        #expect(inspection.videoStreamType == videoType)
+        #expect(inspection.audioStreamTypes == audioTypes)
     }
 }

@@ -146,4 +146,43 @@ import Testing
         let (_, again) = try server(configuration)
         #expect(again.plan.stream.video.ladder.map(\.name) == configuration.streams[0].video.ladder.map(\.name))
     }
+
+    /// Declared CODECS are held to what the segments carry (issue 33): they go into the master
+    /// players get, and into a set's. HEVC declared for H.264 segments refuses the segments
+    /// until a master says what they are; a master that drops the audio the segments carry is
+    /// refused.
+    @Test func declaredCodecsTheSegmentsCannotCarryAreRefused() async throws {
+        let data = try makeTemporaryDirectory("pushed-ladder-codecs")
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let segments = try await Self.segments("640x360", in: data + "/made/360p")
+        let configuration = configuration(data)
+        let name = configuration.streams[0].name
+        let bearer: HTTPFields = [.authorization: "Bearer \(Self.token)"]
+        @Sendable func master(_ codecs: String) -> ByteBuffer {
+            ByteBuffer(string: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=640x360,CODECS=\"\(codecs)\",FRAME-RATE=30\n360p/index.m3u8\n")
+        }
+        let (app, _) = try server(configuration)
+        try await app.test(.live) { client in
+            try await client.execute(uri: "/ingest/\(name)/master.m3u8", method: .put, headers: bearer, body: master("hvc1.1.6.L93.B0,mp4a.40.2")) { response in
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/ingest/\(name)/360p/seg0.ts", method: .put, headers: bearer, body: ByteBuffer(bytes: segments[0])) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("CODECS declares AAC and HEVC, but the segments carry AAC and H.264"), "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/ingest/\(name)/master.m3u8", method: .put, headers: bearer, body: master("avc1.64001e,mp4a.40.2")) { response in
+                #expect(response.status == .ok && String(buffer: response.body).hasPrefix("master taken: 360p"), "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/ingest/\(name)/360p/seg0.ts", method: .put, headers: bearer, body: ByteBuffer(bytes: segments[0])) { response in
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/ingest/\(name)/master.m3u8", method: .put, headers: bearer, body: master("avc1.64001e")) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("CODECS declares H.264, but the segments carry AAC and H.264"), "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/live/\(name)/master.m3u8", method: .get) { response in
+                #expect(!String(buffer: response.body).contains("hvc1"), "\(String(buffer: response.body))")
+            }
+        }
+    }
 }
