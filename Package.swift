@@ -10,7 +10,9 @@ import PackageDescription
 // as plain strings and `.product(name:package:)`.
 
 // MARK: - Pure cores
-// Plain values and an injected clock: no NIO, no Hummingbird, no HTTP client, no FFmpeg, and
+// Plain values and an injected clock: no NIO, no Hummingbird, no HTTP client, no FFmpeg, no
+// FoundationNetworking, Dispatch or Glibc (HouseRules.pureProducts and pureToolchainModules
+// are the allow-lists), and
 // no dependency outside this group except pure packages (Yams, swift-crypto, structured
 // headers). Their tests build in seconds and run in the unit phase.
 let pureCores: [Target] = [

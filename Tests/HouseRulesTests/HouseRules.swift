@@ -4,7 +4,7 @@ import Foundation
 struct Violation: Hashable, Sendable, CustomStringConvertible {
     enum Rule: String, Sendable {
         case pureCore, undeclaredImport, unusedDependency, unknownDependency, memberImportVisibility
-        case moduleTable, readmeTable, executableSize, trackedArtefact, serverCancelledInTest
+        case moduleTable, readmeTable, executableSize, trackedArtefact, serverCancelledInTest, pureImport
     }
 
     var rule: Rule
@@ -21,12 +21,17 @@ enum HouseRules {
     /// The group of Package.swift whose targets are pure cores.
     static let pureGroup = "pureCores"
 
-    /// Products no pure core may reach: the network stacks, the HTTP server and client. (What
-    /// a package's product depends on inside its own package is not visible here; the pure
-    /// cores' products are Yams, swift-crypto and structured headers, which use none of these.)
-    static func isIOProduct(_ name: String) -> Bool {
-        name.contains("NIO") || name.hasPrefix("Hummingbird") || name == "AsyncHTTPClient"
-    }
+    /// The only products a pure core may reach: packages of plain values and functions (YAML,
+    /// hashing and HMAC, RFC 8941 structured fields). An allow-list (issue 33): the deny-list
+    /// it replaces named NIO, Hummingbird and the HTTP client, and let Logging, Metrics,
+    /// ServiceLifecycle or a zip library through.
+    static let pureProducts: Set<String> = ["Yams", "Crypto", "RawStructuredFieldValues"]
+
+    /// The toolchain's modules a pure core may import: the standard library and Foundation's
+    /// value types, the synchronisation primitives, regular expressions. Not FoundationNetworking
+    /// (URLSession), Dispatch (queues and their threads), or the C library (Glibc, Musl: raw
+    /// system calls).
+    static let pureToolchainModules: Set<String> = ["Foundation", "FoundationEssentials", "Swift", "_Concurrency", "Synchronization", "RegexBuilder"]
 
     /// The modules a product provides, where they are not just the product's own name.
     static let productModules: [String: Set<String>] = [
@@ -58,8 +63,8 @@ enum HouseRules {
                     let route = (path + [dependency.name]).joined(separator: " -> ")
                     switch dependency {
                     case .product(let product, let package):
-                        if isIOProduct(product) {
-                            violations.append(Violation(rule: .pureCore, subject: core.name, message: "pure core \(core.name) reaches \(product) (\(package)): \(route). Move the IO into a service beside it and give the core a protocol"))
+                        if !pureProducts.contains(product) {
+                            violations.append(Violation(rule: .pureCore, subject: core.name, message: "pure core \(core.name) reaches \(product) (\(package)), which is not one of the pure products (\(pureProducts.sorted().joined(separator: ", "))): \(route). Move the IO into a service beside it and give the core a protocol, or add the product to HouseRules.pureProducts if it is plain values and functions"))
                         }
                     case .target(let next):
                         guard way[next] == nil else { continue }
@@ -74,6 +79,16 @@ enum HouseRules {
             }
         }
         return violations
+    }
+
+    /// A pure core's files import, of the toolchain's modules, only `pureToolchainModules`.
+    /// `imports`: each target's imported modules, all files together.
+    static func pureImports(_ manifest: Manifest, imports: [String: Set<String>]) -> [Violation] {
+        manifest.targets(in: pureGroup).flatMap { core in
+            (imports[core.name] ?? []).intersection(SourceImports.toolchainModules).subtracting(pureToolchainModules).sorted().map { module in
+                Violation(rule: .pureImport, subject: core.name, message: "pure core \(core.name) imports \(module), which does IO (a pure core may import \(pureToolchainModules.sorted().joined(separator: ", ")) of the toolchain): move that code into a service beside it")
+            }
+        }
     }
 
     // MARK: Imports

@@ -130,6 +130,9 @@ import Testing
         ("[\"Core\", .product(name: \"Crypto\"", "[\"Core\", .product(name: \"NIOPosix\", package: \"swift-nio\"), .product(name: \"Crypto\"", "pure core Rules reaches NIOPosix"),
         ("[\"Core\", .product(name: \"Crypto\"", "[\"Core\", .product(name: \"HummingbirdCore\", package: \"hummingbird\"), .product(name: \"Crypto\"", "pure core Rules reaches HummingbirdCore"),
         ("[\"Core\", .product(name: \"Crypto\"", "[\"Core\", .product(name: \"AsyncHTTPClient\", package: \"async-http-client\"), .product(name: \"Crypto\"", "pure core Rules reaches AsyncHTTPClient"),
+        // Products outside the allow-list, though no network stack (issue 33: the deny-list let them through).
+        ("[\"Core\", .product(name: \"Crypto\"", "[\"Core\", .product(name: \"Logging\", package: \"swift-log\"), .product(name: \"Crypto\"", "pure core Rules reaches Logging"),
+        ("[\"Core\", .product(name: \"Crypto\"", "[\"Core\", .product(name: \"ZIPFoundation\", package: \"ZIPFoundation\"), .product(name: \"Crypto\"", "pure core Rules reaches ZIPFoundation"),
         // Through another pure core: the way is named.
         (".target(name: \"Core\")", ".target(name: \"Core\", dependencies: [\"Web\"])", "pure core Rules depends on Web, which is not a pure core (services): Rules -> Core -> Web"),
     ])
@@ -144,6 +147,21 @@ import Testing
         let text = try Self.edited([(library, ""), ("    .target(name: \"Core\"),\n", "    .target(name: \"Core\"),\n" + library)])
         let violations = HouseRules.pureCores(try Self.parsed(text))
         #expect(violations.map(\.message).contains { $0.contains("CFFmpeg is a systemLibrary in pureCores") }, "\(violations)")
+    }
+
+    /// A pure core's files import no toolchain module that does IO (issue 33: FoundationNetworking
+    /// was no part of any rule).
+    @Test(arguments: [(["Foundation", "Synchronization"], []), (["FoundationNetworking"], ["FoundationNetworking"]), (["Dispatch", "Glibc", "Foundation"], ["Dispatch", "Glibc"])] as [([String], [String])])
+    func aPureCoreImportsOnlyPureToolchainModules(imported: [String], caught: [String]) throws {
+        let manifest = try Self.parsed()
+        var imports = Self.cleanImports
+        imports["Core", default: []].formUnion(imported)
+        let violations = HouseRules.pureImports(manifest, imports: imports)
+        #expect(violations.map(\.subject) == caught.map { _ in "Core" })
+        #expect(caught.allSatisfy { module in violations.contains { $0.message.contains("imports \(module)") } }, "\(violations)")
+        // A service may import them.
+        imports["Web", default: []].formUnion(["FoundationNetworking", "Dispatch"])
+        #expect(HouseRules.pureImports(manifest, imports: imports).count == caught.count)
     }
 
     @Test func aPackageWithoutPureCoresIsCaught() throws {

@@ -23,7 +23,7 @@ import Testing
     @Test func everyTargetImportsWhatItDeclaresAndNothingElse() async throws {
         let manifest = try Repository.manifest()
         let imports = try await Repository.offThePool { try Repository.imports(of: manifest) }
-        let violations = HouseRules.imports(manifest, imports: imports) + HouseRules.memberImportVisibility(manifest)
+        let violations = HouseRules.imports(manifest, imports: imports) + HouseRules.memberImportVisibility(manifest) + HouseRules.pureImports(manifest, imports: imports)
         #expect(violations.isEmpty, "\(violations)")
     }
 

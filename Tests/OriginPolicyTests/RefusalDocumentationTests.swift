@@ -76,11 +76,22 @@ import Testing
         #expect(missing.isEmpty, "kinds no row of the table shows: \(missing)")
     }
 
-    /// The kinds' statuses, as the issue's table asks: one status per kind, the same for every route.
+    /// Each kind's status, written out here as Docs/status-codes.md gives it: one status per
+    /// kind, the same for every route and audience. (It compared `Refusal.status` with
+    /// `kind.status`, which is how `status` is defined, so it could not fail; issue 33.)
+    static let statuses: [Refusal.Kind: Int] = [
+        .malformedRequest: 400, .unauthorized: 401, .forbidden: 403,
+        .noSuchResource: 404, .noSuchStream: 404, .noSuchVariant: 404, .noSuchMarker: 404, .segmentNotAvailable: 404, .gapSegment: 404,
+        .stalePlaylist: 404, .nothingRecorded: 404, .onlyGaps: 404,
+        .conflict: 409, .streamRemoved: 410, .tooLarge: 413, .rangeNotSatisfiable: 416, .tooManyAttempts: 429,
+        .internalError: 500, .insufficientStorage: 507, .starting: 503, .draining: 503, .overloaded: 503,
+    ]
+
     @Test func aRefusalsStatusIsItsKinds() {
+        #expect(Set(Self.statuses.keys) == Set(Refusal.Kind.allCases), "a kind with no status written here: \(Set(Refusal.Kind.allCases).subtracting(Self.statuses.keys))")
         for kind in Refusal.Kind.allCases {
-            #expect(Refusal(kind, "why").status == kind.status)
-            #expect(Refusal(kind, "why", audience: .operators).status == kind.status)
+            #expect(Refusal(kind, "why").status == Self.statuses[kind], "\(kind)")
+            #expect(Refusal(kind, "why", audience: .operators).status == Self.statuses[kind], "\(kind)")
         }
         #expect(Refusal.lookUp(stream: "main", phase: nil) == Refusal(.noSuchStream, "no stream named 'main'"))
         #expect(Refusal.lookUp(stream: "main", phase: .removed) == Refusal(.streamRemoved, "stream 'main' was removed", cache: .gone))
