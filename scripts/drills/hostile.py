@@ -9,8 +9,9 @@ stay within their bounds.
     scripts/drills/hostile.sh            (installs what is missing, builds release, runs this)
     python3 scripts/drills/hostile.py    (with .build/release/sideline already built)
 
-Environment: SIDELINE (the binary), CLASSES (space-separated subset of: traps private disk
-connections tls), KEEP=1 keeps the work directory. Prints one line per probe and ends with
+Environment: SIDELINE (the binary), CLASSES (space-separated subset of: traps private doors
+disk connections tls restart; restart stops the server and starts it again over the same data,
+so it runs last), KEEP=1 keeps the work directory. Prints one line per probe and ends with
 'N passed, N failed'; exits 1 when any probe failed. Every loop is bounded in count and time,
 every server binds to 127.0.0.0/8, and everything started is stopped by its PID.
 """
@@ -127,6 +128,9 @@ access: {{signing_key: {SIGNING}}}
   - {{name: open, input: {SAMPLE}, loop: true}}
   - {{name: home, input: testpattern, viewer_token: {VIEWER}}}
   - {{name: roof, ingest_token: {INGEST}}}
+# A private set (its one angle is private): a listing without its credential shows nothing of it.
+angle_sets:
+  - {{name: homeset, streams: [home]}}
 """
 
     def start(self):
@@ -293,15 +297,15 @@ def probe_traps(venue):
         for segment in ("h000001.ts", "h000002.ts"):
             venue.origin.status("PUT", f"/ingest/roof/180p/{segment}", bearer, hostile_segments()["no sync byte"])
         status = venue.origin.status("PUT", "/ingest/roof/180p/index.m3u8", bearer, text.encode())
-        record(group, f"ingest media playlist, {name}: answered, server alive", isinstance(status, int) and status < 500 and venue.alive(), f"{status}")
+        record(group, f"ingest media playlist, {name}: refused 400, server alive", status == 400 and venue.alive(), f"{status}")
     for name, text in HOSTILE_MASTERS.items():
         status = venue.origin.status("PUT", "/ingest/roof/master.m3u8", bearer, text.encode())
         after = venue.origin.status("GET", "/live/roof/master.m3u8")
-        record(group, f"ingest master, {name}: answered, master still renders", isinstance(status, int) and status < 500 and after in (200, 503) and venue.alive(), f"{status}, then GET master {after}")
+        record(group, f"ingest master, {name}: refused 400, master still renders", status == 400 and after == 200 and venue.alive(), f"{status}, then GET master {after}")
     for name, body in {"metadata of 1 MB of '['": b"[" * 1_000_000, "metadata with a NUL title": b'{"title":"\\u0000"}',
                        "metadata, numbers 1e300": b'{"title":1e300,"keywords":[1e300]}'}.items():
         status = venue.origin.status("PUT", "/ingest/roof/metadata", bearer, body)
-        record(group, f"ingest {name}: answered, server alive", isinstance(status, int) and status < 500 and venue.alive(), f"{status}")
+        record(group, f"ingest {name}: refused 400, server alive", status == 400 and venue.alive(), f"{status}")
     multipart = {"boundary never closed": ("multipart/form-data; boundary=xyz", b"--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.ts\"\r\n\r\n" + b"G" * 1000),
                  "no boundary": ("multipart/form-data", b"--\r\n\r\n"),
                  "boundary of 300 bytes": ("multipart/form-data; boundary=" + "b" * 300, b"--" + b"b" * 300 + b"--\r\n")}
@@ -386,7 +390,9 @@ def probe_private(venue):
     # Internal headers from a client are dropped.
     status, _, body = venue.origin.request("GET", "/live/open/master.m3u8", {"X-Sideline-Variant-Limit": "180p"})
     record(group, "X-Sideline-Variant-Limit from a client is ignored (open master lists every variant)", status == 200 and body.count(b"#EXT-X-STREAM-INF") == 2, f"{status}, {body.count(b'#EXT-X-STREAM-INF')} variants")
-    status, _, body = venue.plain.request("GET", "/live/open/master.m3u8", {"X-Sideline-Variant-Limit": "180p", "Host": PUBLIC_NAME})
+    status, headers, body = venue.plain.request("GET", "/live/open/master.m3u8", {"X-Sideline-Variant-Limit": "180p", "Host": PUBLIC_NAME})
+    record(group, "the plain port: redirected to TLS, never a master limited by a client's header", status == 308 and b"#EXT-X-STREAM-INF" not in body,
+           f"{status} {headers.get('location', '')}")
     # Clips honour the credential and its variant limit.
     limited = venue.signed_180.split("/live/")[0]
     status = venue.origin.status("GET", "/api/streams/home/clip.mp4?start=0&end=2&variant=360p", {}, timeout=60)
@@ -404,8 +410,76 @@ def probe_private(venue):
     secret_bits = [credential.split("/access/")[-1], VIEWER, SIGNING]
     logs = open(f"{venue.work}/mirror.log", errors="replace").read()
     record(group, "mirror output and log carry no credential", not any(s in logs for s in secret_bits), "")
-    for name in os.listdir(venue.work + "/mirror-data") if os.path.isdir(venue.work + "/mirror-data") else []:
-        pass
+    kept = [f for suffix in (".m3u8", ".json", ".jsonl") for f in files_under(f"{venue.work}/mirror-data", suffix)]
+    holding = [f for f in kept if any(s in open(f, errors="replace").read() for s in secret_bits)]
+    record(group, "the mirror's files carry no credential", kept and not holding, f"{len(kept)} playlists and state files read, {len(holding)} with a credential")
+
+
+# ---------------------------------------------------------------- class 2b: the doors of issue 33
+
+def probe_doors(venue):
+    group = "doors"
+    bearer = {"Authorization": f"Bearer {INGEST}"}
+
+    def master(rungs):
+        return "#EXTM3U\n" + "".join(f"#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION={size},CODECS=\"{codecs}\"{rate}\n{name}/index.m3u8\n"
+                                      for name, size, codecs, rate in rungs)
+    # A declared rung named as a file or folder the stream keeps.
+    for name in ["master.m3u8", "ingest", "Unplaced", "timeline.json"]:
+        status, _, body = venue.origin.request("PUT", "/ingest/roof/master.m3u8", bearer, master([(name, "640x360", "avc1.64001e,mp4a.40.2", "")]).encode())
+        record(group, f"a pushed master declaring a rung named {name}: 400", status == 400 and b"none of the names the server keeps" in body, f"{status} {body[:120]!r}")
+    # A ladder that asks for more than one 2160p60 rung's pixels a second.
+    status, _, body = venue.origin.request("PUT", "/ingest/roof/master.m3u8", bearer,
+                                           master([(f"r{n}", "7680x4320", "avc1.640033", ",FRAME-RATE=120") for n in range(8)]).encode())
+    record(group, "a pushed master declaring eight 4320p120 rungs: 400", status == 400 and b"million pixels a second" in body, f"{status} {body[:120]!r}")
+    # Declared codecs the segments cannot carry (roof's 180p segments are H.264 with AAC).
+    status, _, body = venue.origin.request("PUT", "/ingest/roof/master.m3u8", bearer, master([("180p", "320x180", "hvc1.1.6.L93.B0,mp4a.40.2", "")]).encode())
+    record(group, "a pushed master declaring HEVC for H.264 segments: 400", status == 400 and b"CODECS declares" in body, f"{status} {body[:160]!r}")
+    record(group, "the pushed stream's master still renders", venue.origin.status("GET", "/live/roof/master.m3u8") == 200, "")
+    # The first playlist of a session is held to the bounds of later ones: two real segments,
+    # 1,000 GAP entries between them, would put the second half an hour ahead.
+    index = venue.origin.request("GET", "/live/open/180p/index.m3u8")[2]
+    real = venue.origin.request("GET", "/live/open/180p/" + re.findall(rb"^(\S+\.ts)$", index, re.M)[-1].decode())[2]
+    taken = [venue.origin.status("PUT", f"/ingest/roof/180p/{name}", bearer, real) for name in ("door0.ts", "door1.ts")]
+    extinf = re.findall(rb"#EXTINF:([0-9.]+),", index)[-1].decode()
+    playlist = MEDIA.format(seq="0", body=f"#EXTINF:{extinf},\ndoor0.ts\n" + "#EXT-X-GAP\n#EXTINF:2.0,\ngap.ts\n" * 1000 + f"#EXTINF:{extinf},\ndoor1.ts\n")
+    status, _, body = venue.origin.request("PUT", "/ingest/roof/180p/index.m3u8", bearer, playlist.encode())
+    record(group, "a playlist that starts again with a segment 1,000 slots ahead: 400", taken == [201, 201] and status == 400 and (b"ahead" in body or b"past" in body),
+           f"segments {taken}, playlist {status} {body[:160]!r}")
+    # No query text reaches a playlist line.
+    status, _, body = venue.origin.request("GET", '/vod/open/master.m3u8?start=0&start=x",AUTOSELECT=YES,X="')
+    record(group, "a second start= with a quote in a VOD master's query: no line carries it", status == 200 and b"AUTOSELECT" not in body and b"start=x" not in body,
+           f"{status}")
+    # A private set shows nothing of itself without its credential.
+    for headers, who in [({}, "no token"), ({"Authorization": "Bearer wrong-token-for-sets"}, "a wrong token")]:
+        status, _, body = venue.origin.request("GET", "/api/sets", headers)
+        record(group, f"/api/sets with {who}: the private set is not listed", status == 200 and b"homeset" not in body and b'"home"' not in body, f"{status} {body[:100]!r}")
+        status, _, body = venue.origin.request("GET", "/api/sets/homeset", headers)
+        record(group, f"/api/sets/homeset with {who}: 404 as for no set", status == 404 and b'"home"' not in body and b"angles" not in body, f"{status} {body[:100]!r}")
+    status, _, body = venue.origin.request("GET", "/api/sets", {"Authorization": f"Bearer {VIEWER}"})
+    record(group, "/api/sets with the set's viewer token lists it", status == 200 and b'"homeset"' in body, f"{status}")
+
+
+def probe_restart(venue):
+    """After every upload and request of the drill, the server starts again on the same data
+    directory with every stream and set (issue 33: a pushed rung named as a file the stream
+    keeps left a server that would not start)."""
+    group = "restart"
+    stop(venue.server)
+    venue.processes.remove(venue.server)
+    venue.server = spawn([BIN, "serve", "--config", f"{venue.work}/sideline.yaml", "--host", "127.0.0.1", "--port", str(venue.tls_port),
+                          "--data-dir", venue.data, "--log-level", "info"], f"{venue.work}/server-restarted.log")
+    venue.processes.append(venue.server)
+    viewer = {"Authorization": f"Bearer {VIEWER}"}
+    for path, headers in [("/live/open/360p/index.m3u8", {}), ("/live/home/360p/index.m3u8", viewer), ("/live/roof/180p/index.m3u8", {}),
+                          ("/live/homeset/master.m3u8", viewer)]:
+        deadline, status = time.monotonic() + 90, None
+        while time.monotonic() < deadline and venue.alive():
+            status = venue.origin.status("GET", path, headers)
+            if status == 200:
+                break
+            time.sleep(0.5)
+        record(group, f"started again over the same data: {path} 200", status == 200 and venue.alive(), f"{status}")
 
 
 # ---------------------------------------------------------------- class 3: bounded disk
@@ -470,18 +544,20 @@ def probe_disk(venue):
     kept = len([f for f in files_under(f"{venue.data}/roof", ".ts") if os.path.basename(f).startswith("x")])
     record(group, "400 segments never listed: refused past the bound, the rest kept within it", refused and all(s in (201, 204, 200, 429, 503, 507) for s in statuses) and kept < 400,
            f"{len(refused)} refused ({sorted(set(refused), key=str)}), {kept} on disk")
-    slow = []
+    slow, failed = [], 0
     for n in range(40):
         try:
-            sock = socket.create_connection(("127.0.0.1", venue.tls_port), timeout=5)
+            sock = socket.create_connection(("127.0.0.1", venue.tls_port), timeout=2)
             tls = venue.context.wrap_socket(sock, server_hostname="127.0.0.1")
-            tls.sendall(f"PUT /ingest/roof/360p/s{n:06d}.ts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {INGEST}\r\nContent-Length: 60000000\r\n\r\n".encode() + b"G" * 1_000_000)
             slow.append(tls)
+            tls.sendall(f"PUT /ingest/roof/360p/s{n:06d}.ts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {INGEST}\r\nContent-Length: 60000000\r\n\r\n".encode() + b"G" * 1_000_000)
         except Exception:
-            break
+            # A refused upload is answered 503 and read no further: its send times out.
+            failed += 1
     time.sleep(2)
     rss = int(re.search(r"VmRSS:\s+(\d+)", open(f"/proc/{venue.server.pid}/status").read()).group(1)) // 1024
-    record(group, "40 slow 60 MB uploads in flight: the server holds a bounded amount", venue.alive() and rss < 1500, f"{len(slow)} opened, RSS {rss} MiB")
+    record(group, "40 slow 60 MB uploads tried at once: the server holds a bounded amount", len(slow) >= 30 and venue.alive() and rss < 1500,
+           f"{len(slow)} connected, {failed} sends refused or stalled, RSS {rss} MiB")
     for s in slow:
         s.close()
 
@@ -581,11 +657,12 @@ def probe_tls(venue):
     statuses = [venue.origin.status("GET", "/live/home/master.m3u8", {"Authorization": f"Bearer wrong-{n}"}) for n in range(40)]
     record(group, "wrong credentials from one address: 429 after a burst", 429 in statuses and statuses[0] == 401, f"{statuses[:3]} ... {statuses[-3:]}")
     status, headers, _ = venue.origin.request("GET", "/live/home/master.m3u8", {"Authorization": "Bearer wrong-again"})
-    record(group, "the 429 says when to come back", status != 429 or "retry-after" in headers, f"{status} Retry-After={headers.get('retry-after')}")
+    record(group, "the slowed address is still 429, which says when to come back", status == 429 and headers.get("retry-after", "").isdigit(), f"{status} Retry-After={headers.get('retry-after')}")
     status = venue.origin.status("GET", "/live/open/360p/index.m3u8")
     record(group, "the open stream still answers the slowed address", status == 200, f"{status}")
     metrics = venue.origin.request("GET", "/metrics")[2].decode(errors="replace")
-    record(group, "slowed credentials counted in /metrics", re.search(r"^sideline_\S*(throttl|slowed|429|credential)\S*\s", metrics, re.M | re.I) is not None, "")
+    counted = {name: float(value) for name, value in re.findall(r"^(sideline_access_(?:throttled|failed_credentials)_total)\S*\s+(\S+)$", metrics, re.M)}
+    record(group, "slowed and refused credentials counted in /metrics (above zero)", counted.get("sideline_access_throttled_total", 0) > 0 and counted.get("sideline_access_failed_credentials_total", 0) > 0, f"{counted}")
     log = open(f"{venue.work}/server.log", errors="replace").read()
     leaked = [s for s in (VIEWER, SIGNING, ADMIN, INGEST, venue.signed.split("/live/")[0].split("/access/")[-1]) if s in log]
     record(group, "the request log redacts credentials (log_headers on)", not leaked, f"{len(leaked)} secrets found in the log")
@@ -602,8 +679,17 @@ def probe_tls(venue):
     record(group, "SIGHUP reloads, the server lives", venue.alive(), "")
 
 
+def stop_watcher(watcher):
+    if not watcher:
+        return
+    watcher.running = False
+    watcher.join(10)
+    bad = [(round(t - watcher.statuses[0][0], 1), s) for t, s in watcher.statuses if s != 200]
+    record("open", f"the open stream answered 200 throughout ({len(watcher.statuses)} fetches)", not bad, f"not 200: {bad[:10]}")
+
+
 def main():
-    classes = os.environ.get("CLASSES", "traps private disk connections tls").split()
+    classes = os.environ.get("CLASSES", "traps private doors disk connections tls restart").split()
     load = open("/proc/loadavg").read().split()[:3]
     print(f"# hostile venue drill, {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {' '.join(load)}, binary {BIN}", flush=True)
     venue = Venue()
@@ -613,15 +699,16 @@ def main():
         pid = venue.server.pid
         watcher = OpenWatcher(venue)
         watcher.start()
-        for name in classes:
-            {"traps": probe_traps, "private": probe_private, "disk": probe_disk, "connections": probe_connections, "tls": probe_tls}[name](venue)
+        for name in [c for c in classes if c != "restart"]:
+            {"traps": probe_traps, "private": probe_private, "doors": probe_doors, "disk": probe_disk, "connections": probe_connections, "tls": probe_tls}[name](venue)
             record(name, "the server is alive after this class (same process)", venue.alive() and venue.server.pid == pid, "")
+        # The restart comes last, once the open stream's watch has ended (it stops the server).
+        stop_watcher(watcher)
+        watcher = None
+        if "restart" in classes:
+            probe_restart(venue)
     finally:
-        if watcher:
-            watcher.running = False
-            watcher.join(10)
-            bad = [(round(t - watcher.statuses[0][0], 1), s) for t, s in watcher.statuses if s != 200]
-            record("open", f"the open stream answered 200 throughout ({len(watcher.statuses)} fetches)", not bad, f"not 200: {bad[:10]}")
+        stop_watcher(watcher)
         venue.stop()
         if os.environ.get("KEEP"):
             print(f"# work directory kept: {venue.work}")
