@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Drives Sideline's page on an angle set (/?set=NAME) in headless Chromium, as an analyst
+would, and prints what a person sees as one JSON object (page_check.py's Browser, over the
+DevTools protocol).
+
+    set_view_check.py URL --set NAME --token ANALYST_TOKEN --label LABEL [--seconds 4]
+
+Steps, each reported in the JSON:
+  - the picker's chosen entry and its text (picked, pickedLabel);
+  - the tiles shown: their count, captions, and whether each is playing (tiles, captions);
+  - how far each tile's video advanced over `seconds` (advanced: one number per tile);
+  - a click on the second tile makes it the large one, and a second click puts the grid back
+    (largeAfterClick, classesAfterClick, largeAfterSecondClick);
+  - a marker added through the page's Mark action goes to the set (markStatus, markBody).
+Exit status 0 whenever the browser could be driven; the caller judges the figures.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from page_check import Browser  # noqa: E402
+
+TILES = "[...document.querySelectorAll('#angles figure:not([hidden])')]"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("url")
+    parser.add_argument("--set", required=True)
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--label", required=True)
+    parser.add_argument("--seconds", type=float, default=4)
+    parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
+    args = parser.parse_args()
+
+    profile = tempfile.mkdtemp(prefix="sideline-set-page-")
+    browser = Browser(args.chromium, profile)
+    report = {}
+    try:
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        browser.send("Page.enable", session=session)
+        browser.send("Page.navigate", {"url": f"{args.url}?set={args.set}"}, session=session)
+        browser.wait_event("Page.loadEventFired", 30)
+
+        def evaluate(expression, timeout=30):
+            result = browser.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True},
+                                  session=session, timeout=timeout)
+            if "exceptionDetails" in result:
+                raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+            return result["result"].get("value")
+
+        evaluate("Promise.resolve(sideline.ready).then(() => true)")
+        select = "document.getElementById('stream')"
+        report["picked"] = evaluate(f"{select}.value")
+        report["pickedLabel"] = evaluate(f"{select}.selectedOptions[0] && {select}.selectedOptions[0].textContent")
+        # Every tile playing: its video past its first frame.
+        deadline = time.monotonic() + 45
+        while time.monotonic() < deadline and not evaluate(f"{TILES}.length > 1 && {TILES}.every(f => f.querySelector('video').currentTime > 0)"):
+            time.sleep(0.5)
+        report["tiles"] = evaluate(f"{TILES}.length")
+        report["captions"] = evaluate(f"{TILES}.map(f => f.querySelector('figcaption').textContent)")
+        first = evaluate(f"{TILES}.map(f => f.querySelector('video').currentTime)")
+        time.sleep(args.seconds)
+        second = evaluate(f"{TILES}.map(f => f.querySelector('video').currentTime)")
+        report["advanced"] = [b - a for a, b in zip(first, second)]
+        report["videoErrors"] = evaluate(f"{TILES}.map(f => f.querySelector('video').error && f.querySelector('video').error.message)")
+        # The analyst clicks the second tile: it becomes the large one; again, and the grid is back.
+        evaluate(f"{TILES}[1].click()")
+        report["largeAfterClick"] = evaluate("sideline.state.large")
+        report["classesAfterClick"] = evaluate(f"[document.getElementById('angles').className, {TILES}.map(f => f.className)]")
+        evaluate(f"{TILES}[1].click()")
+        report["largeAfterSecondClick"] = evaluate("sideline.state.large")
+        # A marker through the page's own Mark action: on a set, it marks every angle.
+        evaluate(f"document.getElementById('token').value = {json.dumps(args.token)}")
+        marked = evaluate(f"sideline.mark({json.dumps(args.label)}, 0)")
+        report["markStatus"] = marked["status"]
+        report["markBody"] = marked["body"]
+    finally:
+        browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
