@@ -43,7 +43,7 @@ let pureCores: [Target] = [
     .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
     // What `push` sends next, at which bit rate, and what it does when an upload fails; what
     // the ingest makes of the segments and playlists a remote encoder uploads.
-    .target(name: "StreamPushing", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
+    .target(name: "StreamPushing", dependencies: ["HLSPlaylist", "MPEGTS", "OriginPolicy", "SidelineCore"]),
     // Request policy: paths, directives, ranges, header tokens, query parameters, marker
     // checks, the status table, and the one refusal type every route answers with.
     .target(name: "OriginPolicy", dependencies: ["HLSPlaylist", "SidelineCore"]),
@@ -239,7 +239,7 @@ let tests: [Target] = [
     .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore"]),
     .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
-    .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "SidelineCore", "SidelineTesting"]),
+    .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "OriginPolicy", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
     .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
     .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),

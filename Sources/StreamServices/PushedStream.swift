@@ -13,22 +13,23 @@ import StreamPublishing
 import Synchronization
 
 /// One stream a remote encoder pushes (`ingest_token` in the config, no `input`): carries out
-/// what the ingest's ledger (`IngestLedger`, pure) decides. A segment upload is checked
-/// (`PushedSegmentCheck`), kept under its pushed name among the received ones (atomically), and
-/// noted; a media playlist upload makes the received segments it lists ready, and each goes,
-/// restamped onto the stream's timeline, to the stream's `StreamPublisher`, the same core a
-/// camera's pipeline feeds: stand-ins when the pusher goes quiet, EVENT playlists, markers,
-/// VOD, clips and mirrors all follow from there.
+/// what its core (`PushedStreamCore`, pure) decides for each upload. A segment upload is
+/// checked (`PushedSegmentCheck`), kept under its pushed name among the received ones
+/// (atomically), and noted; a media playlist upload makes the received segments it lists
+/// ready, and each goes, restamped onto the stream's timeline, to the stream's
+/// `StreamPublisher`, the same core a camera's pipeline feeds: stand-ins when the pusher goes
+/// quiet, EVENT playlists, markers, VOD, clips and mirrors all follow from there.
 ///
 /// A stream whose config names no ladder takes the one its encoder's first master declares,
 /// live: the master is answered once the ladder is kept, and the publisher, recorder, stand-ins
-/// and ledger are built anew for its rungs off the request (`settleLadder`), once, before the
+/// and core are built anew for its rungs off the request (`settleLadder`), once, before the
 /// encoder's next upload is taken.
 public final class PushedStream: Sendable {
     /// The plan and publisher in force: replaced once when the stream takes its encoder's ladder.
     private let current: Mutex<Current>
     private let layout: StreamLayout
-    private let ledger: Mutex<IngestLedger>
+    /// What the stream decides of each upload: its ledger, codecs and bounds.
+    private let core: Mutex<PushedStreamCore>
     private let logger: Logger
     /// Whether a publisher built anew for a taken ladder has stand-ins (as the first was built).
     private let withStandIns: Bool
@@ -42,14 +43,10 @@ public final class PushedStream: Sendable {
     private let pendingLadder = Mutex<PendingLadder?>(nil)
     /// Why the ladder kept could not be set up: every upload is answered with it until a restart.
     private let setupFailure = Mutex<Refusal?>(nil)
-    /// What the encoder's master declared each variant carries (CODECS), and what the last
-    /// segment taken of each carried: a segment or a master that disagrees is refused
-    /// (`DeclaredCodecs`).
-    private let codecs = Mutex<(declared: [String: [String]], carried: [String: PushedSegmentCheck.Inspection])>(([:], [:]))
 
     private struct PendingLadder {
         var rungs: [DeclaredRung]
-        var master: MultivariantPlaylist
+        var formats: [PushedStreamCore.NotedFormat]
         var notPushed: [String]
     }
     /// What this stream may make the server keep (`ingest` in the config).
@@ -72,30 +69,35 @@ public final class PushedStream: Sendable {
         self.logger = logger
         self.withStandIns = withStandIns
         let ingest = plan.configuration.ingest
-        self.bounds = IngestBounds(maxUploadsInFlight: ingest.maxUploadsInFlight, maxBufferedBytes: ingest.maxBufferedMegabytes << 20,
-                                   maxPendingSegments: ingest.maxPendingSegments, maxUnplacedSegments: ingest.maxUnplacedSegments)
-        self.ledger = Mutex(Self.ledger(plan: plan, publisher: publisher, logger: logger))
-        if !plan.stream.video.ladderConfigured, let kept = PushedLadder.load(plan.layout) { noteDeclared(kept) }
+        let bounds = IngestBounds(maxUploadsInFlight: ingest.maxUploadsInFlight, maxBufferedBytes: ingest.maxBufferedMegabytes << 20,
+                                  maxPendingSegments: ingest.maxPendingSegments, maxUnplacedSegments: ingest.maxUnplacedSegments)
+        self.bounds = bounds
+        self.core = Mutex(Self.core(plan: plan, publisher: publisher, bounds: bounds, logger: logger))
         applyKeptMetadata()
     }
 
-    /// The stream as a start builds it: its publisher (registered in `registry`) and its ledger.
+    /// The stream as a start builds it: its publisher (registered in `registry`) and its core.
     public convenience init(plan: ServePlan, registry: StreamRegistry, withStandIns: Bool = true, logger: Logger) throws {
         self.init(plan: plan, publisher: try plan.makePublisher(registry: registry, withStandIns: withStandIns, logger: logger), withStandIns: withStandIns, logger: logger)
     }
 
-    /// The ingest's ledger for `plan`'s ladder over `publisher`'s timeline: the encoder's
-    /// session from before a restart, so its numbers keep their slots, and the segments it
-    /// had received.
-    private static func ledger(plan: ServePlan, publisher: StreamPublisher, logger: Logger) -> IngestLedger {
+    /// The stream's core for `plan`'s ladder over `publisher`'s timeline: the encoder's session
+    /// from before a restart, so its numbers keep their slots, the segments it had received,
+    /// and the codecs a ladder taken before declared.
+    private static func core(plan: ServePlan, publisher: StreamPublisher, bounds: IngestBounds, logger: Logger) -> PushedStreamCore {
         let clock = publisher.writer.clock
-        let settings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
-                                             slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin,
-                                             setEpoch: publisher.setTimeline?.epoch)
+        let ledgerSettings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
+                                                   slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin,
+                                                   setEpoch: publisher.setTimeline?.epoch)
         let kept = FileManager.default.contents(atPath: plan.layout.ingestSessionPath).flatMap { try? JSONDecoder().decode(IngestLedger.Persisted.self, from: $0) }
-        var ledger = IngestLedger(settings: settings, restoring: kept)
+        var ledger = IngestLedger(settings: ledgerSettings, restoring: kept)
         restoreReceived(into: &ledger, layout: plan.layout, logger: logger)
-        return ledger
+        let video = plan.stream.video
+        // The ladder served, as rungs: a master that lists only these keeps it.
+        let served = video.ladder.map { DeclaredRung(name: $0.name, width: $0.width, height: $0.height, bandwidth: $0.maxrate.bitsPerSecond, codecs: [], frameRate: nil) }
+        let settings = PushedStreamCore.Settings(ledger: ledgerSettings, bounds: bounds, ladderConfigured: video.ladderConfigured, served: served,
+                                                 frameRate: video.frameRate, streamDirectory: plan.layout.streamDirectory, playlistName: StreamLayout.mediaPlaylistName)
+        return PushedStreamCore(settings: settings, ledger: ledger, declaredLadder: video.ladderConfigured ? nil : PushedLadder.load(plan.layout))
     }
 
     /// What the pusher last said about the stream wins over the config, across restarts.
@@ -107,7 +109,6 @@ public final class PushedStream: Sendable {
 
     public var plan: ServePlan { current.withLock { $0.plan } }
     public var publisher: StreamPublisher { current.withLock { $0.publisher } }
-    private var frameRate: Double { plan.stream.video.frameRate }
     public var name: String { layout.stream }
     /// What was listed so far (the ladder's first variant), for the status line.
     public var statistics: PipelineStatistics { totals.withLock { $0 } }
@@ -147,26 +148,31 @@ public final class PushedStream: Sendable {
         }
     }
 
+    /// The upload's answer, from the core's last action.
+    private static func answer(_ action: PushedStreamCore.Action?) -> Result<IngestReceipt, Refusal> {
+        switch action {
+        case let .answer(created, message): .success(IngestReceipt(created: created, message: message))
+        case let .refuse(refusal): .failure(refusal)
+        default: .failure(Refusal(.internalError, "the upload was taken but not answered").forOperators())
+        }
+    }
+
     // MARK: Segments
 
     private func receiveSegment(_ bytes: [UInt8], named name: String, of variant: String) -> Result<IngestReceipt, Refusal> {
-        if let rejection = ledger.withLock({ $0.check(variant: variant) }) { return .failure(refusal(rejection, variant: variant)) }
+        // A stranger of a variant is refused before its bytes are read.
+        if let rejection = core.withLock({ $0.ledger.check(variant: variant) }) { return .failure(core.withLock { $0.refusal(rejection) }) }
         let inspection: PushedSegmentCheck.Inspection
         switch PushedSegmentCheck.inspect(bytes) {
         case let .success(found): inspection = found
         case let .failure(failure): return .failure(.malformed("segment '\(name)' of variant '\(variant)': \(failure)").forOperators())
         }
-        // Refused before anything is written; `segmentReceived` below then cannot refuse it.
-        if let rejection = ledger.withLock({ $0.check(segment: name, of: variant, inspection: inspection) }) { return .failure(refusal(rejection, variant: variant)) }
-        if let declared = codecs.withLock({ $0.declared[variant] }), let mismatch = DeclaredCodecs.mismatch(declared: declared, inspection: inspection) {
-            return .failure(.malformed("segment '\(name)' of variant '\(variant)': \(mismatch); upload a master whose CODECS name what the segments carry").forOperators())
-        }
-        let (pending, replacing) = ledger.withLock { ledger in
-            (ledger.settings.variants.reduce(0) { $0 + ledger.pending($1).count }, ledger.pending(variant).contains(name))
-        }
-        if let refused = bounds.refusal(pendingSegments: pending, replacing: replacing) {
-            logger.warning("pushed segment refused: too many received and not listed", metadata: ["variant": "\(variant)", "segment": "\(name)", "pending": "\(pending)"])
-            return .failure(refused)
+        switch core.withLock({ $0.segmentUploaded(variant: variant, name: name, inspection: inspection) }) {
+        case .keepSegment: break
+        case let .refuse(refusal):
+            if refusal.kind == .overloaded { logger.warning("pushed segment refused: too many received and not listed", metadata: ["variant": "\(variant)", "segment": "\(name)"]) }
+            return .failure(refusal)
+        default: return Self.answer(nil)
         }
         let directory = layout.ingestDirectory(variant)
         do {
@@ -178,41 +184,37 @@ public final class PushedStream: Sendable {
             logger.error("pushed segment not kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
             return .failure(Self.writeRefusal(error, "segment '\(name)' could not be kept"))
         }
-        switch ledger.withLock({ $0.segmentReceived(variant: variant, name: name, inspection: inspection) }) {
-        case let .success(replaced):
-            codecs.withLock { $0.carried[variant] = inspection }
-            return .success(IngestReceipt(created: !replaced, message: "received \(name) (\(DecimalFormat.compact(inspection.duration)) s); listed once a playlist lists it"))
-        case let .failure(rejection):
-            try? FileManager.default.removeItem(atPath: "\(directory)/\(name)")
-            return .failure(refusal(rejection, variant: variant))
-        }
+        let kept = core.withLock { $0.segmentKept(variant: variant, name: name, inspection: inspection) }
+        if case .refuse = kept { try? FileManager.default.removeItem(atPath: "\(directory)/\(name)") }
+        return Self.answer(kept)
     }
 
     // MARK: Playlists
 
     private func receivePlaylist(_ body: [UInt8], of variant: String) -> Result<IngestReceipt, Refusal> {
-        guard let text = String(validating: body, as: UTF8.self) else {
-            return .failure(.malformed("the playlist of variant '\(variant)' is not UTF-8 text").forOperators())
-        }
         let (plan, publisher) = current.withLock { ($0.plan, $0.publisher) }
-        let (decided, before, after) = ledger.withLock { ledger in
-            let before = ledger.persisted
-            return (ledger.playlistReceived(variant: variant, text: text, now: Date()) { publisher.beginPushSession() }, before, ledger.persisted)
-        }
-        if after != before {
-            // Kept before anything is listed, so a restart maps the encoder's numbers as this process did.
-            do {
-                try FileManager.default.createDirectory(atPath: (layout.ingestSessionPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try AtomicFile.write(Array(try JSONEncoder().encode(after)), to: layout.ingestSessionPath)
-            } catch {
-                logger.error("the ingest session could not be kept; after a restart the encoder's segments start a new session", metadata: ["error": "\(error)"])
+        let actions = core.withLock { $0.playlistUploaded(variant: variant, body: body, now: Date()) { publisher.beginPushSession() } }
+        for action in actions {
+            switch action {
+            case let .keepSession(persisted):
+                // Kept before anything is listed, so a restart maps the encoder's numbers as this process did.
+                do {
+                    try FileManager.default.createDirectory(atPath: (layout.ingestSessionPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    try AtomicFile.write(Array(try JSONEncoder().encode(persisted)), to: layout.ingestSessionPath)
+                } catch {
+                    logger.error("the ingest session could not be kept; after a restart the encoder's segments start a new session", metadata: ["error": "\(error)"])
+                }
+            case let .publish(variant, listings):
+                return Self.answer(publish(listings, of: variant, plan: plan, publisher: publisher))
+            default:
+                return Self.answer(action)
             }
         }
-        let listings: [IngestLedger.Listing]
-        switch decided {
-        case let .success(ready): listings = ready
-        case let .failure(rejection): return .failure(refusal(rejection, variant: variant))
-        }
+        return Self.answer(nil)
+    }
+
+    /// Each listing read back, restamped and published, in order; the answer that says what became of them.
+    private func publish(_ listings: [IngestLedger.Listing], of variant: String, plan: ServePlan, publisher: StreamPublisher) -> PushedStreamCore.Action {
         var listed = 0
         var recorded: [String] = []
         var late: [String] = []
@@ -248,10 +250,7 @@ public final class PushedStream: Sendable {
             logger.warning("pushed segments came for slots that cannot take them (a real segment is there, or the server was down then); kept under unplaced/",
                            metadata: ["variant": "\(variant)", "segments": "\(late.joined(separator: ","))"])
         }
-        var message = "listed \(listed) new segment\(listed == 1 ? "" : "s")"
-        if !recorded.isEmpty { message += "; \(recorded.count) late, recorded in place of their stand-ins (\(recorded.joined(separator: ", ")))" }
-        if !late.isEmpty { message += "; \(late.count) late with no slot to take them, kept aside as unplaced (\(late.joined(separator: ", ")))" }
-        return .success(IngestReceipt(created: false, message: message))
+        return PushedStreamCore.publishReceipt(listed: listed, recorded: recorded, late: late)
     }
 
     /// A pushed segment with no slot to take it (its slot holds a real segment, or has no entry:
@@ -284,87 +283,40 @@ public final class PushedStream: Sendable {
     // MARK: Master
 
     /// The pushed master says what each variant really is (RESOLUTION, CODECS); Sideline renders
-    /// the master players get from that and the config's ladder.
+    /// the master players get from that and the ladder.
     private func receiveMaster(_ body: [UInt8]) -> Result<IngestReceipt, Refusal> {
         let master: MultivariantPlaylist
         switch IngestMaster.parse(body) {
         case let .success(parsed): master = parsed
         case let .failure(refusal): return .failure(refusal)
         }
-        // What the segments already taken carry holds the master to it.
-        let carried = codecs.withLock { $0.carried }
-        for variant in master.variants where !variant.codecs.isEmpty {
-            guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: StreamLayout.mediaPlaylistName), let last = carried[name],
-                  let mismatch = DeclaredCodecs.mismatch(declared: variant.codecs, inspection: last) else { continue }
-            return .failure(.malformed("the master's variant '\(name)': \(mismatch) (its last segment); declare CODECS as the segments carry them").forOperators())
-        }
-        let served = plan.stream.video.ladder
-        let ladder = served.map(\.name)
-        // A stream whose config names no ladder takes its encoder's (kept for the next start).
-        let current = served.map { DeclaredRung(name: $0.name, width: $0.width, height: $0.height, bandwidth: $0.maxrate.bitsPerSecond, codecs: [], frameRate: nil) }
-        switch IngestMaster.ladder(for: master, configured: plan.stream.video.ladderConfigured ? ladder : nil, kept: current, playlist: StreamLayout.mediaPlaylistName) {
-        case let .failure(refusal): return .failure(refusal)
-        case .success(.configured), .success(.kept): break
-        case let .success(.declared(declared)):
-            let tookOne = PushedLadder.load(layout) != nil
-            switch IngestMaster.takesDeclared(declared, serving: ladder, hasFootage: holdsFootage(self.publisher), tookOne: tookOne, streamDirectory: layout.streamDirectory) {
-            case let .failure(refusal): return .failure(refusal)
-            case let .success(rungs):
-                let names = rungs.map(\.name)
-                let taken: IngestMaster
-                switch IngestMaster.accept(master, ladder: names, playlist: StreamLayout.mediaPlaylistName) {
-                case let .success(accepted): taken = accepted
-                case let .failure(refusal): return .failure(refusal)
-                }
+        let publisher = self.publisher
+        let facts = PushedStreamCore.Facts(recordingHoldsFootage: recordingHoldsFootage(publisher), tookDeclaredLadder: PushedLadder.load(layout) != nil)
+        let actions = core.withLock { $0.masterUploaded(master, facts: facts) }
+        for action in actions {
+            switch action {
+            case let .noteFormats(formats):
+                for noted in formats { publisher.writer.noteFormat(noted.format, of: noted.variant) }
+            case let .notPushed(variants):
+                // Rungs the encoder leaves out are filled like a failed variant's until their segments come again.
+                for variant in variants { publisher.variantNotPushed(variant) }
+            case let .takeLadder(rungs, formats, notPushed):
                 if let refusal = keepLadder(rungs) { return .failure(refusal) }
-                pendingLadder.withLock { $0 = PendingLadder(rungs: rungs, master: master, notPushed: taken.notPushed) }
+                pendingLadder.withLock { $0 = PendingLadder(rungs: rungs, formats: formats, notPushed: notPushed) }
                 // Set up off the request: the answer says it is taken; the next upload waits for it.
                 Thread.detachNewThread { [self] in uploads.withLock { _ in _ = settleLadder() } }
-                return .success(IngestReceipt(created: false, message: "the encoder's ladder (\(names.joined(separator: ", "))) taken for this stream and kept; " + taken.receipt))
+            default:
+                return Self.answer(action)
             }
         }
-        let publisher = self.publisher
-        noteFormats(of: master, ladder: ladder, in: publisher)
-        switch IngestMaster.accept(master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName) {
-        case let .failure(refusal):
-            return .failure(refusal)
-        case let .success(taken):
-            noteDeclared(of: master)
-            // Rungs the encoder leaves out are filled like a failed variant's until their segments come again.
-            for variant in taken.notPushed { publisher.variantNotPushed(variant) }
-            return .success(IngestReceipt(created: false, message: taken.receipt))
-        }
+        return Self.answer(nil)
     }
 
-    /// The CODECS each variant a master accepted lists, for its segments to be held to.
-    private func noteDeclared(of master: MultivariantPlaylist) {
-        codecs.withLock { codecs in
-            for variant in master.variants where !variant.codecs.isEmpty {
-                guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: StreamLayout.mediaPlaylistName) else { continue }
-                codecs.declared[name] = variant.codecs
-            }
-        }
-    }
-
-    private func noteDeclared(_ rungs: [DeclaredRung]) {
-        codecs.withLock { codecs in
-            for rung in rungs { codecs.declared[rung.name] = rung.codecs }
-        }
-    }
-
-    /// What the master says each listed rung is (CODECS, RESOLUTION), for the master players get.
-    private func noteFormats(of master: MultivariantPlaylist, ladder: [String], in publisher: StreamPublisher) {
-        for (name, format) in IngestMaster.formats(in: master, ladder: ladder, playlist: StreamLayout.mediaPlaylistName, frameRate: frameRate) {
-            publisher.writer.noteFormat(format, of: name)
-        }
-    }
-
-    /// Whether the stream holds footage: an encoder's session began (kept across restarts), or
-    /// the recording holds an entry that is no fill (a camera recorded it before the stream was
-    /// pushed, or a late segment replaced a fill). Before that, every entry is a GAP or a
-    /// stand-in, and a new ladder orphans nothing.
-    private func holdsFootage(_ publisher: StreamPublisher) -> Bool {
-        ledger.withLock { $0.session != nil } || publisher.writer.recorder.variants.values.contains { variant in
+    /// Whether the recording holds an entry that is no fill (a camera recorded it before the
+    /// stream was pushed, or a late segment replaced a fill). Before that, every entry is a GAP
+    /// or a stand-in, and a new ladder orphans nothing. (An encoder's session is the core's to see.)
+    private func recordingHoldsFootage(_ publisher: StreamPublisher) -> Bool {
+        publisher.writer.recorder.variants.values.contains { variant in
             let playlist = variant.playlist
             return playlist.replaceableEntries.count < playlist.segments.count
         }
@@ -400,16 +352,15 @@ public final class PushedStream: Sendable {
             return failure
         }
         let publisher = self.publisher
-        noteFormats(of: pending.master, ladder: pending.rungs.map(\.name), in: publisher)
-        noteDeclared(pending.rungs)
+        for noted in pending.formats { publisher.writer.noteFormat(noted.format, of: noted.variant) }
         for variant in pending.notPushed { publisher.variantNotPushed(variant) }
         return nil
     }
 
     /// Takes the ladder kept (`keepLadder`): the served publisher is retired and one is built
     /// for the new rungs as a start would (registry entry, recorder per variant, stand-ins per
-    /// rung, master), with a new ledger. What the old ladder had recorded is fills only
-    /// (`holdsFootage`), and is removed with its master and timeline, so every new rung starts
+    /// rung, master), with a new core. What the old ladder had recorded is fills only
+    /// (`recordingHoldsFootage`, and no session began), and is removed with its master and timeline, so every new rung starts
     /// level (an angle of a set lists its slots anew, entry n = slot n). Its work is bounded by
     /// the ladder's (`DeclaredRung.maxPixelRate`), done once per stream. Nil when taken.
     private func takeLadder(_ rungs: [DeclaredRung]) -> Refusal? {
@@ -432,7 +383,7 @@ public final class PushedStream: Sendable {
             logger.error("the encoder's ladder is kept but could not be set up; restart the server to serve it", metadata: ["error": "\(error)"])
             return Refusal(.internalError, "the encoder's ladder is kept but could not be set up (\(error)); restart the server, then push again").forOperators()
         }
-        ledger.withLock { $0 = Self.ledger(plan: plan, publisher: publisher, logger: logger) }
+        core.withLock { $0 = Self.core(plan: plan, publisher: publisher, bounds: bounds, logger: logger) }
         current.withLock { current in
             current.plan = plan
             current.publisher = publisher
@@ -510,15 +461,5 @@ public final class PushedStream: Sendable {
             return Refusal(.insufficientStorage, "\(what): the server's disk is full; an operator must free space (retention.max_size_gb)").forOperators()
         }
         return Refusal(.internalError, "\(what): \(error)").forOperators()
-    }
-
-    private func refusal(_ rejection: IngestLedger.Rejection, variant: String) -> Refusal {
-        switch rejection {
-        case .unknownVariant where !plan.stream.video.ladderConfigured && ledger.withLock({ $0.session == nil }):
-            // The ladder is the encoder's to declare, by its master, before its first segment.
-            Refusal(.noSuchVariant, "\(rejection), or upload the master that declares it first: this stream names no ladder in its config and takes the one its encoder's master declares").forOperators()
-        case .unknownVariant: Refusal(.noSuchVariant, "\(rejection)").forOperators()
-        default: Refusal.malformed("\(rejection)").forOperators()
-        }
     }
 }
