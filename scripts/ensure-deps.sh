@@ -21,7 +21,7 @@ if [ "${1:-}" = "--test" ]; then
     nginx chromium vlc-bin vlc-plugin-base
   )
 fi
-# With --serve-bench: nginx (the anchor) and wrk (the load) for scripts/bench/serve-benchmark.sh.
+# With --serve-bench: nginx (the anchor) and wrk (the load) for scripts/bench/run serve.
 if [ "${1:-}" = "--serve-bench" ]; then
   packages+=(nginx wrk)
 fi

@@ -94,7 +94,7 @@ public struct CapacityPlan: Sendable, Equatable {
     /// two cores for three cameras of three rungs; one thread per rung keeps each encoder's busy
     /// time a true measure of its headroom. Against the CLI it did not measurably change
     /// `sideline encode`'s CPU for three rungs (0.932x with x264's threads, 0.939x with one,
-    /// single runs of `REPS=1 SKIP_LATENCY=1 scripts/bench/benchmark.sh`); one rung on two cores
+    /// single runs of `REPS=1 SKIP_LATENCY=1 scripts/bench/run encode`); one rung on two cores
     /// with two threads ran at 0.84x the CLI's speed against 1.00x with x264's choice
     /// (Docs/benchmarks.md, "x264 threads per rung").
     public static func threadsPerRung(rungs: Int, cores: Int) -> Int {

@@ -10,7 +10,7 @@ public struct EffortStep: Sendable, Equatable {
     public var preset: String
     /// x264 options on top of the preset (`key=value:...`), empty for none.
     public var x264Params: String
-    /// CPU per frame against the configured step's, as `scripts/bench/effort_steps.py`
+    /// CPU per frame against the configured step's, as `scripts/bench/encoding/effort_steps.py`
     /// measured it on the default ladder (Docs/benchmarks.md, "Effort steps"). The rule uses
     /// it to predict whether a step up would still keep up; calibration replaces it with this
     /// machine's figure where it has one.
@@ -31,7 +31,7 @@ public enum EffortSteps {
     /// a new encoder joins the stream. Plain `ultrafast` has no B-frames (switching to it and
     /// back would break that) and no CABAC (10-15% more bits for the same picture).
     ///
-    /// `scripts/bench/effort_steps.py` measured it cheaper than superfast with subme 0, no
+    /// `scripts/bench/encoding/effort_steps.py` measured it cheaper than superfast with subme 0, no
     /// partitions and no weighted prediction ("superfast-lean", 0.53-0.68x of veryfast) on
     /// every rung, at a higher PSNR, so that candidate is not a step (Docs/benchmarks.md).
     static let belowSuperfast = [
@@ -40,7 +40,7 @@ public enum EffortSteps {
     ]
 
     /// Cost against veryfast: superfast 0.6 (0.59-0.64 measured on the three rungs by
-    /// `scripts/bench/effort_steps.py`, Docs/benchmarks.md "Effort steps"). Presets slower than
+    /// `scripts/bench/encoding/effort_steps.py`, Docs/benchmarks.md "Effort steps"). Presets slower than
     /// veryfast were not measured: 1.3x per preset is a guess that only orders them, and the
     /// rule's step-up prediction uses the machine's calibrated figures where it has them.
     private static func presetCost(_ preset: String) -> Double {

@@ -15,7 +15,7 @@ import SidelineCore
 ///
 /// Why: through the router, a request crosses from the event loop to a Swift task and back
 /// (NIOAsyncChannel), and that crossing costs a large share of a small playlist request's
-/// server CPU (Docs/benchmarks.md, "Serving", measured by `scripts/bench/serve-benchmark.sh`
+/// server CPU (Docs/benchmarks.md, "Serving", measured by `scripts/bench/run serve`
 /// with and without `FAST_PATH=0`). The answer is the same either way: both paths build it
 /// with `OriginDecision` and `OriginAnswer`.
 struct OriginFastResponder: Sendable {

@@ -4,7 +4,7 @@ import OriginPolicy
 
 /// One version of a playlist, ready to send: its bytes, the same bytes gzip-compressed once
 /// (Apple's HLS authoring specification asks for gzip on playlists; a synthetic 3-hour EVENT
-/// playlist with a camera's dates shrinks 14.8 times at level 9, `scripts/bench/playlist-gzip.sh`), and an entity tag per
+/// playlist with a camera's dates shrinks 14.8 times at level 9, `scripts/bench/run playlist-gzip`), and an entity tag per
 /// representation. Built when the playlist
 /// changes, on the publisher's thread, never per request and never on an event loop.
 public struct RenderedPlaylist: Sendable, Equatable {
@@ -30,7 +30,7 @@ public struct RenderedPlaylist: Sendable, Equatable {
         var input = plain
         // Level 9: it keeps a 3-hour playlist's full reload under 30 KB where level 6 does not,
         // for a few milliseconds more once per version, never per request (Docs/benchmarks.md,
-        // "Playlist compression", measured by `scripts/bench/playlist-gzip.sh`).
+        // "Playlist compression", measured by `scripts/bench/run playlist-gzip`).
         guard let compressed = try? input.compress(with: .gzip(configuration: .init(compressionLevel: .bestCompression))),
               compressed.readableBytes < plain.readableBytes else { return nil }
         return compressed

@@ -15,7 +15,7 @@ import Synchronization
 /// time: players on blocking reload all learn of a new segment at the same instant.
 ///
 /// Why not sendfile: Hummingbird 2's response body is a sequence of `ByteBuffer`s; NIO's
-/// `FileRegion` cannot pass through it. `scripts/bench/serve-benchmark.sh` measures segments served
+/// `FileRegion` cannot pass through it. `scripts/bench/run serve` measures segments served
 /// this way against nginx with sendfile (Docs/benchmarks.md, "Serving").
 public final class SegmentCache: Sendable {
     /// Bytes the cache may hold; 0 turns it off.

@@ -5,7 +5,7 @@ import SidelineCore
 
 /// Remuxes recorded MPEG-TS segments into one MP4 file with libavformat: packets are copied,
 /// never decoded or encoded, at the speed of `ffmpeg -c copy` (Docs/benchmarks.md, "Clips",
-/// measured by `scripts/bench/clip-benchmark.sh`).
+/// measured by `scripts/bench/run clips`).
 ///
 /// - The segments are read as one stream (libavformat's concat protocol), as `ffmpeg -i
 ///   concat:...` reads them: one demuxer, no per-file probing.

@@ -21,7 +21,7 @@ public enum PushStatusLine {
     }
 
     /// The lines printed at exit: capture-to-listed latency and segment upload times, in the
-    /// form the benchmarks read (`scripts/bench/push_latency.py`).
+    /// form the benchmarks read (`scripts/bench/push/push_latency.py`).
     public static func summary(latency: LatencyRecorder, bestRung: LatencyRecorder = LatencyRecorder(), uploads: LatencyRecorder) -> [String] {
         var lines: [String] = []
         for (name, recorder) in [("capture_to_listed_ms", latency), ("capture_to_listed_best_rung_ms", bestRung)] {

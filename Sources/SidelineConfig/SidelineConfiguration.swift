@@ -45,7 +45,7 @@ public struct SidelineConfiguration: Sendable, Equatable {
 
     /// The video settings every stream starts from: a three-rung ladder at veryfast, which runs
     /// a 720p30 camera faster than real time on the 2-core reference machine
-    /// (Docs/benchmarks.md, measured by `scripts/bench/ladder-sweep.sh`).
+    /// (Docs/benchmarks.md, measured by `scripts/bench/run ladder-sweep`).
     public static let defaultVideo = VideoSettings(
         frameRate: 30,
         ladder: [

@@ -51,7 +51,7 @@ public enum Bandwidth {
     /// rate below maxrate it spends little of it: with no allowance, 720p segments with a cut
     /// and a large IDR came 0.2% and 2.7% above BANDWIDTH (3.66 and 3.75 against 3.65 Mbit/s,
     /// logged by `sideline serve` with three streams of the sample on two cores, 2026-11-25);
-    /// `scripts/bench/effort-scenarios.sh` counts overruns against this in
+    /// `scripts/bench/run effort-scenarios` counts overruns against this in
     /// four 10-minute scenarios (Docs/benchmarks.md, "Effort under load"). The full VBV bound
     /// would double the 720p rung's BANDWIDTH and send players to lower rungs for nothing.
     public static let vbvBurst = 0.1

@@ -34,7 +34,7 @@ public enum WatchPage {
         // The angle sync rule, apart from the page so a test can run it alone (PageSyncTests).
         Asset(path: "/page-sync.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.page_sync_js),
         // The test pattern's clock read from a <video> through a canvas: for benchmarks and tests
-        // (scripts/bench/angle_sync.py), not loaded by the page.
+        // (scripts/bench/angles/angle_sync.py), not loaded by the page.
         Asset(path: "/pattern-clock.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.pattern_clock_js),
     ]
 

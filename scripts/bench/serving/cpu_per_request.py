@@ -7,9 +7,9 @@ the medians are compared. CPU is read from /proc in clock ticks (10 ms): keep N 
 request well above a second.
 
   [N=6000] [ROUNDS=5] [PATHS=/live/main/master.m3u8,...] \
-    python3 scripts/bench/cpu_per_request.py <this sideline> <anchor sideline>
+    python3 scripts/bench/serving/cpu_per_request.py <this sideline> <anchor sideline>
 
-Needs BENCH_DIR/data (run scripts/bench/serve_benchmark.py once first).
+Needs BENCH_DIR/data (run scripts/bench/serving/serve_benchmark.py once first).
 """
 import http.client, os, shutil, signal, socket, statistics, subprocess, sys, time
 

@@ -5,7 +5,7 @@
 # many real segments came after their slot was filled (both should be 0), with the publish
 # latency histogram and the machine's load.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 export PATH="/opt/swift/usr/bin:$PATH"
 scripts/ensure-deps.sh
 swift build -c release --product sideline >/dev/null

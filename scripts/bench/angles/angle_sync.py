@@ -28,9 +28,9 @@ ffmpeg and GStreamer play the set's URL for PLAYER_SECONDS each. Printed:
      read from the tile's canvas; GStreamer: playbin with an appsink that syncs to the clock;
      ffmpeg: `-re`, frames as they leave the decoder) minus the capture time painted in it.
 
-    DURATION=600 scripts/bench/angle_sync.py        # the issue's 10 minutes
-    DURATION=120 scripts/bench/angle_sync.py        # a quick run
-    scripts/bench/angle_sync.py --frames WORK/vsync-frames.json   # a kept run's live spread, 20 s at a time
+    DURATION=600 scripts/bench/angles/angle_sync.py        # the issue's 10 minutes
+    DURATION=120 scripts/bench/angles/angle_sync.py        # a quick run
+    scripts/bench/angles/angle_sync.py --frames WORK/vsync-frames.json   # a kept run's live spread, 20 s at a time
 
 After the live part the page goes back REPLAY_FROM (30) seconds into the recording and reads the
 tiles the same way for REPLAY_SECONDS (60), with a seek in place 20 s on halfway ((c'): replay
@@ -58,7 +58,7 @@ import time
 import urllib.parse
 import urllib.request
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 CLOCK_JS = os.path.join(REPO, "Sources/WatchPage/Resources/pattern-clock.js")
 SET, ANGLE_NAMES = "match", ["wide", "tv", "goal"]
 TOKEN = "bench-angle-sync-token-0123456789"

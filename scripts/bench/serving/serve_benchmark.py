@@ -1,4 +1,4 @@
-"""Sideline vs nginx on the same bytes; see scripts/bench/serve-benchmark.sh."""
+"""Sideline vs nginx on the same bytes; see scripts/bench/run serve."""
 import datetime, gzip, os, re, shutil, signal, socket, statistics, subprocess, sys, time, urllib.request
 
 ROUNDS = int(os.environ.get("ROUNDS", "2"))
@@ -131,7 +131,7 @@ def lengthen(variant, segment):
             os.unlink(f"{variant}/{name}")
     lines = [header.rstrip("\n")]
     for i in range(ENTRIES):
-        # A camera's dates: 2 s apart, a millisecond of jitter now and then (scripts/bench/playlist-gzip.sh).
+        # A camera's dates: 2 s apart, a millisecond of jitter now and then (scripts/bench/run playlist-gzip).
         jitter = (1 if i % 7 == 0 else 0) + (2 if i % 11 == 0 else 0)
         stamp = (start + datetime.timedelta(seconds=2 * i, milliseconds=jitter)).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
         lines += [f"#EXT-X-PROGRAM-DATE-TIME:{stamp}", "#EXTINF:2.000000,", f"{i:06d}.ts"]

@@ -2,12 +2,12 @@
 # Encoding speed: Sideline against the ffmpeg CLI, same clip, same ladder, same settings,
 # measured in the same run, alternating, medians of REPS runs. See Docs/benchmarks.md.
 #
-#   scripts/bench/benchmark.sh            # 3 repetitions of each case
-#   REPS=1 scripts/bench/benchmark.sh     # quicker, noisier
+#   scripts/bench/run encode            # 3 repetitions of each case
+#   REPS=1 scripts/bench/run encode     # quicker, noisier
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 REPS="${REPS:-3}"
-source scripts/bench/bench-setup.sh
+source scripts/bench/encoding/clip_setup.sh
 
 # name width height bitrate(k) for each rung; maxrate 1.1x, bufsize 2x, GOP 2 s, PRESET
 # (default veryfast) and x264 rc-lookahead LOOKAHEAD (default 5, Sideline's default) on both sides.

@@ -4,14 +4,14 @@
 # seconds per media second. The default ladder of Config/sideline.yaml is chosen from this
 # table (see Docs/benchmarks.md).
 #
-#   scripts/bench/ladder-sweep.sh                          # the benchmark clip and Samples/sample.mp4
-#   PRESETS="veryfast" LADDERS="3" scripts/bench/ladder-sweep.sh
+#   scripts/bench/run ladder-sweep                          # the benchmark clip and Samples/sample.mp4
+#   PRESETS="veryfast" LADDERS="3" scripts/bench/run ladder-sweep
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 PRESETS="${PRESETS:-superfast veryfast faster}"
 LADDERS="${LADDERS:-1 2 3}"
 LOOKAHEAD="${LOOKAHEAD:-5}"
-source scripts/bench/bench-setup.sh
+source scripts/bench/encoding/clip_setup.sh
 
 rungs_for() { # ladder size -> rungs (name width height kbit/s)
   case "$1" in

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The clip benchmark behind scripts/bench/clip-benchmark.sh.
+"""The clip benchmark behind scripts/bench/run clips.
 
 A real 720p recording of the benchmark clip (60 s, 30 segments of 2 s, `sideline encode`) is
 lengthened to a 3-hour EVENT recording: entry i is a hard link to real segment i mod 30, dated

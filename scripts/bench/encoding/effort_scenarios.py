@@ -4,7 +4,7 @@ this machine, for SECONDS (600) each, in four scenarios:
 
   a  two cameras with the default ladder
   b  one camera, with a headless Chromium playing it on the same box
-  c  one camera, with 200 simulated players (scripts/bench/player_simulator.py)
+  c  one camera, with 200 simulated players (scripts/bench/serving/player_simulator.py)
   d  three cameras with the default ladder
 
 Each camera is Samples/sample.mp4 looped at real time. A sampler reads /metrics every 2 s.
@@ -15,8 +15,8 @@ recording against the source (ffmpeg's psnr and ssim filters over the whole reco
 to the anchor: the same input encoded by `sideline encode` at the fixed configured effort
 (ANCHOR_SECONDS, 48: two passes of the sample), measured the same way in the same run.
 
-    scripts/bench/effort-scenarios.sh                     # all four, 10 minutes each
-    SECONDS_EACH=120 SCENARIOS="a d" scripts/bench/effort-scenarios.sh
+    scripts/bench/run effort-scenarios                     # all four, 10 minutes each
+    SECONDS_EACH=120 SCENARIOS="a d" scripts/bench/run effort-scenarios
 """
 import os
 import re
@@ -28,8 +28,8 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "scripts", "bench"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "bench", "serving"))
 from serve_benchmark import free_port, get, wait_for  # noqa: E402
 SIDELINE = os.path.join(ROOT, ".build", "release", "sideline")
 SAMPLE = os.path.join(ROOT, "Samples", "sample.mp4")
@@ -173,7 +173,7 @@ def scenario(name):
             # The simulated players start three segments back from the live edge.
             wait_for(f"http://127.0.0.1:{port}/live/main/360p/index.m3u8", has_segments(4), seconds=120)
             simulator = subprocess.Popen([sys.executable, "-c",
-                                          "import sys; sys.path.insert(0, 'scripts/bench'); import player_simulator as s; "
+                                          "import sys; sys.path.insert(0, 'scripts/bench/serving'); import player_simulator as s; "
                                           f"s.run('127.0.0.1', {port}, {server.pid}, ['720p', '540p', '360p'], 200, {SECONDS - 20}, processes=2)"],
                                          cwd=ROOT, stdout=open(f"{WORK}/{name}/players.txt", "w"), stderr=subprocess.STDOUT)
         deadline = started + SECONDS

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Server CPU of a pushed stream against the same stream encoded by the server itself
-(Docs/benchmarks.md, "Pushed stream CPU"). Run by scripts/bench/pushed-cpu.sh.
+(Docs/benchmarks.md, "Pushed stream CPU"). Run by scripts/bench/run pushed-cpu.
 
 Both sides serve the same two-rung ladder (640x360 at 600 kbit/s and 320x180 at 200 kbit/s,
 30 fps, 2 s segments, AAC) for SECONDS of wall clock: "local" is `sideline serve --input

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Capture-to-listed latency of `sideline push` beside `sideline serve`'s publish latency
-(Docs/benchmarks.md, "Push latency"). Run by scripts/bench/push-latency.sh.
+(Docs/benchmarks.md, "Push latency"). Run by scripts/bench/run push-latency.
 
 The same input (the test pattern, paced at real time) and the config's default ladder on
 every side. Both measure from the input thread reading a segment's last frame to the segment

@@ -1,6 +1,6 @@
 // What rendering a live media playlist costs with and without markers (Docs/benchmarks.md,
 // "Playlist rendering with markers"): a 3-hour EVENT playlist (5,400 entries of 2 s) as the
-// registry renders each version. Compiled with HLSPlaylist's sources by scripts/bench/playlist-render.sh.
+// registry renders each version. Compiled with HLSPlaylist's sources by scripts/bench/run playlist-render.
 import Foundation
 
 @main enum PlaylistRenderBench {

@@ -12,8 +12,8 @@ joins the running stream at a segment boundary, and its decode delay must not ch
 (DTS would go backwards). The anchor is the configured veryfast, measured in the same run;
 cells alternate over ROUNDS rounds and medians are printed.
 
-    python3 scripts/bench/effort_steps.py            # 3 rounds
-    ROUNDS=1 python3 scripts/bench/effort_steps.py   # quicker
+    python3 scripts/bench/encoding/effort_steps.py            # 3 rounds
+    ROUNDS=1 python3 scripts/bench/encoding/effort_steps.py   # quicker
 """
 import os
 import re
@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 CLIP = os.environ.get("CLIP", os.path.join(ROOT, "Samples", "sample.mp4"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 SECONDS = float(os.environ.get("SECONDS_OF_MEDIA", "20"))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Uploads in a row to Sideline's ingest against the same uploads to nginx's WebDAV PUT
-(Docs/benchmarks.md, "Ingest uploads"). Run by scripts/bench/ingest-uploads.sh, which builds
+(Docs/benchmarks.md, "Ingest uploads"). Run by scripts/bench/run ingest-uploads, which builds
 Sideline (release) and makes the segments.
 
 Each upload is what ffmpeg's HLS muxer sends per segment over one kept-alive connection: the

@@ -3,7 +3,7 @@
 rename of a 70-byte file (AtomicFile's steps), 500 times; median and p99. The ingest writes one
 such file (ingest/session.json) per playlist upload (Docs/benchmarks.md, "Ingest uploads").
 
-    python3 scripts/bench/small_write_cost.py [DIRECTORY]     # default: /tmp
+    python3 scripts/bench/serving/small_write_cost.py [DIRECTORY]     # default: /tmp
 """
 import os
 import statistics

@@ -33,7 +33,7 @@ import urllib.parse
 
 SECRET = "s3cr3t-viewer-credential"
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 WAYS = ["path", "query", "define", "rewrite"]
 
 

@@ -4,10 +4,10 @@
 # DURATION seconds. Prints each sample and, at the end, the RSS after the first minute
 # against the last, as a ratio. See Docs/benchmarks.md.
 #
-#   scripts/bench/memory-soak.sh                      # one hour, default config
-#   DURATION=600 CONFIG=x.yaml scripts/bench/memory-soak.sh
+#   scripts/bench/run memory-soak                      # one hour, default config
+#   DURATION=600 CONFIG=x.yaml scripts/bench/run memory-soak
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 DURATION="${DURATION:-3600}"
 INTERVAL="${INTERVAL:-60}"
 CONFIG="${CONFIG:-Config/sideline.yaml}"

@@ -4,7 +4,7 @@
 # connection gets answered per second (wrk), next to the same for a live playlist.
 # See Docs/benchmarks.md. Serves the test pattern on 127.0.0.1; SIDELINE=path picks the binary.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 scripts/ensure-deps.sh
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
 BIN="${SIDELINE:-.build/release/sideline}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where the page's live players really are (Docs/benchmarks.md, "Angle sync"): a probe, not a
-test. It serves the angle sync benchmark's set (scripts/bench/angle_sync.py: three test-pattern
+test. It serves the angle sync benchmark's set (scripts/bench/angles/angle_sync.py: three test-pattern
 angles, `wide` by the server and `tv`, `goal` pushed, or ANGLES=local), opens the page on it in
 headless Chromium and loads it LOADS times, INTERVAL seconds apart (the page's own `load("live")`,
 as a rejoin does). Once every player of a load plays, it reads for 2 s every frame each tile presents
@@ -19,8 +19,8 @@ pattern), and prints per load:
  - per tile, its media events from the load on (`play`, `waiting`, `playing`, `error` with
    its message), each with the time since the load and the player's currentTime then.
 
-    LOADS=4 INTERVAL=25 python3 scripts/bench/page_origin_probe.py
-    SIDELINE=/path/to/an/older/sideline python3 scripts/bench/page_origin_probe.py
+    LOADS=4 INTERVAL=25 python3 scripts/bench/angles/page_origin_probe.py
+    SIDELINE=/path/to/an/older/sideline python3 scripts/bench/angles/page_origin_probe.py
 
 Environment: LOADS (4), INTERVAL (25), SETTLE (15), PAGE_STATE (JSON assigned to the page's
 `sideline.state` before the forced loads: a setting of the page to try), and angle_sync.py's (ANGLES,
