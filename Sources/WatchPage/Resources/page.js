@@ -335,7 +335,7 @@ new PerformanceObserver((list) => {
 // A live angle's origin at first: the date of the segment its player joined at, from that segment's
 // media playlist, until `confirmOrigin` has it from what the player holds (a segment Chromium
 // had already fetched, in an earlier load, is played from its cache and never listed, so the
-// guess was 2-6 s off for some angle in 3 of 6 loads: scripts/bench/page_origin_probe.py). Chromium plays on from the segment it joins at, after reading the
+// guess was 2-6 s off for some angle in 3 of 6 loads: scripts/bench/angles/page_origin_probe.py). Chromium plays on from the segment it joins at, after reading the
 // recording's first segment (number 0) when it joins later: the join is the lowest segment
 // number requested, other than a 0 not followed by 1 (requests are listed as they end, not in
 // order). A browser whose requests are not listed (Safari) counts from the first entry, as in replay.
@@ -350,7 +350,7 @@ async function findOrigin(a) {
   try {
     const name = new URL(join).pathname.split("/").pop();
     const entry = SidelineSync.listedSegments(await (await fetch(playlistOf(join), { cache: "no-store" })).text()).find((e) => e.name === name);
-    // `guessed` stays for a look at how far the guess was (scripts/bench/page_origin_probe.py).
+    // `guessed` stays for a look at how far the guess was (scripts/bench/angles/page_origin_probe.py).
     if (entry && a.loadedAt === load && !isFinite(a.origin)) Object.assign(a, { origin: entry.start, guessed: entry.start });
   } catch (e) { /* asked again on the next tick */ } finally { a.finding = false; }
 }

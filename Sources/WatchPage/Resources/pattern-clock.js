@@ -6,7 +6,7 @@
 // The same integer arithmetic as the Swift reader, so both give the same answer on the same
 // bytes (Tests/MediaPipelineTests/PatternClockScriptTests.swift). The page does not use it;
 // benchmarks and tests load it (/pattern-clock.js) to tell from a <video> element, through a
-// canvas, which moment it shows (scripts/bench/angle_sync.py).
+// canvas, which moment it shows (scripts/bench/angles/angle_sync.py).
 "use strict";
 const SidelinePatternClock = {
   columns: 32,
