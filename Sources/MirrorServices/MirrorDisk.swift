@@ -31,15 +31,13 @@ public struct MirrorDisk: MirrorDestination {
     }
 
     public func storedMaster() -> MultivariantPlaylist? {
-        (try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8)).flatMap { try? MultivariantPlaylist.parse($0) }
+        RecordingReader(layout: layout).master()
     }
 
     public func stored(variant: String) throws -> StoredVariant {
         let files = try layout.wholeSegmentFiles(variant)
-        var listed: MediaPlaylist?
-        if let text = try? String(contentsOfFile: layout.mediaPlaylistPath(variant), encoding: .utf8) { listed = try MediaPlaylist.parse(text) }
-        let iFrames = (try? String(contentsOfFile: layout.iFramePlaylistPath(variant), encoding: .utf8)).flatMap { try? MediaPlaylist.parse($0) }
-        return StoredVariant(listed: listed, iFrames: iFrames, files: files)
+        let reader = RecordingReader(layout: layout)
+        return StoredVariant(listed: try reader.mediaPlaylist(variant), iFrames: reader.iFramePlaylist(variant), files: files)
     }
 
     public func storeSegment(_ bytes: [UInt8], named name: String, variant: String) async throws {

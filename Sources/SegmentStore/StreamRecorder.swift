@@ -20,22 +20,20 @@ public final class StreamRecorder: Sendable {
         var recoveredIFrames: [String: MediaPlaylist] = [:]
         var archived: String?
         var incompatible: String?
+        let reader = RecordingReader(layout: layout)
         for name in variantNames {
-            let path = layout.mediaPlaylistPath(name)
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
             do {
-                let playlist = try MediaPlaylist.parse(text)
+                guard let playlist = try reader.mediaPlaylist(name) else { continue }
                 if playlist.targetDuration != targetDuration {
-                    incompatible = "\(path) has EXT-X-TARGETDURATION \(playlist.targetDuration), this configuration needs \(targetDuration)"
+                    incompatible = "\(layout.mediaPlaylistPath(name)) has EXT-X-TARGETDURATION \(playlist.targetDuration), this configuration needs \(targetDuration)"
                     break
                 }
                 recovered[name] = playlist
-                if let text = try? String(contentsOfFile: layout.iFramePlaylistPath(name), encoding: .utf8),
-                   let iFrames = try? MediaPlaylist.parse(text), iFrames.iFramesOnly, iFrames.targetDuration == targetDuration {
+                if let iFrames = reader.iFramePlaylist(name), iFrames.iFramesOnly, iFrames.targetDuration == targetDuration {
                     recoveredIFrames[name] = iFrames
                 }
             } catch {
-                incompatible = "\(path) cannot be read back: \(error)"
+                incompatible = "\(error)"
                 break
             }
         }

@@ -14,12 +14,12 @@ public enum ClipExport {
     /// the recording's master, else by name) and its media playlist, from disk.
     public static func recording(of stream: String, variant asked: String?, dataDirectory: String) throws(SidelineStartupError) -> SetClipPlan.Recording {
         let layout = StreamLayout(dataDirectory: dataDirectory, stream: stream)
-        guard FileManager.default.fileExists(atPath: layout.streamDirectory) else {
+        let reader = RecordingReader(layout: layout)
+        guard reader.exists else {
             throw SidelineStartupError(message: "no recording of stream '\(stream)' in \(layout.dataDirectory); give the data directory with --data-dir or --config")
         }
-        let recorded = ((try? FileManager.default.contentsOfDirectory(atPath: layout.streamDirectory)) ?? [])
-            .filter { FileManager.default.fileExists(atPath: layout.mediaPlaylistPath($0)) }
-        let master = (try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8)).flatMap { try? MultivariantPlaylist.parse($0) }
+        let recorded = reader.recordedVariants()
+        let master = reader.master()
         let ladder = (master?.variants.compactMap { MultivariantPlaylist.variantName(ofURI: $0.uri, playlist: StreamLayout.mediaPlaylistName) } ?? []).filter(recorded.contains)
         let name: String
         switch ClipPlan.variant(asked: asked, variants: ladder + recorded.sorted().filter { !ladder.contains($0) }, recorded: Set(recorded)) {
@@ -29,13 +29,13 @@ public enum ClipExport {
         case .nothingRecorded:
             throw SidelineStartupError(message: "stream '\(stream)' has recorded nothing in \(layout.streamDirectory)")
         }
-        let path = layout.mediaPlaylistPath(name)
         let playlist: MediaPlaylist
         do {
+            guard let read = try reader.mediaPlaylist(name) else { throw RecordingReader.Unreadable(path: layout.mediaPlaylistPath(name), reason: "it is gone") }
             // The recording's view: late segments of a pushed backlog in place of their stand-ins.
-            playlist = try MediaPlaylist.parse(try String(contentsOfFile: path, encoding: .utf8)).applyingReplacements()
+            playlist = read.applyingReplacements()
         } catch {
-            throw SidelineStartupError(message: "\(path) cannot be read: \(error)")
+            throw SidelineStartupError(message: "\(error)")
         }
         return SetClipPlan.Recording(stream: stream, variant: name, playlist: playlist) { entry in
             let file = layout.segmentPath(name, entry.uri)

@@ -7,22 +7,13 @@ import SidelineCore
 
 /// The ladder a pushed stream with no configured ladder took from its encoder's master
 /// (`IngestMaster.ladder(for:configured:kept:)` decides), kept in the stream's data directory
-/// (`<stream>/ingest/ladder.json`, atomically) so a restart serves the same rungs before the
-/// encoder's first upload.
+/// (`<stream>/ingest/ladder.json`, atomically, by `PushedStreamFiles`) so a restart serves the
+/// same rungs before the encoder's first upload.
 public enum PushedLadder {
-    public static func path(_ layout: StreamLayout) -> String { layout.pushedLadderPath }
-
-    /// Keeps `rungs` (atomically: a crash leaves the ladder kept before, never a torn file).
-    public static func keep(_ rungs: [DeclaredRung], layout: StreamLayout) throws {
-        let path = path(layout)
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try AtomicFile.write(Array(try JSONEncoder().encode(rungs)), to: path)
-    }
-
     /// The ladder kept before, held to the same checks as a pushed master's (the file is on
     /// disk an operator can edit); nil when there is none or it does not pass.
-    public static func load(_ layout: StreamLayout) -> [DeclaredRung]? {
-        guard let data = FileManager.default.contents(atPath: path(layout)), let rungs = try? JSONDecoder().decode([DeclaredRung].self, from: data) else { return nil }
+    public static func load(_ files: PushedStreamFiles) -> [DeclaredRung]? {
+        guard let rungs = files.load([DeclaredRung].self, from: .ladder) else { return nil }
         let master = MultivariantPlaylist(variants: rungs.map {
             VariantStream(uri: "\($0.name)/\(StreamLayout.mediaPlaylistName)", bandwidth: $0.bandwidth, codecs: $0.codecs,
                           resolution: .init(width: $0.width, height: $0.height), frameRate: $0.frameRate)
@@ -49,7 +40,7 @@ public enum PushedLadder {
     /// `stream` as a restart serves it: a pushed stream whose config names no ladder takes the
     /// one kept on disk; any other stream is as configured.
     static func restoring(_ stream: StreamSettings, dataDirectory: String) -> StreamSettings {
-        guard stream.isPushed, !stream.video.ladderConfigured, let kept = load(StreamLayout(dataDirectory: dataDirectory, stream: stream.name)) else { return stream }
+        guard stream.isPushed, !stream.video.ladderConfigured, let kept = load(PushedStreamFiles(layout: StreamLayout(dataDirectory: dataDirectory, stream: stream.name))) else { return stream }
         var restored = stream
         restored.video = video(kept, over: stream.video)
         return restored

@@ -28,6 +28,8 @@ public final class PushedStream: Sendable {
     /// The plan and publisher in force: replaced once when the stream takes its encoder's ladder.
     private let current: Mutex<Current>
     private let layout: StreamLayout
+    /// Every file the stream keeps beside its recording (received segments, session, ladder, metadata, unplaced).
+    private let files: PushedStreamFiles
     /// What the stream decides of each upload: its ledger, codecs and bounds.
     private let core: Mutex<PushedStreamCore>
     private let logger: Logger
@@ -66,6 +68,7 @@ public final class PushedStream: Sendable {
     public init(plan: ServePlan, publisher: StreamPublisher, withStandIns: Bool = true, logger: Logger) {
         self.current = Mutex(Current(plan: plan, publisher: publisher))
         self.layout = plan.layout
+        self.files = PushedStreamFiles(layout: plan.layout)
         self.logger = logger
         self.withStandIns = withStandIns
         let ingest = plan.configuration.ingest
@@ -89,22 +92,20 @@ public final class PushedStream: Sendable {
         let ledgerSettings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
                                                    slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin,
                                                    setEpoch: publisher.setTimeline?.epoch)
-        let kept = FileManager.default.contents(atPath: plan.layout.ingestSessionPath).flatMap { try? JSONDecoder().decode(IngestLedger.Persisted.self, from: $0) }
-        var ledger = IngestLedger(settings: ledgerSettings, restoring: kept)
-        restoreReceived(into: &ledger, layout: plan.layout, logger: logger)
+        let files = PushedStreamFiles(layout: plan.layout)
+        var ledger = IngestLedger(settings: ledgerSettings, restoring: files.load(IngestLedger.Persisted.self, from: .session))
+        restoreReceived(into: &ledger, files: files, logger: logger)
         let video = plan.stream.video
         // The ladder served, as rungs: a master that lists only these keeps it.
         let served = video.ladder.map { DeclaredRung(name: $0.name, width: $0.width, height: $0.height, bandwidth: $0.maxrate.bitsPerSecond, codecs: [], frameRate: nil) }
         let settings = PushedStreamCore.Settings(ledger: ledgerSettings, bounds: bounds, ladderConfigured: video.ladderConfigured, served: served,
                                                  frameRate: video.frameRate, streamDirectory: plan.layout.streamDirectory, playlistName: StreamLayout.mediaPlaylistName)
-        return PushedStreamCore(settings: settings, ledger: ledger, declaredLadder: video.ladderConfigured ? nil : PushedLadder.load(plan.layout))
+        return PushedStreamCore(settings: settings, ledger: ledger, declaredLadder: video.ladderConfigured ? nil : PushedLadder.load(files))
     }
 
     /// What the pusher last said about the stream wins over the config, across restarts.
     private func applyKeptMetadata() {
-        if let data = FileManager.default.contents(atPath: layout.metadataPath), let metadata = try? JSONDecoder().decode(StreamMetadata.self, from: data) {
-            apply(metadata)
-        }
+        if let metadata = files.load(StreamMetadata.self, from: .metadata) { apply(metadata) }
     }
 
     public var plan: ServePlan { current.withLock { $0.plan } }
@@ -116,14 +117,13 @@ public final class PushedStream: Sendable {
 
     /// Segments received before a restart and not listed yet are received still: their encoder
     /// was told so (201), and its next playlist will list them.
-    private static func restoreReceived(into ledger: inout IngestLedger, layout: StreamLayout, logger: Logger) {
+    private static func restoreReceived(into ledger: inout IngestLedger, files: PushedStreamFiles, logger: Logger) {
         for variant in ledger.settings.variants {
-            let directory = layout.ingestDirectory(variant)
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name.hasSuffix(".ts") && !name.hasPrefix(".") {
-                guard let data = FileManager.default.contents(atPath: "\(directory)/\(name)"),
-                      case let .success(inspection) = PushedSegmentCheck.inspect([UInt8](data)),
+            for name in files.receivedNames(variant: variant) {
+                guard let data = files.received(variant: variant, name: name),
+                      case let .success(inspection) = PushedSegmentCheck.inspect(data),
                       case .success = ledger.segmentReceived(variant: variant, name: name, inspection: inspection) else {
-                    try? FileManager.default.removeItem(atPath: "\(directory)/\(name)")
+                    files.removeReceived(variant: variant, name: name)
                     continue
                 }
             }
@@ -174,18 +174,16 @@ public final class PushedStream: Sendable {
             return .failure(refusal)
         default: return Self.answer(nil)
         }
-        let directory = layout.ingestDirectory(variant)
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             // The program tables first, in the order Sideline serves them. Written atomically: a
             // full disk leaves the name as it was, never a torn file.
-            try AtomicFile.write(TransportStreamHeaders.patFirst(bytes), to: "\(directory)/\(name)")
+            try files.keepReceived(TransportStreamHeaders.patFirst(bytes), variant: variant, name: name)
         } catch {
             logger.error("pushed segment not kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
             return .failure(Self.writeRefusal(error, "segment '\(name)' could not be kept"))
         }
         let kept = core.withLock { $0.segmentKept(variant: variant, name: name, inspection: inspection) }
-        if case .refuse = kept { try? FileManager.default.removeItem(atPath: "\(directory)/\(name)") }
+        if case .refuse = kept { files.removeReceived(variant: variant, name: name) }
         return Self.answer(kept)
     }
 
@@ -199,8 +197,7 @@ public final class PushedStream: Sendable {
             case let .keepSession(persisted):
                 // Kept before anything is listed, so a restart maps the encoder's numbers as this process did.
                 do {
-                    try FileManager.default.createDirectory(atPath: (layout.ingestSessionPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                    try AtomicFile.write(Array(try JSONEncoder().encode(persisted)), to: layout.ingestSessionPath)
+                    try files.keep(persisted, as: .session)
                 } catch {
                     logger.error("the ingest session could not be kept; after a restart the encoder's segments start a new session", metadata: ["error": "\(error)"])
                 }
@@ -219,9 +216,8 @@ public final class PushedStream: Sendable {
         var recorded: [String] = []
         var late: [String] = []
         for listing in listings {
-            let path = "\(layout.ingestDirectory(variant))/\(listing.name)"
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            guard let data = FileManager.default.contents(atPath: path), let segment = restamped([UInt8](data), listing) else {
+            defer { files.removeReceived(variant: variant, name: listing.name) }
+            guard let data = files.received(variant: variant, name: listing.name), let segment = restamped(data, listing) else {
                 logger.error("a received segment could not be read back; its slot is filled as if it never came", metadata: ["variant": "\(variant)", "segment": "\(listing.name)"])
                 continue
             }
@@ -257,17 +253,14 @@ public final class PushedStream: Sendable {
     /// the server was down then) is kept, never lost: `<stream>/unplaced/<variant>/<slot>-<name>`,
     /// restamped for its slot, for an operator to recover.
     private func keepUnplaced(_ segment: EncodedSegment, named name: String, of variant: String) {
-        let path = layout.unplacedPath(variant, slot: segment.index, name: name)
-        let directory = (path as NSString).deletingLastPathComponent
-        let kept = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).count { !$0.hasPrefix(".") }
+        let kept = files.unplacedCount(variant: variant)
         guard bounds.keepsUnplaced(alreadyKept: kept) else {
             logger.error("a pushed segment with no slot was dropped: unplaced/ holds ingest.max_unplaced_segments already",
                          metadata: ["variant": "\(variant)", "segment": "\(name)", "kept": "\(kept)"])
             return
         }
         do {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try AtomicFile.write(segment.bytes, to: path)
+            try files.keepUnplaced(segment.bytes, variant: variant, slot: segment.index, name: name)
         } catch {
             logger.error("a pushed segment with no slot could not be kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
         }
@@ -291,7 +284,7 @@ public final class PushedStream: Sendable {
         case let .failure(refusal): return .failure(refusal)
         }
         let publisher = self.publisher
-        let facts = PushedStreamCore.Facts(recordingHoldsFootage: recordingHoldsFootage(publisher), tookDeclaredLadder: PushedLadder.load(layout) != nil)
+        let facts = PushedStreamCore.Facts(recordingHoldsFootage: recordingHoldsFootage(publisher), tookDeclaredLadder: PushedLadder.load(files) != nil)
         let actions = core.withLock { $0.masterUploaded(master, facts: facts) }
         for action in actions {
             switch action {
@@ -327,7 +320,7 @@ public final class PushedStream: Sendable {
     /// serves it at the next start (`PushedLadder.restoring`). Nil when kept.
     private func keepLadder(_ rungs: [DeclaredRung]) -> Refusal? {
         do {
-            try PushedLadder.keep(rungs, layout: layout)
+            try files.keep(rungs, as: .ladder)
         } catch {
             logger.error("the encoder's ladder could not be kept", metadata: ["error": "\(error)"])
             return Self.writeRefusal(error, "the encoder's ladder could not be kept")
@@ -370,12 +363,7 @@ public final class PushedStream: Sendable {
         let configured = old.plan.configuration.streams.first { $0.name == name } ?? old.plan.stream
         let plan = ServePlan(configuration: old.plan.configuration, stream: configured, realtime: old.plan.realtime, effort: old.plan.effort)
         old.publisher.retire()
-        for rung in old.plan.stream.video.ladder.map(\.name) {
-            try? FileManager.default.removeItem(atPath: layout.variantDirectory(rung))
-            try? FileManager.default.removeItem(atPath: layout.ingestDirectory(rung))
-        }
-        try? FileManager.default.removeItem(atPath: layout.masterPlaylistPath)
-        try? FileManager.default.removeItem(atPath: layout.timelinePath)
+        files.removeRecording(of: old.plan.stream.video.ladder.map(\.name))
         let publisher: StreamPublisher
         do {
             publisher = try plan.makePublisher(registry: old.publisher.registry, withStandIns: withStandIns, logger: logger)
@@ -441,7 +429,7 @@ public final class PushedStream: Sendable {
         case let .failure(rejection): return .failure(.malformed("\(rejection)").forOperators())
         }
         do {
-            try AtomicFile.write(Array(try JSONEncoder().encode(metadata)), to: layout.metadataPath)
+            try files.keep(metadata, as: .metadata)
         } catch {
             logger.error("pushed metadata not kept", metadata: ["error": "\(error)"])
             return .failure(Self.writeRefusal(error, "the metadata could not be kept"))

@@ -47,9 +47,8 @@ public enum SetTimelineStore {
     /// The slot and date of the last dated entry a stream recorded (its longest variant's).
     private static func lastDatedEntry(of layout: StreamLayout, configuration: SidelineConfiguration) -> (slot: Int, date: Date)? {
         guard StreamTombstone.read(layout) == nil, let stream = configuration.streams.first(where: { $0.name == layout.stream }) else { return nil }
-        let playlists = stream.video.ladder.compactMap { rung in
-            (try? String(contentsOfFile: layout.mediaPlaylistPath(rung.name), encoding: .utf8)).flatMap { try? MediaPlaylist.parse($0) }
-        }
+        let reader = RecordingReader(layout: layout)
+        let playlists = stream.video.ladder.compactMap { rung in (try? reader.mediaPlaylist(rung.name)) ?? nil }
         guard let longest = playlists.max(by: { $0.segments.count < $1.segments.count }) else { return nil }
         let timeline = FileManager.default.contents(atPath: layout.timelinePath).flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: $0) } ?? StreamTimeline()
         return SetTimeline.lastDated(longest.segments, timeline: timeline)

@@ -36,10 +36,10 @@ import Testing
         let configuration = configuration()
         let layout = StreamLayout(dataDirectory: data, stream: configuration.streams[0].name)
         #expect(plan(configuration).stream.video.ladder == SidelineConfiguration.defaultVideo.ladder, "nothing kept: the default ladder")
-        try PushedLadder.keep(Self.phone, layout: layout)
-        #expect(PushedLadder.load(layout) == Self.phone)
+        try PushedStreamFiles(layout: layout).keep(Self.phone, as: .ladder)
+        #expect(PushedLadder.load(PushedStreamFiles(layout: layout)) == Self.phone)
         // No temporary file left beside it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: (PushedLadder.path(layout) as NSString).deletingLastPathComponent) == ["ladder.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: (layout.pushedLadderPath as NSString).deletingLastPathComponent) == ["ladder.json"])
         let video = plan(configuration).stream.video
         #expect(video.ladder.map(\.name) == ["360p", "180p"])
         #expect(video.ladder.map { "\($0.width)x\($0.height)" } == ["640x360", "320x180"])
@@ -82,7 +82,7 @@ import Testing
         #expect(registry.stream(named: name)?.variantOrder == ["360p", "180p"], "registered anew for the taken rungs")
         #expect(stream.plan.stream.video.ladder.map(\.name) == ["360p", "180p"])
         #expect(stream.plan.stream.video.frameRate == 25)
-        #expect(PushedLadder.load(StreamLayout(dataDirectory: data, stream: name)) == Self.phone)
+        #expect(PushedLadder.load(PushedStreamFiles(layout: StreamLayout(dataDirectory: data, stream: name))) == Self.phone)
         // The next start serves the encoder's ladder and takes its master as its own.
         #expect(try self.receiver(configuration).receive(.master(stream: name), body: Self.phoneMaster).get().message == "master taken: 360p, 180p")
         // A ladder is taken once (issue 33): another, before any segment, is a conflict, and
@@ -130,13 +130,13 @@ import Testing
             return
         }
         #expect(refusal.status == 400 && refusal.reason.contains("not in this stream's ladder"), "\(refusal.reason)")
-        #expect(!FileManager.default.fileExists(atPath: PushedLadder.path(StreamLayout(dataDirectory: data, stream: configuration.streams[0].name))))
+        #expect(!FileManager.default.fileExists(atPath: StreamLayout(dataDirectory: data, stream: configuration.streams[0].name).pushedLadderPath))
     }
 
     @Test func aConfiguredLadderOrACameraIgnoresTheKeptOne() throws {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let layout = StreamLayout(dataDirectory: data, stream: configuration().streams[0].name)
-        try PushedLadder.keep(Self.phone, layout: layout)
+        try PushedStreamFiles(layout: layout).keep(Self.phone, as: .ladder)
         #expect(plan(configuration(ladderConfigured: true)).stream.video.ladder == SidelineConfiguration.defaultVideo.ladder)
         #expect(plan(configuration(pushed: false)).stream.video.ladder == SidelineConfiguration.defaultVideo.ladder)
     }
@@ -160,9 +160,9 @@ import Testing
     func aKeptLadderThatFailsTheChecksIsIgnored(text: String) throws {
         defer { try? FileManager.default.removeItem(atPath: data) }
         let layout = StreamLayout(dataDirectory: data, stream: configuration().streams[0].name)
-        try FileManager.default.createDirectory(atPath: (PushedLadder.path(layout) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try text.write(toFile: PushedLadder.path(layout), atomically: true, encoding: .utf8)
-        #expect(PushedLadder.load(layout) == nil)
+        try FileManager.default.createDirectory(atPath: (layout.pushedLadderPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: layout.pushedLadderPath, atomically: true, encoding: .utf8)
+        #expect(PushedLadder.load(PushedStreamFiles(layout: layout)) == nil)
         #expect(plan(configuration()).stream.video.ladder == SidelineConfiguration.defaultVideo.ladder)
     }
 }
