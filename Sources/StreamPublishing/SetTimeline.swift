@@ -8,8 +8,10 @@ import SidelineCore
 /// reached the server at instant t the output time t - epoch (its presentation timestamp), so
 /// the same moment has the same slot, date and timestamp in every angle, whenever each camera
 /// started. Kept with the set (`<data_dir>/<set>/set-timeline.json`) so a restarted server
-/// continues it. Pure.
-public struct SetTimeline: Sendable, Equatable, Codable {
+/// continues it. Its slots are a `SlotGrid`'s (SidelineCore): a new set begins by its epoch
+/// rule (`starting(at:)`), any camera pushed from elsewhere that numbers its slots the same way
+/// included. Pure.
+public struct SetTimeline: SlotGrid, Sendable, Equatable, Codable {
     public var epoch: Date
     public var segmentDuration: Double
 
@@ -17,15 +19,6 @@ public struct SetTimeline: Sendable, Equatable, Codable {
         precondition(segmentDuration > 0)
         self.epoch = epoch
         self.segmentDuration = segmentDuration
-    }
-
-    /// A new set begins at the first multiple of D since 1970 at or after `now` (a whole
-    /// millisecond, what EXT-X-PROGRAM-DATE-TIME can say): any two clocks that agree cut on the
-    /// same grid without telling each other, a camera pushed from elsewhere that numbers its
-    /// slots the same way included. At or after, not before: slot 0 is the first angle's first
-    /// whole slot, so a recording never begins with a slot that started before anything ran.
-    public static func starting(at now: Date, segmentDuration: Double) -> SetTimeline {
-        SetTimeline(epoch: SlotGrid.epoch(atOrAfter: now, segmentDuration: segmentDuration), segmentDuration: segmentDuration)
     }
 
     /// On disk: the epoch in Unix milliseconds (exact) and as a date-time (for a person), and D.
@@ -50,30 +43,15 @@ public struct SetTimeline: Sendable, Equatable, Codable {
         try container.encode(segmentDuration, forKey: .segmentDuration)
     }
 
-    /// The slot whose span holds `instant` (negative before the epoch).
-    public func slot(of instant: Date) -> Int {
-        Int((instant.timeIntervalSince(epoch) / segmentDuration).rounded(.down))
-    }
-
-    /// When slot `slot` starts: its EXT-X-PROGRAM-DATE-TIME in every angle.
-    public func start(of slot: Int) -> Date { epoch.addingTimeInterval(Double(slot) * segmentDuration) }
-
     /// Seconds from the epoch to `instant`: the output time of a frame that reached the server then.
     public func outputTime(of instant: Date) -> Double { instant.timeIntervalSince(epoch) }
-
-    /// The first slot that starts no earlier than `instant` (never before slot 0).
-    public func firstSlot(startingAt instant: Date) -> Int {
-        max(0, Int((instant.timeIntervalSince(epoch) / segmentDuration).rounded(.up)))
-    }
 
     /// The slot the entry dated `programDateTime` is on this grid, when it is on it (within
     /// `tolerance` seconds of a slot's start); nil when it is not (a recording made before its
     /// stream joined the set, on a grid of its own).
     public func slot(dated programDateTime: Date, tolerance: Double = 0.1) -> Int? {
-        let exact = programDateTime.timeIntervalSince(epoch) / segmentDuration
-        let slot = exact.rounded()
-        guard abs(exact - slot) * segmentDuration <= tolerance, slot.magnitude < Double(Int32.max) else { return nil }
-        return Int(slot)
+        guard let nearest = nearestSlot(to: programDateTime), abs(nearest.offset) <= tolerance else { return nil }
+        return nearest.slot
     }
 
     /// The set timeline a recording dated this way already runs on: slot `slot` dated

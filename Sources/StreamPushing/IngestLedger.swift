@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import MPEGTS
+import SidelineCore
 
 /// What the server makes of a pushed stream's uploads (`/ingest/{stream}/...`), over plain
 /// values: which received segments each uploaded media playlist makes ready to list, in which
@@ -58,8 +59,9 @@ public struct IngestLedger: Sendable {
         public func setPlacement(of date: Date, now: Date) -> (slot: Int, time: Double)? {
             guard let setEpoch, segmentDuration > 0 else { return nil }
             let time = date.timeIntervalSince(setEpoch)
-            guard time.isFinite, time >= 0, date.timeIntervalSince(now) <= aheadMargin, time / segmentDuration < 1e9 else { return nil }
-            return (Int((time / segmentDuration).rounded()), time)
+            guard time.isFinite, time >= 0, date.timeIntervalSince(now) <= aheadMargin,
+                  let nearest = WallClockGrid(epoch: setEpoch, segmentDuration: segmentDuration).nearestSlot(to: date) else { return nil }
+            return (nearest.slot, time)
         }
 
         /// The longest segment accepted: longer ones would overlap the next slot's timestamps.

@@ -140,7 +140,7 @@ public struct PushQueue: Sendable, Equatable {
 /// 1970 at or after the first run's start), kept in the queue directory, so a restarted
 /// `push` numbers its segments on from where the wall clock is, and the server places each in
 /// its own slot. Pure.
-public struct PushTimeline: Sendable, Equatable, Codable {
+public struct PushTimeline: SlotGrid, Sendable, Equatable, Codable {
     public var epoch: Date
     public var segmentDuration: Double
 
@@ -149,18 +149,11 @@ public struct PushTimeline: Sendable, Equatable, Codable {
         self.segmentDuration = segmentDuration
     }
 
-    /// A new queue's timeline: its epoch by `SlotGrid`, the rule an angle set's epoch follows
-    /// (`SetTimeline.starting`, StreamPublishing): a pusher and a server whose clocks agree then cut segments on the same
-    /// grid, so a pushed angle's segments start on the set's slots, not up to half a segment off.
-    /// The first run waits for slot 0's start, less than D.
-    public static func starting(at now: Date, segmentDuration: Double) -> PushTimeline {
-        PushTimeline(epoch: SlotGrid.epoch(atOrAfter: now, segmentDuration: segmentDuration), segmentDuration: segmentDuration)
-    }
-
-    /// The slot a pipeline started at `now` begins with: the first that starts no earlier.
-    public func firstSlot(startingAt now: Date) -> Int {
-        max(0, Int((now.timeIntervalSince(epoch) / segmentDuration).rounded(.up)))
-    }
+    // A new queue's timeline is `SlotGrid.starting(at:)`, the rule an angle set's epoch
+    // follows (`SetTimeline`, StreamPublishing): a pusher and a server whose clocks agree then
+    // cut segments on the same grid, so a pushed angle's segments start on the set's slots,
+    // not up to half a segment off. The first run waits for slot 0's start, less than D; its
+    // slots are the grid's (`firstSlot(startingAt:)`, `start(of:)`).
 
     /// The slot a run started at `now` begins with, after anything already queued (a wall
     /// clock set back must not number a new segment like a queued one).
@@ -168,6 +161,4 @@ public struct PushTimeline: Sendable, Equatable, Codable {
         max(firstSlot(startingAt: now), (newestQueued ?? -1) + 1)
     }
 
-    /// When slot `slot` starts on the wall clock: a pipeline started then captures it in time.
-    public func start(of slot: Int) -> Date { epoch.addingTimeInterval(Double(slot) * segmentDuration) }
 }
