@@ -39,20 +39,22 @@ extension StreamRegistry {
     /// `variantLimit` names). Angles without a master yet (a pushed angle before its encoder's
     /// first master) or removed are left out until they have one.
     func setMaster(_ set: AngleSet, variantLimit: String?) -> RenderedPlaylist? {
-        let angles = set.streams.compactMap { name -> (name: String, stream: Stream, master: RenderedPlaylist)? in
-            guard let stream = stream(named: name), stream.phase != .removed, let master = stream.master else { return nil }
-            return (name, stream, master)
+        guard let (master, tag) = setMasterValue(set, variantLimit: variantLimit) else { return nil }
+        if let made = setMasters.made(tag: tag) { return made }
+        guard let text = master.render(variantLimit: variantLimit) else { return nil }
+        return setMasters.rendered(tag: tag) { text }
+    }
+
+    /// The set's master as a value, made from its angles' masters as published, and the tag
+    /// that says which versions of them it was made from; nil when the default angle has none.
+    func setMasterValue(_ set: AngleSet, variantLimit: String?) -> (master: SetMaster, tag: String)? {
+        let angles = set.streams.compactMap { name -> (name: String, stream: Stream, master: RenderedPlaylist, playlist: MultivariantPlaylist)? in
+            guard let stream = stream(named: name), stream.phase != .removed, let master = stream.master, let playlist = stream.masterPlaylist else { return nil }
+            return (name, stream, master, playlist)
         }
         guard angles.first?.name == set.defaultStream else { return nil }
-        // The tag says which versions of the angles' masters the set's was made from.
         let tag = "set-" + set.name + (variantLimit.map { "-" + $0 } ?? "") + angles.map { "-" + $0.master.etag.dropFirst().dropLast() }.joined()
-        if let made = setMasters.made(tag: tag) { return made }
-        let parsed = angles.map { angle in
-            SetMaster.Angle(stream: angle.name, title: angle.stream.title,
-                            master: (try? MultivariantPlaylist.parse(String(buffer: angle.master.plain))) ?? MultivariantPlaylist(variants: []))
-        }
-        guard let text = SetMaster(angles: parsed, title: set.title).render(variantLimit: variantLimit) else { return nil }
-        return setMasters.rendered(tag: tag) { text }
+        return (SetMaster(angles: angles.map { SetMaster.Angle(stream: $0.name, title: $0.stream.title, master: $0.playlist) }, title: set.title), tag)
     }
 }
 
@@ -89,13 +91,13 @@ extension VODDecision {
     static func setMaster(_ set: StreamRegistry.AngleSet, window: TimeWindow, variantLimit: String?, registry: StreamRegistry, renditions: VODRenditions) -> OriginDecision {
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(set.defaultStream) } catch { return .refuse(error) }
-        guard let master = registry.setMaster(set, variantLimit: variantLimit) else {
+        guard let (master, made) = registry.setMasterValue(set, variantLimit: variantLimit), master.render(variantLimit: variantLimit) != nil else {
             if let variantLimit { return .refuse(.noSuchVariant(variantLimit, of: set.name)) }
             return .refuse(Refusal(.nothingRecorded, "set '\(set.name)': its default angle '\(set.defaultStream)' has no master playlist yet"))
         }
         let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
         let windowQuery = window.query
-        let tag = String(master.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery)
-        return .playlist(renditions.rendered(tag: tag) { carryWindow(query: windowQuery, intoMaster: String(buffer: master.plain)) }, cache)
+        let tag = made + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery)
+        return .playlist(renditions.rendered(tag: tag) { master.render(variantLimit: variantLimit, query: windowQuery) ?? "" }, cache)
     }
 }

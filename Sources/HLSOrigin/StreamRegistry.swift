@@ -56,6 +56,10 @@ public final class StreamRegistry: Sendable {
         public var keywords = ""
         public var phase: Phase
         public var targetDuration: Int
+        /// The master as published (a value: the set's master and the VOD masters are made
+        /// from it, never from the bytes rendered of it).
+        public internal(set) var masterPlaylist: MultivariantPlaylist?
+        /// `masterPlaylist` as served.
         var master: RenderedPlaylist?
         /// The master with one variant each (`MultivariantPlaylist.limited`), rendered with
         /// it: for viewers whose credential covers that variant only.
@@ -141,18 +145,19 @@ public final class StreamRegistry: Sendable {
         wakeWaiters(stream: publication.stream, variant: publication.variant, playlist: playlist, iFrames: iFrames)
     }
 
-    public func setMaster(stream: String, text: String) {
-        let bytes = render(text)
+    /// The stream's master, as a value: rendered once here (and once per variant a credential
+    /// may be limited to), kept as it is for what is made from it.
+    public func setMaster(stream: String, _ master: MultivariantPlaylist) {
+        let bytes = render(master.render())
         var limited: [String: RenderedPlaylist] = [:]
-        if let parsed = try? MultivariantPlaylist.parse(text) {
-            for uri in parsed.variants.map(\.uri) {
-                let components = uri.split(separator: "/")
-                guard components.count >= 2 else { continue }
-                let variant = String(components[components.count - 2])
-                if limited[variant] == nil, let one = parsed.limited(toVariant: variant) { limited[variant] = render(one.render()) }
-            }
+        for uri in master.variants.map(\.uri) {
+            let components = uri.split(separator: "/")
+            guard components.count >= 2 else { continue }
+            let variant = String(components[components.count - 2])
+            if limited[variant] == nil, let one = master.limited(toVariant: variant) { limited[variant] = render(one.render()) }
         }
         streams.withLock {
+            $0[stream]?.masterPlaylist = master
             $0[stream]?.master = bytes
             $0[stream]?.limitedMasters = limited
         }

@@ -42,11 +42,12 @@ public enum VODDecision {
         let windowQuery = window.query
         let tag = { (source: RenderedPlaylist) in String(source.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery) }
         guard let variantName = resource.variant else {
-            guard let master = variantLimit != nil ? stream.limitedMasters[variantLimit!] : stream.master else {
+            guard let master = variantLimit != nil ? stream.limitedMasters[variantLimit!] : stream.master,
+                  let value = variantLimit != nil ? stream.masterPlaylist?.limited(toVariant: variantLimit!) : stream.masterPlaylist else {
                 if let variantLimit { return .refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)) }
                 return .refuse(Refusal(.nothingRecorded, "stream '\(resource.stream)' has no master playlist yet"))
             }
-            return .playlist(renditions.rendered(tag: tag(master)) { carryWindow(query: windowQuery, intoMaster: String(buffer: master.plain)) }, cache)
+            return .playlist(renditions.rendered(tag: tag(master)) { value.vodRendition(carrying: windowQuery).render() }, cache)
         }
         guard let variant = stream.variants[variantName] else {
             return .refuse(.noSuchVariant(variantName, of: resource.stream))
@@ -72,25 +73,6 @@ public enum VODDecision {
         case let .failure(rejection):
             return .refuse(policy.refuse(.malformed(rejection.message)))
         }
-    }
-
-    /// The live master as a VOD master: `query` added to every variant and I-frame playlist
-    /// URI, so a player that opens the VOD master of a window gets the same window in every
-    /// variant; backups on other servers (absolute URIs, `stream.backups`) left out, since they
-    /// are live playlists elsewhere, not this recording.
-    static func carryWindow(query: String, intoMaster text: String) -> String {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        for index in lines.indices.reversed() where !lines[index].hasPrefix("#") && lines[index].contains("://") {
-            lines.remove(at: index)
-            if index > 0, lines[index - 1].hasPrefix("#EXT-X-STREAM-INF:") { lines.remove(at: index - 1) }
-        }
-        guard !query.isEmpty else { return lines.joined(separator: "\n") }
-        return lines.map { line -> String in
-            if line.isEmpty { return "" }
-            if !line.hasPrefix("#") { return line + "?" + query }
-            guard let uri = line.range(of: "URI=\""), let close = line[uri.upperBound...].firstIndex(of: "\"") else { return line }
-            return String(line[..<close]) + "?" + query + String(line[close...])
-        }.joined(separator: "\n")
     }
 }
 

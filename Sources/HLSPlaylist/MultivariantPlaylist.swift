@@ -184,3 +184,26 @@ extension MultivariantPlaylist {
         return limited.variants.isEmpty ? nil : limited
     }
 }
+
+extension MultivariantPlaylist {
+    /// The master as the VOD master of a recording (or a window of it): `query` (a window's,
+    /// `TimeWindow.query`, rendered from parsed bounds) added to every variant and I-frame
+    /// playlist URI, so a player that opens the VOD master of a window gets the same window in
+    /// every variant; streams on other servers (absolute URIs: a mirror listed as a backup) left
+    /// out, since they are live playlists elsewhere, not this recording.
+    public func vodRendition(carrying query: String) -> MultivariantPlaylist {
+        func carried(_ uri: String) -> String { query.isEmpty ? uri : uri + "?" + query }
+        var vod = self
+        vod.variants = variants.filter { !$0.uri.contains("://") }.map { variant in
+            var carrying = variant
+            carrying.uri = carried(variant.uri)
+            return carrying
+        }
+        vod.iFrameStreams = iFrameStreams.filter { !$0.uri.contains("://") }.map { stream in
+            var carrying = stream
+            carrying.uri = carried(stream.uri)
+            return carrying
+        }
+        return vod
+    }
+}

@@ -91,8 +91,10 @@ public struct SetMaster: Sendable, Equatable {
 
     /// The text of the set's master; nil when the default angle lists no rung (it has no
     /// master yet). `variantLimit`: a credential's one rung; only the default angle's rung of
-    /// that name is listed (nil when it has none).
-    public func render(variantLimit: String? = nil) -> String? {
+    /// that name is listed (nil when it has none). `query`: added to every URI (a VOD window's,
+    /// `TimeWindow.query`; empty for none).
+    public func render(variantLimit: String? = nil, query: String = "") -> String? {
+        let carried = query.isEmpty ? "" : "?" + query
         guard let first = angles.first else { return nil }
         var primary = Self.rungs(of: first.master)
         if let variantLimit { primary = primary.filter { $0.name == variantLimit } }
@@ -107,7 +109,7 @@ public struct SetMaster: Sendable, Equatable {
             // A rung name is a stream-name-like word: quotable, and a valid GROUP-ID.
             let group = rung.name
             var variant = rung.variant
-            variant.uri = "../\(first.stream)/\(rung.name)/index.m3u8"
+            variant.uri = "../\(first.stream)/\(rung.name)/index.m3u8" + carried
             for (index, angle) in angles.enumerated() {
                 guard let match = index == 0 ? rung : Self.matching(rung, in: angleRungs[index]) else { continue }
                 let isDefault = index == 0
@@ -116,14 +118,14 @@ public struct SetMaster: Sendable, Equatable {
                 // their URI's text, leaves out every variant stream whose URI text is a
                 // rendition's, and then plays the first rendition in URI order, not the default
                 // angle (Docs/operations.md, "Angle sets", "Players").
-                let uri = "../\(angle.stream)/\(match.name)/" + (isDefault ? "./" : "") + "index.m3u8"
+                let uri = "../\(angle.stream)/\(match.name)/" + (isDefault ? "./" : "") + "index.m3u8" + carried
                 text += "#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID=\"\(group)\",NAME=\"\(names[index])\",DEFAULT=\(isDefault ? "YES" : "NO"),AUTOSELECT=\(isDefault ? "YES" : "NO"),URI=\"\(uri)\"\n"
                 variant.bandwidth = max(variant.bandwidth, match.variant.bandwidth)
                 if let average = match.variant.averageBandwidth { variant.averageBandwidth = max(variant.averageBandwidth ?? 0, average) }
                 for codec in match.variant.codecs where !variant.codecs.contains(codec) { variant.codecs.append(codec) }
-                if let frames = match.iFrames, !iFrames[index].contains(where: { $0.uri.hasSuffix("/\(match.name)/iframes.m3u8") }) {
+                if let frames = match.iFrames, !iFrames[index].contains(where: { $0.uri.hasPrefix("../\(angle.stream)/\(match.name)/iframes.m3u8") }) {
                     var listed = frames
-                    listed.uri = "../\(angle.stream)/\(match.name)/iframes.m3u8"
+                    listed.uri = "../\(angle.stream)/\(match.name)/iframes.m3u8" + carried
                     iFrames[index].append(listed)
                 }
             }

@@ -57,7 +57,7 @@ public struct MirrorDisk: MirrorDestination {
         let text = master.render()
         try FileManager.default.createDirectory(atPath: layout.streamDirectory, withIntermediateDirectories: true)
         try AtomicFile.write(text, to: layout.masterPlaylistPath)
-        registry.setMaster(stream: stream, text: text)
+        registry.setMaster(stream: stream, master)
     }
 
     public func register(title: String, variants: [String], targetDuration: Int) {

@@ -12,3 +12,15 @@ public enum TestPlaylists {
         return LiveMediaPlaylist(MediaPlaylist(targetDuration: targetDuration, segments: segments, endList: ended))
     }
 }
+
+extension MultivariantPlaylist {
+    /// A master a test writes as text, as the value the registry takes (`StreamRegistry.setMaster`):
+    /// a test's own text that does not parse is the test's mistake, and stops it at once.
+    public static func parsed(_ text: String) -> MultivariantPlaylist {
+        do {
+            return try parse(text)
+        } catch {
+            preconditionFailure("a test's master does not parse: \(error)\n\(text)")
+        }
+    }
+}

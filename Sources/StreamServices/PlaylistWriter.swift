@@ -196,7 +196,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
                 logger.error("master playlist not written", metadata: ["error": "\(error)"])
             }
         }
-        registry.setMaster(stream: streamName, text: served.render())
+        registry.setMaster(stream: streamName, served)
     }
 
     /// A disk that refuses writes is reported loudly, once when it starts and once when it

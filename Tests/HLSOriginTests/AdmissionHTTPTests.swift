@@ -16,7 +16,7 @@ import Testing
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 0, duration: 2)),
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setMaster(stream: "main", text: "#EXTM3U\n")
+        registry.setMaster(stream: "main", .parsed("#EXTM3U\n"))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission)

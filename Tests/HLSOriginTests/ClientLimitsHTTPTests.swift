@@ -18,7 +18,7 @@ import Glibc
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setMaster(stream: "main", text: "#EXTM3U\n")
+        registry.setMaster(stream: "main", .parsed("#EXTM3U\n"))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let admission = AdmissionControl(limits: .init(maxConnections: 100, maxRequestsInFlight: 50, maxConnectionsPerClient: 20, idleTimeout: .seconds(1)))

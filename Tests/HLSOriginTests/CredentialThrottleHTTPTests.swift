@@ -21,9 +21,9 @@ import Testing
     func aBurstOfWrongCredentialsIsAnswered429UntilTheAllowanceComesBack(fastPath: Bool) async throws {
         let registry = StreamRegistry(clock: { 10 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n")
+        registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n"))
         registry.register(stream: "open", variants: ["720p"], targetDuration: 2)
-        registry.setMaster(stream: "open", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n")
+        registry.setMaster(stream: "open", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n"))
         let clock = Clock()
         let throttling = CredentialThrottling(limits: .init(burst: 3, refillSeconds: 20), clock: { clock.now })
         let access = ViewerAccess(rules: AccessRules(viewerTokens: ["main": "main-viewer-token-0123"]))

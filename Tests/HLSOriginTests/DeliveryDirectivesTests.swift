@@ -49,7 +49,7 @@ import Testing
         registry.register(stream: "main", variants: ["720p"], targetDuration: targetDuration)
         registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: count, targetDuration: targetDuration)))
-        registry.setMaster(stream: "main", text: "#EXTM3U\n")
+        registry.setMaster(stream: "main", .parsed("#EXTM3U\n"))
         return registry
     }
 

@@ -19,7 +19,7 @@ import Testing
         let registry = StreamRegistry(clock: { 0 })
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         for n in 0..<2 { try publish(n, in: registry, directory: directory) }
-        registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
+        registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n"))
         return (registry, directory)
     }
 

@@ -1,3 +1,4 @@
+import HLSPlaylist
 import HLSOrigin
 import NIOCore
 import OriginPolicy
@@ -11,7 +12,7 @@ import Testing
         if phase != .starting {
             registry.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/720p/000000.ts", size: 1880)),
                 stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-            registry.setMaster(stream: "main", text: "#EXTM3U\nmaster\n")
+            registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n"))
         }
         if let phase, phase != .starting { registry.setPhase(stream: "main", phase) }
         return registry
@@ -33,7 +34,7 @@ import Testing
 
     @Test func liveStreamServesPlaylistsAndListedSegments() {
         let live = registry()
-        #expect(playlist(decide("/live/main/master.m3u8", live)) == "#EXTM3U\nmaster\n")
+        #expect(playlist(decide("/live/main/master.m3u8", live)) == MultivariantPlaylist.parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n").render())
         #expect(cache(decide("/live/main/master.m3u8", live)) == .livePlaylist(maxAge: 1))
         #expect(playlist(decide("/live/main/720p/index.m3u8", live)) == live.stream(named: "main")?.variants["720p"]?.playlistText)
         #expect(playlist(decide("/live/main/720p/index.m3u8", live))?.contains("000000.ts") == true)

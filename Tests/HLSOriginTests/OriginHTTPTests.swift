@@ -23,7 +23,7 @@ import Testing
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(.init(.segment("000000.ts", file: .init(path: segmentPath, size: segmentBytes.count, duration: 2)),
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
+        registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n"))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return (OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger), directory)

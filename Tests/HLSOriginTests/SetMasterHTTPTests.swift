@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import HLSPlaylist
 import OriginAccess
+import SidelineTesting
 import Testing
 
 /// An angle set's master on a real server, through both of the origin's paths: the angles as
@@ -32,7 +33,7 @@ import Testing
         for (stream, ladder) in ladders {
             registry.register(stream: stream, title: stream == "tv" ? "Broadcast" : "", variants: ladder.map(\.0), targetDuration: 2)
             try RecordedVariants.publish(registry, stream: stream, variants: ladder.map(\.0), bytes: segmentBytes, in: directory)
-            registry.setMaster(stream: stream, text: Self.masterText(ladder))
+            registry.setMaster(stream: stream, .parsed(Self.masterText(ladder)))
         }
         return registry
     }

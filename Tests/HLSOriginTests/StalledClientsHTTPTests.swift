@@ -29,7 +29,7 @@ import Glibc
         registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
         registry.publish(.init(.segment("000000.ts", file: .init(path: path, size: segmentBytes, duration: 2)),
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setMaster(stream: "main", text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")
+        registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n"))
         // In memory already: the answers are written from the event loop at once, whatever the
         // load on the blocking pool (a download still waiting for its file read is busy, and
         // rightly never taken to make room).

@@ -23,7 +23,7 @@ import Testing
         for stream in ["main", "open"] {
             registry.register(stream: stream, variants: ["720p", "360p"], targetDuration: 2)
             try RecordedVariants.publish(registry, stream: stream, variants: ["720p", "360p"], bytes: segmentBytes, in: directory)
-            registry.setMaster(stream: stream, text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=600000\n360p/index.m3u8\n")
+            registry.setMaster(stream: stream, .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=600000\n360p/index.m3u8\n"))
         }
         return (registry, directory)
     }

@@ -70,3 +70,20 @@ import Testing
 }
 
 import Foundation
+
+/// A master as the VOD master of a window: made from the value, not by editing its text.
+@Suite struct MasterVODRenditionTests {
+    static let master = MultivariantPlaylist(variants: [
+        VariantStream(uri: "720p/index.m3u8", bandwidth: 3_000_000, codecs: ["avc1.64001f"], resolution: .init(width: 1280, height: 720), frameRate: 30),
+        VariantStream(uri: "http://10.0.0.3:8081/live/main/720p/index.m3u8", bandwidth: 3_000_000, codecs: ["avc1.64001f"], resolution: .init(width: 1280, height: 720), frameRate: 30),
+    ], iFrameStreams: [IFrameStream(uri: "720p/iframes.m3u8", bandwidth: 300_000, codecs: ["avc1.64001f"], resolution: nil)])
+
+    @Test func theWindowGoesOnEveryURIAndOtherServersStayOut() {
+        let vod = Self.master.vodRendition(carrying: "start=2&end=4")
+        #expect(vod.variants.map(\.uri) == ["720p/index.m3u8?start=2&end=4"])
+        #expect(vod.iFrameStreams.map(\.uri) == ["720p/iframes.m3u8?start=2&end=4"])
+        #expect(vod.render().contains("URI=\"720p/iframes.m3u8?start=2&end=4\""))
+        // The whole recording: the URIs as they are, the backup left out all the same.
+        #expect(Self.master.vodRendition(carrying: "").variants.map(\.uri) == ["720p/index.m3u8"])
+    }
+}

@@ -59,7 +59,7 @@ import TestSupport
                 upstream.publish(.init(.segment(name, file: .init(path: path, size: 4 * 188, duration: 2)),
                     stream: angle, variant: "720p", playlist: TestPlaylists.live(count: n + 1, ended: n == 2)))
             }
-            upstream.setMaster(stream: angle, text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\",RESOLUTION=1280x720\n720p/index.m3u8\n")
+            upstream.setMaster(stream: angle, .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\",RESOLUTION=1280x720\n720p/index.m3u8\n"))
         }
         let origin = try await PrivateMirrorHTTPTests.serve(upstream, access: isPrivate ? ViewerAccess(rules: Self.rules) : nil), originPort = origin.port
         defer { Task { await origin.stop() } }

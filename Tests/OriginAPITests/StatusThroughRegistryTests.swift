@@ -17,7 +17,7 @@ import Testing
             registry.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/\(variant)/000000.ts", size: 1880, duration: 2)),
                 stream: "main", variant: variant, playlist: TestPlaylists.live(count: 1)))
         }
-        registry.setMaster(stream: "main", text: "#EXTM3U\n")
+        registry.setMaster(stream: "main", .parsed("#EXTM3U\n"))
         return registry
     }
 
