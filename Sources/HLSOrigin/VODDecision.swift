@@ -28,7 +28,8 @@ public enum VODDecision {
         if case .segment = resource { return OriginDecision.decide(.success(resource), registry: registry, policy: policy) }
         let window: TimeWindow
         switch TimeWindow.parse(start: QueryParameter.value("start", in: query), end: QueryParameter.value("end", in: query)) {
-        case let .success(parsed): window = parsed
+        // Cut by the window its query says, the query that names it in URIs and tags.
+        case let .success(parsed): window = parsed.canonical
         case let .failure(rejection): return .refuse(policy.refuse(.malformed(rejection.message)))
         }
         if case let .master(name) = resource, let set = registry.angleSet(named: name) {

@@ -42,6 +42,16 @@ public struct TimeWindow: Sendable, Equatable {
         return [start.map { "start=" + text($0) }, end.map { "end=" + text($0) }].compactMap { $0 }.joined(separator: "&")
     }
 
+    /// The window its `query` reads back as: what the content is cut by, so that two windows
+    /// with one query (and so one entity tag) are one window (bounds past microseconds, or
+    /// milliseconds of a date, are rounded as the query renders them).
+    public var canonical: TimeWindow {
+        func value(_ name: String) -> String? {
+            query.split(separator: "&").first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+        }
+        return (try? TimeWindow.parse(start: value("start"), end: value("end")).get()) ?? self
+    }
+
     /// Reads `start` and `end` as given in a query (nil when absent).
     public static func parse(start: String?, end: String?) -> Result<TimeWindow, Rejection> {
         func bound(_ text: String?, named name: String) -> Result<Bound?, Rejection> {

@@ -13,6 +13,8 @@ public struct IngestBounds: Sendable, Equatable {
     public var maxPendingSegments: Int
     /// Segments kept under `unplaced/`, per pushed stream and variant.
     public var maxUnplacedSegments: Int
+    /// How many pushed streams share the first two bounds (`share(among:)`); 1 for the whole server's.
+    public var sharedAmong = 1
 
     /// The defaults of `Config/sideline.yaml`.
     public init(maxUploadsInFlight: Int = 16, maxBufferedBytes: Int = 256 << 20, maxPendingSegments: Int = 64, maxUnplacedSegments: Int = 256) {
@@ -40,13 +42,14 @@ public struct IngestBounds: Sendable, Equatable {
         var share = self
         share.maxUploadsInFlight = min(maxUploadsInFlight, max(2, maxUploadsInFlight / streams))
         share.maxBufferedBytes = min(maxBufferedBytes, max(Self.largestUpload, maxBufferedBytes / streams))
+        share.sharedAmong = streams
         return share
     }
 
     /// 503 when one more upload would pass `maxUploadsInFlight`, given `inFlight` now.
     public func refusal(uploadsInFlight inFlight: Int) -> Refusal? {
         guard inFlight >= maxUploadsInFlight else { return nil }
-        return Refusal(.overloaded, "\(inFlight) uploads are being received, the most at once (ingest.max_uploads_in_flight); try again shortly",
+        return Refusal(.overloaded, "\(inFlight) uploads \(sharedAmong > 1 ? "of this stream " : "")are being received, the most at once (ingest.max_uploads_in_flight\(shareText)); try again shortly",
                        retryAfter: Self.retryAfter, audience: .operators)
     }
 
@@ -55,7 +58,7 @@ public struct IngestBounds: Sendable, Equatable {
     public func refusal(buffering more: Int, buffered: Int) -> Refusal? {
         let (total, overflow) = buffered.addingReportingOverflow(max(0, more))
         guard overflow || total > maxBufferedBytes else { return nil }
-        return Refusal(.overloaded, "uploads in flight hold \(maxBufferedBytes >> 20) MiB, the most at once (ingest.max_buffered_mb); try again shortly",
+        return Refusal(.overloaded, "uploads \(sharedAmong > 1 ? "of this stream " : "")in flight hold \(maxBufferedBytes >> 20) MiB, the most at once (ingest.max_buffered_mb\(shareText)); try again shortly",
                        retryAfter: Self.retryAfter, audience: .operators)
     }
 
@@ -67,6 +70,9 @@ public struct IngestBounds: Sendable, Equatable {
         return Refusal(.overloaded, "\(pending) segments are received and not yet listed by a playlist, the most kept (ingest.max_pending_segments): upload the playlist that lists them",
                        retryAfter: Self.retryAfter, audience: .operators)
     }
+
+    /// How a share's refusal names its bound: one stream's part of the configured one.
+    private var shareText: String { sharedAmong > 1 ? ", shared equally among \(sharedAmong) pushed streams" : "" }
 
     /// Whether one more segment with no slot may be kept aside, given `kept` of them already.
     public func keepsUnplaced(alreadyKept kept: Int) -> Bool { kept < maxUnplacedSegments }

@@ -47,9 +47,9 @@ public struct DeclaredRung: Sendable, Equatable, Codable {
     var pixelRate: Double { Double(width) * Double(height) * (frameRate ?? Self.assumedFrameRate) }
 
 
-    /// An RFC 6381 codec string as encoders write them (`avc1.64001f`, `mp4a.40.2`).
+    /// An RFC 6381 codec string as encoders write them (`avc1.64001f`, `mp4a.40.2`, `ac-3`).
     static func isSafeCodec(_ codec: String) -> Bool {
-        !codec.isEmpty && codec.utf8.count <= 32 && codec.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == ".") }
+        !codec.isEmpty && codec.utf8.count <= 32 && codec.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "." || $0 == "-") }
     }
 }
 
@@ -70,7 +70,7 @@ extension IngestMaster {
             guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: playlist), StoreNames.isUsable(name) else {
                 return refused("'\(variant.uri.prefix(80))' is not <variant>/\(playlist) with a variant name of \(StoreNames.rule)")
             }
-            guard seen.insert(name).inserted else { return refused("variant '\(name)' is listed twice") }
+            guard seen.insert(StoreNames.key(of: name)).inserted else { return refused("variant '\(name)' is listed twice (names that differ only in case are one folder on some disks)") }
             guard let resolution = variant.resolution else { return refused("variant '\(name)' gives no RESOLUTION") }
             guard DeclaredRung.widths.contains(resolution.width), DeclaredRung.heights.contains(resolution.height),
                   resolution.width % 2 == 0, resolution.height % 2 == 0 else {
@@ -121,7 +121,7 @@ extension IngestMaster {
     /// `streamDirectory`: the first ladder stays, as a configured one would.
     public static func takesDeclared(_ rungs: [DeclaredRung], serving: [String], hasFootage: Bool, tookOne: Bool = false, streamDirectory: String) -> Result<[DeclaredRung], Refusal> {
         guard hasFootage || tookOne else { return .success(rungs) }
-        let why = hasFootage ? "has recorded footage on it" : "took it from an earlier master of its encoder"
+        let why = hasFootage ? "has recorded footage on it" : "took it from an earlier master of its encoder since the server started"
         let declared = rungs.map(\.name).joined(separator: ", ")
         return .failure(Refusal(.conflict, """
             the master declares the ladder \(declared), but this stream serves \(serving.joined(separator: ", ")) and \(why): \

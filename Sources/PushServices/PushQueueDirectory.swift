@@ -59,7 +59,7 @@ public final class PushQueueDirectory: Sendable {
         } catch {
             throw Unusable(description: "cannot create the push queue directory \(path): \(error.localizedDescription); give a writable --queue-dir")
         }
-        let statePath = "\(path)/state.json"
+        let statePath = "\(path)/\(StoreNames.pushQueueState)"
         var state: State
         if let data = FileManager.default.contents(atPath: statePath) {
             guard let read = try? JSONDecoder().decode(State.self, from: data) else {
@@ -87,7 +87,7 @@ public final class PushQueueDirectory: Sendable {
             for segment in directory.kept(variant, logger: logger) { queue.add(segment, of: variant) }
         }
         let others = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { name in
-            !variants.contains(name) && name != "state.json" && !name.hasPrefix(".")
+            !variants.contains(name) && name != StoreNames.pushQueueState && !name.hasPrefix(".")
         }
         if !others.isEmpty {
             logger.warning("the push queue holds variants the config's ladder does not name; they are left where they are, not sent",

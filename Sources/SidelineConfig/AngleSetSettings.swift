@@ -41,12 +41,13 @@ extension SidelineConfiguration {
         var setNames: Set<String> = []
         var member: [String: String] = [:]
         let byName = Dictionary(streams.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let streamKeys = Set(streams.map { StoreNames.key(of: $0.name) })
         for (index, set) in angleSets.enumerated() {
             let path = "angle_sets[\(index)]"
-            guard byName[set.name] == nil else {
+            guard !streamKeys.contains(StoreNames.key(of: set.name)) else {
                 throw .invalidValue(file: file, key: "\(path).name", value: set.name, expected: "a name no stream has (a set's URLs sit beside its streams')")
             }
-            guard setNames.insert(set.name).inserted else {
+            guard setNames.insert(StoreNames.key(of: set.name)).inserted else {
                 throw .invalidValue(file: file, key: "\(path).name", value: set.name, expected: "a name no other set has")
             }
             var frameRate: Double?

@@ -278,7 +278,7 @@ extension SidelineConfiguration {
         var streamNames: Set<String> = []
         for (index, stream) in streams.enumerated() {
             let path = streams.count == 1 ? "stream" : "streams[\(index)]"
-            guard streamNames.insert(stream.name).inserted else {
+            guard streamNames.insert(StoreNames.key(of: stream.name)).inserted else {
                 throw .invalidValue(file: file, key: "\(path).name", value: stream.name, expected: "a name no other stream has")
             }
             try stream.video.validate(file: file, path: stream.video == video ? "video" : "\(path).video")
@@ -306,7 +306,7 @@ extension VideoSettings {
         var seen: Set<String> = []
         for (index, variant) in ladder.enumerated() {
             let path = "\(path).ladder[\(index)]"
-            guard seen.insert(variant.name).inserted else {
+            guard seen.insert(StoreNames.key(of: variant.name)).inserted else {
                 throw .invalidValue(file: file, key: "\(path).name", value: variant.name, expected: "a name no other variant has")
             }
             guard variant.width % 2 == 0, variant.height % 2 == 0 else {

@@ -37,6 +37,8 @@ public enum StoreNames {
     // In the data directory, beside the streams' and sets' folders.
     /// `sideline push`'s queue when it shares the data directory.
     public static let pushQueue = "push-queue"
+    /// In push's queue, beside the variants' folders: its timeline and what was acknowledged.
+    public static let pushQueueState = "state.json"
     /// A clip's scratch files.
     public static let clipScratch = ".clips"
     /// An earlier recording moved aside: `<stream>.previous-<time>`.
@@ -46,18 +48,23 @@ public enum StoreNames {
     /// without case, so a disk that folds case cannot make `Ingest` the same folder as `ingest`.
     public static let reserved: Set<String> = Set([
         masterPlaylist, timeline, ingest, unplaced, metadata, markers, tombstone, setTimeline, mirroredSetMaster, upstreamResponses,
-        ingestSession, pushedLadder, pushQueue, clipScratch,
+        ingestSession, pushedLadder, pushQueue, pushQueueState, clipScratch,
     ].map { $0.lowercased() })
 
     /// Whether `name` may name a stream, set or variant: it stands in a URL path segment and a
     /// directory name as it is (letters, digits, '-', '_' and '.'; at most 64; not starting
-    /// with '.' or '-'), and it is none of the names the server keeps beside it.
+    /// with '.' or '-', nor ending with '.', which FAT and exFAT drop), and it is none of the
+    /// names the server keeps beside it. Two names that differ only in case are one folder on a
+    /// disk that folds case: callers compare `key(of:)` for uniqueness.
     public static func isUsable(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".") && !name.hasPrefix("-")
+        !name.isEmpty && name.utf8.count <= 64 && !name.hasPrefix(".") && !name.hasPrefix("-") && !name.hasSuffix(".")
             && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" || $0 == ".") }
             && !reserved.contains(name.lowercased()) && !name.lowercased().contains(previousRecording)
     }
 
+    /// What two names are compared by for uniqueness: one folder on a disk that folds case.
+    public static func key(of name: String) -> String { name.lowercased() }
+
     /// The rule of `isUsable` in words, for the messages that refuse a name.
-    public static let rule = "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-'), and none of the names the server keeps beside it (\(reserved.sorted().joined(separator: ", ")), or one containing '\(previousRecording)')"
+    public static let rule = "letters, digits, '-', '_' or '.' (at most 64, not starting with '.' or '-', not ending with '.'), and none of the names the server keeps beside it (\(reserved.sorted().joined(separator: ", ")), or one containing '\(previousRecording)')"
 }

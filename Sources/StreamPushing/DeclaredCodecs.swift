@@ -13,7 +13,7 @@ import MPEGTS
 public enum DeclaredCodecs {
     /// A codec family as MPEG-TS carries it.
     enum Family: String, Sendable {
-        case h264 = "H.264", hevc = "HEVC", aac = "AAC", mp3 = "MP3", ac3 = "AC-3", eac3 = "E-AC-3"
+        case h264 = "H.264", hevc = "HEVC", aac = "AAC", mpegAudio = "MPEG audio", ac3 = "AC-3", eac3 = "E-AC-3"
 
         var isVideo: Bool { self == .h264 || self == .hevc }
 
@@ -25,8 +25,9 @@ public enum DeclaredCodecs {
                 self = .h264
             } else if lower.hasPrefix("hvc1.") || lower.hasPrefix("hev1.") {
                 self = .hevc
-            } else if lower == "mp4a.40.34" || lower == "mp4a.69" || lower == "mp4a.6b" {
-                self = .mp3
+            } else if ["mp4a.40.32", "mp4a.40.33", "mp4a.40.34", "mp4a.69", "mp4a.6b"].contains(lower) {
+                // MPEG-1/2 audio layers 1-3 (ffmpeg writes mp4a.40.33 for MP2, .34 for MP3).
+                self = .mpegAudio
             } else if lower.hasPrefix("mp4a.40.") {
                 self = .aac
             } else if lower == "ac-3" {
@@ -44,7 +45,7 @@ public enum DeclaredCodecs {
             case PushedSegmentCheck.h264: self = .h264
             case PushedSegmentCheck.hevc: self = .hevc
             case 0x0F, 0x11: self = .aac
-            case 0x03, 0x04: self = .mp3
+            case 0x03, 0x04: self = .mpegAudio
             case 0x81: self = .ac3
             case 0x87: self = .eac3
             default: return nil

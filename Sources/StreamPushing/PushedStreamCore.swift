@@ -47,7 +47,8 @@ public struct PushedStreamCore: Sendable {
     public struct Facts: Sendable {
         /// The recording holds an entry that is no fill (`PushedStream.holdsFootage`).
         public var recordingHoldsFootage: Bool
-        /// A ladder declared by an encoder was taken before (kept on disk).
+        /// A ladder declared by an encoder was taken since the server started (each take encodes
+        /// a stand-in per rung; after a restart an encoder may declare anew while no footage exists).
         public var tookDeclaredLadder: Bool
 
         public init(recordingHoldsFootage: Bool = false, tookDeclaredLadder: Bool = false) {
@@ -161,12 +162,9 @@ public struct PushedStreamCore: Sendable {
     /// newly declared and taken), the formats it states and the rungs it leaves out.
     public mutating func masterUploaded(_ master: MultivariantPlaylist, facts: Facts) -> [Action] {
         let playlist = settings.playlistName
-        // What the segments already taken carry holds the master to it.
-        for variant in master.variants where !variant.codecs.isEmpty {
-            guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: playlist), let last = carried[name],
-                  let mismatch = DeclaredCodecs.mismatch(declared: variant.codecs, inspection: last) else { continue }
-            return [.refuse(.malformed("the master's variant '\(name)': \(mismatch) (its last segment); declare CODECS as the segments carry them").forOperators())]
-        }
+        // A master is not held to the segments already taken: an encoder that starts again with
+        // other codecs (its audio device gone, HEVC in place of H.264) declares them first, and
+        // the segments after it are held to its declaration (`segmentUploaded`).
         let serving = settings.served.map(\.name)
         var taking: [DeclaredRung]?
         switch IngestMaster.ladder(for: master, configured: settings.ladderConfigured ? serving : nil, kept: settings.served, playlist: playlist) {
@@ -194,17 +192,21 @@ public struct PushedStreamCore: Sendable {
         switch IngestMaster.accept(master, ladder: ladder, playlist: playlist) {
         case let .failure(refusal): return [.refuse(refusal)]
         case let .success(taken):
-            noteDeclared(master)
+            // The codecs are noted when the ladder is set up (the core is made anew from the
+            // ladder kept): a master refused after this (the ladder could not be kept) leaves
+            // nothing of itself here.
             return [.takeLadder(rungs, formats: formats, notPushed: taken.notPushed),
                     .answer(created: false, message: "the encoder's ladder (\(ladder.joined(separator: ", "))) taken for this stream and kept; " + taken.receipt)]
         }
     }
 
-    /// The CODECS each variant of an accepted master lists, for its segments to be held to.
+    /// The CODECS each variant of an accepted master lists, for its segments to be held to from
+    /// now on (what earlier segments carried no longer counts).
     private mutating func noteDeclared(_ master: MultivariantPlaylist) {
         for variant in master.variants where !variant.codecs.isEmpty {
             guard let name = MultivariantPlaylist.variantName(ofURI: variant.uri, playlist: settings.playlistName) else { continue }
             declared[name] = variant.codecs
+            carried[name] = nil
         }
     }
 

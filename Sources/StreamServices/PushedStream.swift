@@ -45,6 +45,8 @@ public final class PushedStream: Sendable {
     private let pendingLadder = Mutex<PendingLadder?>(nil)
     /// Why the ladder kept could not be set up: every upload is answered with it until a restart.
     private let setupFailure = Mutex<Refusal?>(nil)
+    /// A declared ladder was taken by this process: another is a conflict until a restart.
+    private let tookLadder = Atomic<Bool>(false)
 
     private struct PendingLadder {
         var rungs: [DeclaredRung]
@@ -284,7 +286,7 @@ public final class PushedStream: Sendable {
         case let .failure(refusal): return .failure(refusal)
         }
         let publisher = self.publisher
-        let facts = PushedStreamCore.Facts(recordingHoldsFootage: recordingHoldsFootage(publisher), tookDeclaredLadder: PushedLadder.load(files) != nil)
+        let facts = PushedStreamCore.Facts(recordingHoldsFootage: recordingHoldsFootage(publisher), tookDeclaredLadder: tookLadder.load(ordering: .relaxed))
         let actions = core.withLock { $0.masterUploaded(master, facts: facts) }
         for action in actions {
             switch action {
@@ -295,6 +297,7 @@ public final class PushedStream: Sendable {
                 for variant in variants { publisher.variantNotPushed(variant) }
             case let .takeLadder(rungs, formats, notPushed):
                 if let refusal = keepLadder(rungs) { return .failure(refusal) }
+                tookLadder.store(true, ordering: .relaxed)
                 pendingLadder.withLock { $0 = PendingLadder(rungs: rungs, formats: formats, notPushed: notPushed) }
                 // Set up off the request: the answer says it is taken; the next upload waits for it.
                 Thread.detachNewThread { [self] in uploads.withLock { _ in _ = settleLadder() } }

@@ -113,4 +113,12 @@ import Testing
                                          end: query.split(separator: "&").first { $0.hasPrefix("end=") }.map { String($0.dropFirst(4)) }).get()
         #expect(again.query == query)
     }
+
+    /// Two windows one query names are one window: the content is cut by what the query says.
+    @Test func windowsWithOneQueryAreOneWindow() throws {
+        let a = try TimeWindow.parse(start: "4.0000110", end: nil).get()
+        let b = try TimeWindow.parse(start: "4.0000112", end: nil).get()
+        #expect(a.query == b.query)
+        #expect(a.canonical == b.canonical && a.canonical.query == a.query)
+    }
 }

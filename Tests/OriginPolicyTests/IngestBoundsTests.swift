@@ -39,4 +39,12 @@ import Testing
         #expect(share.maxUploadsInFlight == shareUploads)
         #expect(share.maxBufferedBytes == shareBytes)
     }
+
+    /// A share's refusal says it is this stream's part of the configured bound.
+    @Test func aSharesRefusalNamesItsShare() throws {
+        let share = IngestBounds(maxUploadsInFlight: 16).share(among: 8)
+        let refusal = try #require(share.refusal(uploadsInFlight: 2))
+        #expect(refusal.reason.contains("of this stream") && refusal.reason.contains("shared equally among 8 pushed streams"), "\(refusal.reason)")
+        #expect(IngestBounds(maxUploadsInFlight: 16).refusal(uploadsInFlight: 16)?.reason.contains("shared") == false)
+    }
 }

@@ -44,6 +44,7 @@ import Testing
         // Codecs that are not codec strings, or none, or too many.
         ([variant("c/index.m3u8", codecs: [])], "CODECS"),
         ([variant("c/index.m3u8", codecs: ["avc1\"/../x"])], "CODECS"),
+        ([variant("c/index.m3u8", codecs: ["avc1.64001f", "ac 3"])], "CODECS"),
         ([variant("c/index.m3u8", codecs: Array(repeating: "mp4a.40.2", count: 5))], "CODECS"),
         // Names that are not safe path components.
         ([variant("../index.m3u8")], "is not <variant>/index.m3u8"),
@@ -69,6 +70,10 @@ import Testing
         ([variant("removed/index.m3u8")], "none of the names the server keeps"),
         // Duplicate names.
         ([variant("360p/index.m3u8"), variant("360p/index.m3u8", 320, 180)], "listed twice"),
+        // Twice in all but case: one folder on a disk that folds case.
+        ([variant("hi/index.m3u8"), variant("HI/index.m3u8", 320, 180)], "listed twice"),
+        // A trailing dot, which FAT and exFAT drop.
+        ([variant("ingest./index.m3u8")], "is not <variant>/index.m3u8"),
         // No rung at all.
         ([], "no variant"),
     ] as [([VariantStream], String)])

@@ -229,6 +229,10 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         ("video:\n  ladder:\n    - {name: ingest, width: 640, height: 360, bitrate: 1M}\n", "video.ladder[0].name"),
         ("video:\n  ladder:\n    - {name: master.m3u8, width: 640, height: 360, bitrate: 1M}\n", "video.ladder[0].name"),
         ("streams:\n  - {name: a, input: x.mp4}\nangle_sets:\n  - {name: markers.json, streams: [a]}\n", "angle_sets[0].name"),
+        // Names that differ only in case are one folder on a disk that folds case.
+        ("streams:\n  - {name: Cam1, input: x.mp4}\n  - {name: cam1, input: y.mp4}\n", "streams[1].name"),
+        ("video:\n  ladder:\n    - {name: hd, width: 640, height: 360, bitrate: 1M}\n    - {name: HD, width: 320, height: 180, bitrate: 500k}\n", "video.ladder[1].name"),
+        ("streams:\n  - {name: a, input: x.mp4}\nangle_sets:\n  - {name: A, streams: [a]}\n", "angle_sets[0].name"),
         ("stream:\n  loop: sometimes\n", "stream.loop"),
         ("stream:\n  on_input_loss: freeze\n", "stream.on_input_loss"),
         ("stream:\n  loss_timeout: 0\n", "stream.loss_timeout"),

@@ -15,7 +15,7 @@ import Testing
     @Test(arguments: [
         "master.m3u8", "MASTER.M3U8", "timeline.json", "ingest", "Ingest", "unplaced", "metadata.json", "markers.json", "removed",
         "set-timeline.json", "set-master.m3u8", "upstream-responses.jsonl", "session.json", "ladder.json", "push-queue",
-        "main.previous-20261128T101010", "x.PREVIOUS-1",
+        "main.previous-20261128T101010", "x.PREVIOUS-1", "state.json", "ingest.", "720p.",
         "", ".", "..", ".clips", "-rm", "a/b", "a b", "été", "a%2Fb", String(repeating: "a", count: 65),
     ])
     func refusedNames(name: String) {

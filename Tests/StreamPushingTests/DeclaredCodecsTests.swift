@@ -16,6 +16,8 @@ import Testing
         (["hev1.1.6.L93.B0", "ac-3"], carrying(video: PushedSegmentCheck.hevc, audio: [0x81])),
         (["avc1.64001f", "ec-3", "mp4a.40.2"], carrying(audio: [0x87, 0x0F])),
         (["avc1.64001f", "mp4a.40.34"], carrying(audio: [0x03])),
+        // ffmpeg's HLS muxer writes mp4a.40.33 for MP2 (PMT stream type 0x03 or 0x04).
+        (["avc1.64001f", "mp4a.40.33"], carrying(audio: [0x04])),
         (["avc1.64001f", "avc1.42c00d", "mp4a.40.2"], carrying()),
     ] as [([String], PushedSegmentCheck.Inspection)])
     func whatTheSegmentsCarryIsTaken(codecs: [String], inspection: PushedSegmentCheck.Inspection) {

@@ -168,7 +168,7 @@ import Testing
 
     /// A new ladder once the stream holds footage, or after it took one: 409, nothing taken.
     @Test(arguments: [(PushedStreamCore.Facts(recordingHoldsFootage: true), "has recorded footage"),
-                      (PushedStreamCore.Facts(tookDeclaredLadder: true), "took it from an earlier master")])
+                      (PushedStreamCore.Facts(tookDeclaredLadder: true), "took it from an earlier master of its encoder since the server started")])
     func aSecondLadderIsAConflict(facts: PushedStreamCore.Facts, reason: String) {
         var core = Self.core(configured: false)
         let actions = core.masterUploaded(Self.master([("1080p", "1920x1080", "avc1.640028,mp4a.40.2")]), facts: facts)
@@ -184,10 +184,26 @@ import Testing
         #expect(status(actions.last) == 409, "\(actions)")
     }
 
-    @Test func aMasterThatDeclaresWhatTheLastSegmentDidNotCarryIsRefused() {
+    /// An encoder that starts again with other codecs (its audio gone) declares them: its master
+    /// is taken, and the segments after it are held to it, not to what earlier ones carried.
+    @Test func aMasterWithOtherCodecsIsTakenAndTheSegmentsAfterItAreHeldToIt() {
         var core = Self.core()
         Self.keep(["s0.ts"], in: &core)
         let actions = core.masterUploaded(Self.master([("720p", "1280x720", "avc1.64001f")]), facts: .init())
-        #expect(actions.count == 1 && status(actions.last) == 400 && reason(actions.last).contains("CODECS declares H.264, but the segments carry AAC and H.264"), "\(actions)")
+        #expect(actions.last == .answer(created: false, message: "master taken: 720p; not pushed: 360p"), "\(actions)")
+        #expect(status(core.segmentUploaded(variant: "720p", name: "s1.ts", inspection: Self.segment(1))) == 400, "sound the master no longer declares")
+        #expect(core.segmentUploaded(variant: "720p", name: "s1.ts", inspection: Self.segment(1, audio: [])) == .keepSegment(variant: "720p", name: "s1.ts"))
+    }
+
+    /// A declared ladder's codecs are noted when it is set up (the core made anew), not when
+    /// its master is answered: a master refused after that leaves nothing here.
+    @Test func takingALadderNotesNoCodecsUntilItIsSetUp() {
+        var core = Self.core(configured: false)
+        let actions = core.masterUploaded(Self.master([("360p", "640x360", "hvc1.1.6.L93.B0,mp4a.40.2"), ("180p", "320x180", "hvc1.1.6.L63.B0,mp4a.40.2")]), facts: .init())
+        guard case .takeLadder = actions.first else {
+            Issue.record("\(actions)")
+            return
+        }
+        #expect(core.declared.isEmpty)
     }
 }

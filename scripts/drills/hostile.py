@@ -435,9 +435,18 @@ def probe_doors(venue):
     status, _, body = venue.origin.request("PUT", "/ingest/roof/master.m3u8", bearer,
                                            master([(f"r{n}", "7680x4320", "avc1.640033", ",FRAME-RATE=120") for n in range(8)]).encode())
     record(group, "a pushed master declaring eight 4320p120 rungs: 400", status == 400 and b"million pixels a second" in body, f"{status} {body[:120]!r}")
-    # Declared codecs the segments cannot carry (roof's 180p segments are H.264 with AAC).
-    status, _, body = venue.origin.request("PUT", "/ingest/roof/master.m3u8", bearer, master([("180p", "320x180", "hvc1.1.6.L93.B0,mp4a.40.2", "")]).encode())
-    record(group, "a pushed master declaring HEVC for H.264 segments: 400", status == 400 and b"CODECS declares" in body, f"{status} {body[:160]!r}")
+    # Declared codecs the segments cannot carry: HEVC declared for roof's 180p, whose segments
+    # are H.264 with AAC. The master is taken (an encoder that starts again may change codecs);
+    # an H.264 segment after it is refused; the codecs the pusher declared put back.
+    served = venue.origin.request("GET", "/live/roof/master.m3u8")[2].decode(errors="replace")
+    pushed = re.search(r'CODECS="([^"]+)",RESOLUTION=320x180', served)
+    status = venue.origin.status("PUT", "/ingest/roof/master.m3u8", bearer, master([("180p", "320x180", "hvc1.1.6.L93.B0,mp4a.40.2", "")]).encode())
+    index = venue.origin.request("GET", "/live/open/180p/index.m3u8")[2]
+    real = venue.origin.request("GET", "/live/open/180p/" + re.findall(rb"^(\S+\.ts)$", index, re.M)[-1].decode())[2]
+    refused, _, body = venue.origin.request("PUT", "/ingest/roof/180p/codecs0.ts", bearer, real)
+    restored = venue.origin.status("PUT", "/ingest/roof/master.m3u8", bearer, master([("180p", "320x180", pushed.group(1) if pushed else "avc1.42c00d,mp4a.40.2", "")]).encode())
+    record(group, "HEVC declared for H.264 segments: the next segment is refused 400 naming both", status == 200 and refused == 400 and b"CODECS declares" in body and restored == 200,
+           f"master {status}, segment {refused} {body[:120]!r}, master with the pushed codecs {restored}")
     record(group, "the pushed stream's master still renders", venue.origin.status("GET", "/live/roof/master.m3u8") == 200, "")
     # The first playlist of a session is held to the bounds of later ones: two real segments,
     # 1,000 GAP entries between them, would put the second half an hour ahead.
