@@ -100,7 +100,7 @@ let services: [Target] = [
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
-            // Ingest uploads are checked and written on NIO's blocking-I/O thread pool.
+            // Ingest uploads are checked and written on a thread per pushed stream (NIOThreadPool, IngestLoad.lane).
             .product(name: "NIOPosix", package: "swift-nio"),
         ]
     ),

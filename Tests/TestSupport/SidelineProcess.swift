@@ -84,6 +84,17 @@ public struct HTTPResult: Sendable {
     public let body: Data
 }
 
+/// The tests' HTTP client. Its pool drops a connection idle for 10 s, well before the server's
+/// `server.idle_timeout` (20 s) closes it: with AsyncHTTPClient's 60 s, a request sent after a
+/// 20 s wait reused a connection the server was closing at that moment, and failed with "I/O on
+/// closed channel" (CI on a clean clone, 2026-11-29 00:41, `PushEndToEndTests`, which waits 20 s
+/// between two requests).
+private let testClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectionPool = .init(idleTimeout: .seconds(10))
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}()
+
 /// By AsyncHTTPClient, not URLSession: FoundationNetworking's URLSession can crash the whole test
 /// process in libdispatch when a server dies under an open connection (swift-corelibs-foundation
 /// #4791), and the crash-recovery tests kill servers on purpose. It sends no Accept-Encoding unless
@@ -94,7 +105,7 @@ public func http(_ url: URL, method: String = "GET", body: String? = nil, bytes:
     if let body { request.body = .bytes(ByteBuffer(string: body)) }
     if let bytes { request.body = .bytes(ByteBuffer(bytes: bytes)) }
     for (name, value) in headers { request.headers.add(name: name, value: value) }
-    let response = try await HTTPClient.shared.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+    let response = try await testClient.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
     let body = try await response.body.collect(upTo: 512 << 20)
     var fields: [String: String] = [:]
     for (name, value) in response.headers {
