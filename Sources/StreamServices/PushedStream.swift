@@ -26,29 +26,29 @@ import Synchronization
 /// encoder's next upload is taken.
 public final class PushedStream: Sendable {
     /// The plan and publisher in force: replaced once when the stream takes its encoder's ladder.
-    private let current: Mutex<Current>
-    private let layout: StreamLayout
+    let current: Mutex<Current>
+    let layout: StreamLayout
     /// Every file the stream keeps beside its recording (received segments, session, ladder, metadata, unplaced).
-    private let files: PushedStreamFiles
+    let files: PushedStreamFiles
     /// What the stream decides of each upload: its ledger, codecs and bounds.
-    private let core: Mutex<PushedStreamCore>
-    private let logger: Logger
+    let core: Mutex<PushedStreamCore>
+    let logger: Logger
     /// Whether a publisher built anew for a taken ladder has stand-ins (as the first was built).
-    private let withStandIns: Bool
+    let withStandIns: Bool
     /// Uploads of this stream, segments and playlists, are carried out one at a time, in the
     /// order they arrive: a playlist must see every segment whose upload finished before it.
-    private let uploads = Mutex(())
-    private let totals = Mutex(PipelineStatistics())
+    let uploads = Mutex(())
+    let totals = Mutex(PipelineStatistics())
     /// A ladder kept and not yet set up, with what its master said of each rung; set up by a
     /// thread of its own after the master is answered, or by the next upload, whichever takes
     /// `uploads` first.
-    private let pendingLadder = Mutex<PendingLadder?>(nil)
+    let pendingLadder = Mutex<PendingLadder?>(nil)
     /// Why the ladder kept could not be set up: every upload is answered with it until a restart.
-    private let setupFailure = Mutex<Refusal?>(nil)
+    let setupFailure = Mutex<Refusal?>(nil)
     /// A declared ladder was taken by this process: another is a conflict until a restart.
-    private let tookLadder = Atomic<Bool>(false)
+    let tookLadder = Atomic<Bool>(false)
 
-    private struct PendingLadder {
+    struct PendingLadder {
         var rungs: [DeclaredRung]
         var formats: [PushedStreamCore.NotedFormat]
         var notPushed: [String]
@@ -56,7 +56,7 @@ public final class PushedStream: Sendable {
     /// What this stream may make the server keep (`ingest` in the config).
     public let bounds: IngestBounds
 
-    private struct Current {
+    struct Current {
         var plan: ServePlan
         var publisher: StreamPublisher
         /// Whether the service ticks the publisher (a new one is ticked too).
@@ -89,7 +89,7 @@ public final class PushedStream: Sendable {
     /// The stream's core for `plan`'s ladder over `publisher`'s timeline: the encoder's session
     /// from before a restart, so its numbers keep their slots, the segments it had received,
     /// and the codecs a ladder taken before declared.
-    private static func core(plan: ServePlan, publisher: StreamPublisher, bounds: IngestBounds, logger: Logger) -> PushedStreamCore {
+    static func core(plan: ServePlan, publisher: StreamPublisher, bounds: IngestBounds, logger: Logger) -> PushedStreamCore {
         let clock = publisher.writer.clock
         let ledgerSettings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
                                                    slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin,
@@ -106,7 +106,7 @@ public final class PushedStream: Sendable {
     }
 
     /// What the pusher last said about the stream wins over the config, across restarts.
-    private func applyKeptMetadata() {
+    func applyKeptMetadata() {
         if let metadata = files.load(StreamMetadata.self, from: .metadata) { apply(metadata) }
     }
 
@@ -151,7 +151,7 @@ public final class PushedStream: Sendable {
     }
 
     /// The upload's answer, from the core's last action.
-    private static func answer(_ action: PushedStreamCore.Action?) -> Result<IngestReceipt, Refusal> {
+    static func answer(_ action: PushedStreamCore.Action?) -> Result<IngestReceipt, Refusal> {
         switch action {
         case let .answer(created, message): .success(IngestReceipt(created: created, message: message))
         case let .refuse(refusal): .failure(refusal)
@@ -275,117 +275,6 @@ public final class PushedStream: Sendable {
                               bytes: moved, keyframeRanges: [0..<listing.keyframeEnd])
     }
 
-    // MARK: Master
-
-    /// The pushed master says what each variant really is (RESOLUTION, CODECS); Sideline renders
-    /// the master players get from that and the ladder.
-    private func receiveMaster(_ body: [UInt8]) -> Result<IngestReceipt, Refusal> {
-        let master: MultivariantPlaylist
-        switch IngestMaster.parse(body) {
-        case let .success(parsed): master = parsed
-        case let .failure(refusal): return .failure(refusal)
-        }
-        let publisher = self.publisher
-        let facts = PushedStreamCore.Facts(recordingHoldsFootage: recordingHoldsFootage(publisher), tookDeclaredLadder: tookLadder.load(ordering: .relaxed))
-        let actions = core.withLock { $0.masterUploaded(master, facts: facts) }
-        for action in actions {
-            switch action {
-            case let .noteFormats(formats):
-                for noted in formats { publisher.writer.noteFormat(noted.format, of: noted.variant) }
-            case let .notPushed(variants):
-                // Rungs the encoder leaves out are filled like a failed variant's until their segments come again.
-                for variant in variants { publisher.variantNotPushed(variant) }
-            case let .takeLadder(rungs, formats, notPushed):
-                if let refusal = keepLadder(rungs) { return .failure(refusal) }
-                tookLadder.store(true, ordering: .relaxed)
-                pendingLadder.withLock { $0 = PendingLadder(rungs: rungs, formats: formats, notPushed: notPushed) }
-                // Set up off the request: the answer says it is taken; the next upload waits for it.
-                Thread.detachNewThread { [self] in uploads.withLock { _ in _ = settleLadder() } }
-            default:
-                return Self.answer(action)
-            }
-        }
-        return Self.answer(nil)
-    }
-
-    /// Whether the recording holds an entry that is no fill (a camera recorded it before the
-    /// stream was pushed, or a late segment replaced a fill). Before that, every entry is a GAP
-    /// or a stand-in, and a new ladder orphans nothing. (An encoder's session is the core's to see.)
-    private func recordingHoldsFootage(_ publisher: StreamPublisher) -> Bool {
-        publisher.writer.recorder.variants.values.contains { variant in
-            let playlist = variant.playlist
-            return playlist.replaceableEntries.count < playlist.segments.count
-        }
-    }
-
-    /// Keeps the ladder the encoder declares in place of the one served, before its first
-    /// segment (`IngestMaster.takesDeclared`), atomically, so a crash from here on still
-    /// serves it at the next start (`PushedLadder.restoring`). Nil when kept.
-    private func keepLadder(_ rungs: [DeclaredRung]) -> Refusal? {
-        do {
-            try files.keep(rungs, as: .ladder)
-        } catch {
-            logger.error("the encoder's ladder could not be kept", metadata: ["error": "\(error)"])
-            return Self.writeRefusal(error, "the encoder's ladder could not be kept")
-        }
-        if current.withLock({ $0.stopped }) { return Refusal(.conflict, "the stream has ended; its encoder's ladder is kept and served from the next start").forOperators() }
-        return nil
-    }
-
-    /// Waits until a ladder taken from a master is set up (what the next upload waits for
-    /// before it is taken); nil when it is, or none was pending, else why it could not be.
-    public func settleTakenLadder() -> Refusal? {
-        uploads.withLock { _ in settleLadder() }
-    }
-
-    /// Sets up the ladder kept and pending, if any; called with `uploads` held. Nil when there
-    /// is none or it is set up; the refusal every upload gets when it could not be.
-    private func settleLadder() -> Refusal? {
-        if let failure = setupFailure.withLock({ $0 }) { return failure }
-        guard let pending = pendingLadder.withLock({ pending in defer { pending = nil }; return pending }) else { return nil }
-        if let failure = takeLadder(pending.rungs) {
-            setupFailure.withLock { $0 = failure }
-            return failure
-        }
-        let publisher = self.publisher
-        for noted in pending.formats { publisher.writer.noteFormat(noted.format, of: noted.variant) }
-        for variant in pending.notPushed { publisher.variantNotPushed(variant) }
-        return nil
-    }
-
-    /// Takes the ladder kept (`keepLadder`): the served publisher is retired and one is built
-    /// for the new rungs as a start would (registry entry, recorder per variant, stand-ins per
-    /// rung, master), with a new core. What the old ladder had recorded is fills only
-    /// (`recordingHoldsFootage`, and no session began), and is removed with its master and timeline, so every new rung starts
-    /// level (an angle of a set lists its slots anew, entry n = slot n). Its work is bounded by
-    /// the ladder's (`DeclaredRung.maxPixelRate`), done once per stream. Nil when taken.
-    private func takeLadder(_ rungs: [DeclaredRung]) -> Refusal? {
-        let old = current.withLock { $0 }
-        guard !old.stopped else { return nil }
-        // The stream as the config names it: `ServePlan` takes the ladder just kept.
-        let configured = old.plan.configuration.streams.first { $0.name == name } ?? old.plan.stream
-        let plan = ServePlan(configuration: old.plan.configuration, stream: configured, realtime: old.plan.realtime, effort: old.plan.effort)
-        old.publisher.retire()
-        files.removeRecording(of: old.plan.stream.video.ladder.map(\.name))
-        let publisher: StreamPublisher
-        do {
-            publisher = try plan.makePublisher(registry: old.publisher.registry, withStandIns: withStandIns, logger: logger)
-        } catch {
-            logger.error("the encoder's ladder is kept but could not be set up; restart the server to serve it", metadata: ["error": "\(error)"])
-            return Refusal(.internalError, "the encoder's ladder is kept but could not be set up (\(error)); restart the server, then push again").forOperators()
-        }
-        core.withLock { $0 = Self.core(plan: plan, publisher: publisher, bounds: bounds, logger: logger) }
-        current.withLock { current in
-            current.plan = plan
-            current.publisher = publisher
-            if current.ticking { publisher.startTicking() }
-            if current.stopped { publisher.retire() }
-        }
-        applyKeptMetadata()
-        logger.notice("the encoder's ladder is taken for this stream, which names none in the config", metadata: ["ladder": "\(rungs.map(\.name).joined(separator: ","))"])
-        return nil
-    }
-
     // MARK: Service
 
     /// Fills the slots on time from now on, the publisher of a ladder taken later too.
@@ -419,38 +308,5 @@ public final class PushedStream: Sendable {
             return current.publisher
         }
         publisher.retire()
-    }
-
-    // MARK: Metadata
-
-    /// Title, description and keywords: kept (atomically) before the master and `/api/streams`
-    /// show them, so a restart shows them too.
-    private func receiveMetadata(_ body: [UInt8]) -> Result<IngestReceipt, Refusal> {
-        let metadata: StreamMetadata
-        switch StreamMetadata.parse(body) {
-        case let .success(parsed): metadata = parsed
-        case let .failure(rejection): return .failure(.malformed("\(rejection)").forOperators())
-        }
-        do {
-            try files.keep(metadata, as: .metadata)
-        } catch {
-            logger.error("pushed metadata not kept", metadata: ["error": "\(error)"])
-            return .failure(Self.writeRefusal(error, "the metadata could not be kept"))
-        }
-        apply(metadata)
-        return .success(IngestReceipt(created: false, message: "metadata taken: title '\(metadata.title)'"))
-    }
-
-    private func apply(_ metadata: StreamMetadata) {
-        publisher.registry.setMetadata(stream: name, title: metadata.title, description: metadata.description, keywords: metadata.keywords)
-        publisher.writer.setSessionData(MasterAssembly.sessionData(title: metadata.title, description: metadata.description, keywords: metadata.keywords))
-    }
-
-    /// 507 when the disk (or the user's quota) is full, logged by the caller; 500 otherwise.
-    static func writeRefusal(_ error: any Error, _ what: String) -> Refusal {
-        if case .diskFull = error as? StoreError {
-            return Refusal(.insufficientStorage, "\(what): the server's disk is full; an operator must free space (retention.max_size_gb)").forOperators()
-        }
-        return Refusal(.internalError, "\(what): \(error)").forOperators()
     }
 }
