@@ -114,6 +114,26 @@ class Browser:
             return self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=session)["result"].get("value")
         return evaluate
 
+    def navigate(self, url, downloads=None):
+        """A new tab at `url`, once loaded (downloads saved into `downloads`, when given); returns
+        evaluate(expression, timeout=30), which awaits a promise's value and raises on a
+        JavaScript exception."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        if downloads:
+            self.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads, "eventsEnabled": True})
+        self.send("Page.enable", session=session)
+        self.send("Page.navigate", {"url": url}, session=session)
+        self.wait_event("Page.loadEventFired", 30)
+
+        def evaluate(expression, timeout=30):
+            result = self.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True},
+                               session=session, timeout=timeout)
+            if "exceptionDetails" in result:
+                raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+            return result["result"].get("value")
+        return evaluate
+
     def close(self):
         try:
             self.send("Browser.close", timeout=5)
@@ -140,19 +160,7 @@ def main():
     browser = Browser(args.chromium, profile)
     report = {}
     try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        browser.send("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": args.downloads, "eventsEnabled": True})
-        browser.send("Page.enable", session=session)
-        browser.send("Page.navigate", {"url": args.url}, session=session)
-        browser.wait_event("Page.loadEventFired", 30)
-
-        def evaluate(expression, timeout=30):
-            result = browser.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True},
-                                  session=session, timeout=timeout)
-            if "exceptionDetails" in result:
-                raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
-            return result["result"].get("value")
+        evaluate = browser.navigate(args.url, downloads=args.downloads)
 
         # The page's first listing of streams and sets: what it shows locked is known then
         # (read before it settled, a private stream was once not yet listed at all).

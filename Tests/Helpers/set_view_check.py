@@ -42,18 +42,7 @@ def main():
     browser = Browser(args.chromium, profile)
     report = {}
     try:
-        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        browser.send("Page.enable", session=session)
-        browser.send("Page.navigate", {"url": f"{args.url}?set={args.set}"}, session=session)
-        browser.wait_event("Page.loadEventFired", 30)
-
-        def evaluate(expression, timeout=30):
-            result = browser.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True},
-                                  session=session, timeout=timeout)
-            if "exceptionDetails" in result:
-                raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
-            return result["result"].get("value")
+        evaluate = browser.navigate(f"{args.url}?set={args.set}")
 
         evaluate("Promise.resolve(sideline.ready).then(() => true)")
         select = "document.getElementById('stream')"
