@@ -50,6 +50,9 @@ let pureCores: [Target] = [
     // Who may watch which stream. The credentials a URL carries (viewer and signed,
     // HMAC-SHA256) and the gate every request to a stream's footage passes (401/403).
     .target(name: "OriginAccess", dependencies: ["OriginPolicy", .product(name: "Crypto", package: "swift-crypto")]),
+    // What the origin publishes, as values with one way in (`OriginState.apply`): streams,
+    // variants, segments, gaps, masters, markers, metadata, status, the angle sets.
+    .target(name: "OriginState", dependencies: ["HLSPlaylist", "OriginPolicy"]),
     // What players' CMCD says (CTA-5004, RFC 8941 fields), and the bounded book of their
     // sessions: who is stalling, on which variant, since when.
     .target(name: "PlayerSessions", dependencies: ["OriginPolicy", .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers")]),
@@ -76,13 +79,24 @@ let services: [Target] = [
         name: "SegmentStore",
         dependencies: ["HLSPlaylist", "SidelineCore", .product(name: "Logging", package: "swift-log")]
     ),
-    // Delivery: the registry, rendered playlists, waiters, the segment cache, the fast path
-    // and its HTTP/1.1 channel, admission, the /live/ and /vod/ routes, and the one place a
-    // refusal becomes HTTP.
+    // The published state held for request handlers: OriginState under one lock, what was
+    // rendered of it (playlists as ready-to-send bytes, plain and gzip), and the requests
+    // held by blocking reload.
+    .target(
+        name: "OriginRegistry",
+        dependencies: [
+            "HLSPlaylist", "OriginPolicy", "OriginState", "SidelineCore",
+            .product(name: "CompressNIO", package: "compress-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]
+    ),
+    // Delivery over HTTP, holding nothing but connections: the channel and its fast path, TLS,
+    // admission, the credential throttle, the segment cache, the /live/, /vod/ and ingest
+    // routes, and the one place a refusal becomes HTTP.
     .target(
         name: "HLSOrigin",
         dependencies: [
-            "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SidelineCore",
+            "HLSPlaylist", "OriginAccess", "OriginPolicy", "OriginRegistry", "OriginState", "PlayerSessions", "SidelineCore",
             .product(name: "Hummingbird", package: "hummingbird"),
             // Counts of access refusals for /metrics.
             .product(name: "Metrics", package: "swift-metrics"),
@@ -90,7 +104,6 @@ let services: [Target] = [
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "CompressNIO", package: "compress-nio"),
             .product(name: "Logging", package: "swift-log"),
             // Reads a segment into one buffer for the segment cache.
             .product(name: "_NIOFileSystem", package: "swift-nio"),
@@ -100,15 +113,13 @@ let services: [Target] = [
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
-            // Ingest uploads are checked and written on a thread per pushed stream (NIOThreadPool, IngestLoad.lane).
-            .product(name: "NIOPosix", package: "swift-nio"),
         ]
     ),
     // The analysts' and operators' APIs over the registry: streams, markers, clips, admin.
     .target(
         name: "OriginAPI",
         dependencies: [
-            "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SegmentStore",
+            "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SegmentStore",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "_NIOFileSystem", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -131,12 +142,17 @@ let services: [Target] = [
     .target(
         name: "StreamServices",
         dependencies: [
-            "EncoderEffort", "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
+            "EncoderEffort", "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            // The clip remuxer runs on a thread pool of its own (NIOThreadPool).
+            // The clip remuxer runs on a thread pool of its own (NIOThreadPool); ingest uploads
+            // are checked and written on a thread per pushed stream (IngestLoad.lane).
             .product(name: "NIOPosix", package: "swift-nio"),
+            // The ingest routes (IngestRoutes), beside the pushed streams they feed.
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
             // A set clip's ZIP of one MP4 per angle (ClipArchive).
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]
@@ -146,7 +162,7 @@ let services: [Target] = [
     .target(
         name: "MirrorServices",
         dependencies: [
-            "HLSOrigin", "HLSPlaylist", "SegmentStore", "SidelineCore", "StreamMirroring",
+            "OriginRegistry", "OriginState", "HLSPlaylist", "SegmentStore", "SidelineCore", "StreamMirroring",
             // A private stream's mirror checks viewers with the origin's rules.
             "OriginAccess", "OriginPolicy",
             .product(name: "Logging", package: "swift-log"),
@@ -189,7 +205,7 @@ let executable: [Target] = [
     .executableTarget(
         name: "sideline",
         dependencies: [
-            "HLSOrigin", "HLSPlaylist", "MediaPipeline", "MirrorServices", "OriginAccess", "OriginAPI", "OriginPolicy", "PlayerSessions", "PushServices",
+            "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "MediaPipeline", "MirrorServices", "OriginAccess", "OriginAPI", "OriginPolicy", "PlayerSessions", "PushServices",
             "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPushing", "StreamServices", "WatchPage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -241,6 +257,7 @@ let tests: [Target] = [
     .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "OriginPolicy", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
+    .testTarget(name: "OriginStateTests", dependencies: ["OriginState", "HLSPlaylist", "OriginPolicy", "SidelineTesting"]),
     .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
     .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
     // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the
@@ -256,7 +273,7 @@ let tests: [Target] = [
     .testTarget(
         name: "HLSOriginTests",
         dependencies: [
-            "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SidelineTesting", "TestSupport",
+            "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SidelineTesting", "TestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "CompressNIO", package: "compress-nio"),
@@ -270,7 +287,7 @@ let tests: [Target] = [
     .testTarget(
         name: "OriginAPITests",
         dependencies: [
-            "OriginAPI", "HLSOrigin", "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SegmentStore", "SidelineTesting",
+            "OriginAPI", "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "OriginAccess", "OriginPolicy", "PlayerSessions", "SegmentStore", "SidelineTesting",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -295,7 +312,7 @@ let tests: [Target] = [
     .testTarget(
         name: "MirrorServicesTests",
         dependencies: [
-            "MirrorServices", "HLSOrigin", "HLSPlaylist", "OriginAccess", "SegmentStore", "SidelineCore", "SidelineTesting", "StreamMirroring", "TestSupport",
+            "MirrorServices", "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "OriginAccess", "SegmentStore", "SidelineCore", "SidelineTesting", "StreamMirroring", "TestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]
@@ -303,8 +320,9 @@ let tests: [Target] = [
     .testTarget(
         name: "StreamServicesTests",
         dependencies: [
-            "StreamServices", "EncoderEffort", "HLSOrigin", "HLSPlaylist", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore",
+            "StreamServices", "EncoderEffort", "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
             // SetClipZipTests: the set clip route on a real server, its ZIP opened, its MP4s probed.
             "OriginAPI", "TestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,6 +1,8 @@
 import HTTPTypes
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// A response as the origin sends it: status, headers and body bytes.
 public struct OriginResponse: Sendable {

@@ -1,5 +1,7 @@
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// What the origin answers for one request, decided from the path and the registry alone
 /// (no I/O), so every case is tested without a socket. See Docs/status-codes.md.
@@ -62,8 +64,10 @@ public enum OriginDecision: Equatable, Sendable {
         if case let .master(name) = resource, let set = registry.angleSet(named: name) {
             return setMaster(set, variantLimit: variantLimit, registry: registry, server: server, policy: policy)
         }
-        let stream = registry.stream(named: resource.stream)
+        let snapshot = registry.snapshot(of: resource.stream)
+        let stream = snapshot?.stream
         let variant = resource.variant.flatMap { stream?.variants[$0] }
+        let served = resource.variant.flatMap { snapshot?.served.variants[$0] }
         var facts = StatusPolicy.Facts(
             resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: stream?.phase, variantExists: variant != nil,
             targetDuration: stream?.targetDuration ?? 0, lastPublished: variant?.status.lastPublished, servingSince: registry.servingSince, now: registry.clock()
@@ -74,19 +78,19 @@ public enum OriginDecision: Equatable, Sendable {
         switch resource {
         case .master:
             if let variantLimit, let stream {
-                guard let limited = stream.limitedMasters[variantLimit] else {
+                guard let limited = snapshot?.served.limitedMasters[variantLimit] else {
                     return Described(decision: .refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)))
                 }
                 bytes = limited
             } else {
-                bytes = stream?.master
+                bytes = snapshot?.served.master
             }
         case .mediaPlaylist:
             facts.resource = .mediaPlaylist
-            media = variant?.playlist
+            media = served?.playlist
         case .iFramePlaylist:
             facts.resource = .iFramePlaylist
-            media = variant?.iFramePlaylist
+            media = served?.iFrames
         case let .segment(_, _, name):
             file = variant?.segments[name]
             facts.resource = .segment(file != nil ? .listed : variant?.gaps.contains(name) == true ? .gap : .unlisted)
@@ -97,7 +101,7 @@ public enum OriginDecision: Equatable, Sendable {
             return Described(decision: .refuse(refusal))
         case let .serve(cache):
             // Live until ended or removed: CMSD's stream type, from the lookup above (not a second one).
-            let live = stream.map { $0.phase != .ended && $0.phase != .removed } ?? false
+            let live = stream?.isLive ?? false
             if let file { return Described(decision: .segment(file), live: live) }
             if let media, let variant = resource.variant {
                 let hold = { (sequence: Int, seconds: Double) in

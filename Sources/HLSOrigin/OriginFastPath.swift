@@ -4,6 +4,8 @@ import NIOCore
 import NIOHTTPTypes
 import OriginAccess
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineCore
 
 /// Answers a `/live/` request without leaving the event loop when its answer is already in

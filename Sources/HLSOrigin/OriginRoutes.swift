@@ -1,6 +1,8 @@
 import Hummingbird
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineCore
 import NIOFileSystem
 

@@ -5,6 +5,8 @@ import NIOCore
 import HTTPTypes
 import HummingbirdTLS
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// What `GET /metrics` serves: the Prometheus text format, rendered by whoever owns the
 /// metrics backend (the executable), so this module does not depend on one.

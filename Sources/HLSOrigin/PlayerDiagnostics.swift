@@ -2,6 +2,8 @@ import HTTPTypes
 import NIOCore
 import OriginPolicy
 import Metrics
+import OriginRegistry
+import OriginState
 import PlayerSessions
 import Synchronization
 

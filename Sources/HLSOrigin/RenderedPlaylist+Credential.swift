@@ -1,5 +1,7 @@
 import NIOCore
 import OriginAccess
+import OriginRegistry
+import OriginState
 
 extension RenderedPlaylist {
     /// This master with its backups' URIs carrying `credential` (`BackupCredential`), for a

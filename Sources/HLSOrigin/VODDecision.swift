@@ -2,6 +2,8 @@ import Foundation
 import HLSPlaylist
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import Synchronization
 
 /// `/vod/{stream}/...`: the recording so far as video on demand, for downloaders that refuse a
@@ -37,24 +39,26 @@ public enum VODDecision {
         }
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(resource.stream) } catch { return .refuse(error) }
+        let served = registry.snapshot(of: resource.stream)?.served
         let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
         // The window rendered from its parsed bounds, never the query's text: it goes into
         // every variant URI of the master and into the entity tag.
         let windowQuery = window.query
         let tag = { (source: RenderedPlaylist) in String(source.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery) }
         guard let variantName = resource.variant else {
-            guard let master = variantLimit != nil ? stream.limitedMasters[variantLimit!] : stream.master,
+            guard let master = variantLimit != nil ? served?.limitedMasters[variantLimit!] : served?.master,
                   let value = variantLimit != nil ? stream.masterPlaylist?.limited(toVariant: variantLimit!) : stream.masterPlaylist else {
                 if let variantLimit { return .refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)) }
                 return .refuse(Refusal(.nothingRecorded, "stream '\(resource.stream)' has no master playlist yet"))
             }
             return .playlist(renditions.rendered(tag: tag(master)) { value.vodRendition(carrying: windowQuery).render() }, cache)
         }
-        guard let variant = stream.variants[variantName] else {
+        guard stream.variants[variantName] != nil else {
             return .refuse(.noSuchVariant(variantName, of: resource.stream))
         }
         let iFrames = resource == .iFramePlaylist(stream: resource.stream, variant: variantName)
-        guard let media = variant.playlist, let served = iFrames ? variant.iFramePlaylist : media else {
+        let variant = served?.variants[variantName]
+        guard let media = variant?.playlist, let served = iFrames ? variant?.iFrames : media else {
             return .refuse(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet"))
         }
         // The live version's tag changes with the markers and the replacements, and so does the
@@ -75,29 +79,4 @@ public enum VODDecision {
             return .refuse(policy.refuse(.malformed(rejection.message)))
         }
     }
-}
-
-/// VOD renditions as sent, each rendered and gzip-compressed once for the playlist version and
-/// window it was made from (its entity tag says both), so a crowd downloading the match, or a
-/// player re-reading its playlist, costs one rendering. Bounded: emptied when full.
-public final class VODRenditions: Sendable {
-    static let capacity = 64
-    private let kept = Mutex<[String: RenderedPlaylist]>([:])
-
-    public init() {}
-
-    /// The rendition made for `tag`, if it is kept.
-    func made(tag: String) -> RenderedPlaylist? { kept.withLock { $0[tag] } }
-
-    func rendered(tag: String, text: () -> String) -> RenderedPlaylist {
-        if let hit = made(tag: tag) { return hit }
-        let rendered = RenderedPlaylist(text: text(), tag: tag)
-        kept.withLock { kept in
-            if kept.count >= Self.capacity { kept.removeAll() }
-            kept[tag] = rendered
-        }
-        return rendered
-    }
-
-    var count: Int { kept.withLock { $0.count } }
 }

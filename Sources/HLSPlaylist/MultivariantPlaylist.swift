@@ -173,15 +173,24 @@ extension MultivariantPlaylist {
     /// the master is `variant`'s. A stream is the variant's when its URI's directory is named
     /// after it (`720p/index.m3u8`, `http://mirror/live/s/720p/index.m3u8`).
     public func limited(toVariant variant: String) -> MultivariantPlaylist? {
-        func isVariants(_ uri: String) -> Bool {
-            let path = uri[..<(uri.firstIndex(of: "?") ?? uri.endIndex)]
-            let components = path.split(separator: "/", omittingEmptySubsequences: false)
-            return components.count >= 2 && components[components.count - 2] == variant
-        }
         var limited = self
-        limited.variants = variants.filter { isVariants($0.uri) }
-        limited.iFrameStreams = iFrameStreams.filter { isVariants($0.uri) }
+        limited.variants = variants.filter { Self.variantName(of: $0.uri) == variant }
+        limited.iFrameStreams = iFrameStreams.filter { Self.variantName(of: $0.uri) == variant }
         return limited.variants.isEmpty ? nil : limited
+    }
+
+    /// The variants the master's variant streams name, in order, each once: the ones
+    /// `limited(toVariant:)` gives a master for.
+    public var variantNames: [String] {
+        var seen = Set<String>()
+        return variants.compactMap { Self.variantName(of: $0.uri) }.filter { seen.insert($0).inserted }
+    }
+
+    /// The directory a stream's URI names its file in: its variant.
+    static func variantName(of uri: String) -> String? {
+        let path = uri[..<(uri.firstIndex(of: "?") ?? uri.endIndex)]
+        let components = path.split(separator: "/", omittingEmptySubsequences: false)
+        return components.count >= 2 ? String(components[components.count - 2]) : nil
     }
 }
 

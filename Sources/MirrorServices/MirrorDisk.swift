@@ -1,8 +1,9 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import NIOPosix
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineCore
 import StreamMirroring
@@ -57,11 +58,11 @@ public struct MirrorDisk: MirrorDestination {
         let text = master.render()
         try FileManager.default.createDirectory(atPath: layout.streamDirectory, withIntermediateDirectories: true)
         try AtomicFile.write(text, to: layout.masterPlaylistPath)
-        registry.setMaster(stream: stream, master)
+        registry.apply(.master(stream: stream, master))
     }
 
     public func register(title: String, variants: [String], targetDuration: Int) {
-        registry.register(stream: stream, title: title, variants: variants, targetDuration: targetDuration)
+        registry.apply(.register(stream: stream, title: title, variants: variants, targetDuration: targetDuration))
     }
 
     public func show(_ view: MirrorView, variant: String) {
@@ -70,12 +71,12 @@ public struct MirrorDisk: MirrorDestination {
         }
         let playlist = LiveMediaPlaylist(view.playlist)
         let iFrames = view.iFrames.map { LiveMediaPlaylist($0) }
-        let source: StreamRegistry.Source = switch view.kind {
+        let source: OriginChange.Source = switch view.kind {
         case .restored: .restored(segments: files, gaps: view.gaps)
         case .grown: .mirrored(segments: files, gaps: view.gaps)
         case .reshaped: .playlists
         }
-        registry.publish(.init(source, stream: stream, variant: variant, playlist: playlist, iFrames: iFrames))
+        registry.apply(.publish(.init(source, stream: stream, variant: variant, playlist: playlist, iFrames: iFrames)))
     }
 
     public func setMode(_ mode: MirrorFreshness.Mode) {
@@ -84,8 +85,8 @@ public struct MirrorDisk: MirrorDestination {
         case .offline: .upstreamLost
         case .ended: .ended
         }
-        if registry.stream(named: stream)?.phase != phase { registry.setPhase(stream: stream, phase) }
+        if registry.stream(named: stream)?.phase != phase { registry.apply(.phase(stream: stream, phase)) }
     }
 
-    public var servedMaster: String? { registry.stream(named: stream)?.masterText }
+    public var servedMaster: String? { registry.masterText(stream: stream) }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import HLSOrigin
 import NIOPosix
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineCore
 import StreamMirroring

@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
 import HLSOrigin
+import Hummingbird
 import NIOCore
 import OriginPolicy
 

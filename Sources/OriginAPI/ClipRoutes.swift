@@ -6,6 +6,8 @@ import Hummingbird
 import NIOCore
 import NIOFileSystem
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// What the clip route needs from whoever can remux (the executable, with MediaPipeline's
 /// `ClipRemuxer` on threads of its own): this module never touches FFmpeg.

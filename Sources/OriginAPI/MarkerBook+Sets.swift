@@ -1,7 +1,8 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// Markers of an angle set: one request marks every angle with the same marker (one id, one
 /// moment, one label), so every angle's playlists carry it and the page lists it once. The
@@ -70,6 +71,6 @@ extension MarkerBook {
                 throw Refusal(.internalError, "angle '\(change.stream)': \(error.reason); no angle was changed", audience: .operators)
             }
         }
-        for change in changes { registry.setMarkers(stream: change.stream, change.after) }
+        for change in changes { registry.apply(.markers(stream: change.stream, change.after)) }
     }
 }

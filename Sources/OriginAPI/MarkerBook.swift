@@ -1,7 +1,8 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 
 /// Adds and removes markers, one change at a time across the whole server: each change is
@@ -56,7 +57,7 @@ public actor MarkerBook {
 
     func keep(_ markers: [Marker], of stream: String) throws(Refusal) {
         try save(markers, of: stream)
-        registry.setMarkers(stream: stream, markers)
+        registry.apply(.markers(stream: stream, markers))
     }
 
     /// Writes the stream's `markers.json`, without showing the change in its playlists yet.

@@ -1,9 +1,11 @@
 import Foundation
+import HLSOrigin
 import HLSPlaylist
 import Hummingbird
-import HLSOrigin
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 
 /// `/api/streams/{stream}/markers` (and an angle set's, `SetMarkerRoutes.swift`): list (GET, open to all, like `/api/streams`), add (POST)

@@ -4,6 +4,8 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// `GET /api/sets/{set}/clip.zip?start=&end=&variant=`: every angle of a play in one download,
 /// a ZIP (stored, not deflated) of one MP4 per angle named `<set>-<stream>.mp4`, each cut from

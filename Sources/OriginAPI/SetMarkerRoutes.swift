@@ -4,6 +4,8 @@ import HLSPlaylist
 import Hummingbird
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// `/api/sets/{set}/markers`: the markers of an angle set. POST takes the body and the token
 /// of `POST /api/streams/{stream}/markers` and marks every angle at once (`MarkerBook.add(set:)`);

@@ -4,6 +4,8 @@ import Hummingbird
 import NIOCore
 import OriginAccess
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// `GET /api/sets` and `GET /api/sets/{set}`: the angle sets and their angles, for the page
 /// and for dashboards. The keys are snake_case and fixed (the page reads them). A private set

@@ -5,6 +5,8 @@ import Hummingbird
 import NIOCore
 import OriginAccess
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// `GET /api/streams`: what the server has, for dashboards and operators.
 public struct StreamsAPI: Sendable {

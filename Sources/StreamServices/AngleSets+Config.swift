@@ -1,4 +1,5 @@
-import HLSOrigin
+import OriginRegistry
+import OriginState
 import SidelineConfig
 
 extension Array where Element == StreamRegistry.AngleSet {

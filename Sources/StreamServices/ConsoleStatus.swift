@@ -1,7 +1,8 @@
 import Foundation
-import HLSOrigin
 import MediaPipeline
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import ServiceLifecycle
 import SidelineCore
 import Synchronization

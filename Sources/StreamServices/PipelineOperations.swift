@@ -1,9 +1,10 @@
 import Foundation
-import HLSOrigin
 import OriginAPI
 import OriginPolicy
 import Logging
 import MediaPipeline
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineCore
 
@@ -90,7 +91,7 @@ public struct PipelineOperations: StreamOperations {
         }
         // 410 from this moment; the pipeline stops (without EXT-X-ENDLIST) and then the
         // recording is deleted behind the tombstone, on a thread of its own.
-        registry.setPhase(stream: stream, .removed)
+        registry.apply(.phase(stream: stream, .removed))
         logger.warning("removing the stream and deleting its recording", metadata: ["stream": "\(stream)", "reason": "\(reason)"])
         let service = services[stream]
         let layout = StreamLayout(dataDirectory: dataDirectory, stream: stream)

@@ -1,9 +1,10 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import Metrics
+import OriginRegistry
+import OriginState
 import ServiceLifecycle
 import SidelineConfig
 import SidelineCore

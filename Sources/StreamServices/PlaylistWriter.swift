@@ -1,10 +1,11 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import Metrics
 import MPEGTS
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineCore
 import StreamPublishing
@@ -106,17 +107,17 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         }
         let recorded = target.list(body, duration: duration, programDateTime: entry.programDateTime, discontinuity: entry.discontinuity, dateRanges: entry.dateRanges)
         if recorded.segmentWritten {
-            registry.publish(.init(
+            registry.apply(.publish(.init(
                 .segment(recorded.name, file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration, fill: entry.content.fillName)),
                 stream: streamName, variant: variant, playlist: recorded.playlist, iFrames: recorded.iFrames
-            ))
+            )))
             if case .real = entry.content {
                 variantMetrics[variant]?.segments.increment()
                 variantMetrics[variant]?.bytes.increment(by: recorded.size)
             }
         } else {
             // No file: listed as EXT-X-GAP, so players skip it and the playlist keeps pace.
-            registry.publish(.init(.gap(recorded.name), stream: streamName, variant: variant, playlist: recorded.playlist))
+            registry.apply(.publish(.init(.gap(recorded.name), stream: streamName, variant: variant, playlist: recorded.playlist)))
             variantMetrics[variant]?.gapSegments.increment()
         }
         reportDisk(recorded.diskError, variant: variant)
@@ -130,8 +131,8 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         switch target.replace(entry: entry, with: segment.bytes, keyframeRanges: segment.keyframeRanges, duration: segment.duration) {
         case let .success(replaced):
             let name = replaced.replacement.uri
-            registry.publish(.init(.replacement(name, file: .init(path: recorder.layout.segmentPath(variant, name), size: replaced.size, duration: segment.duration)),
-                                   stream: streamName, variant: variant, playlist: replaced.playlist))
+            registry.apply(.publish(.init(.replacement(name, file: .init(path: recorder.layout.segmentPath(variant, name), size: replaced.size, duration: segment.duration)),
+                                   stream: streamName, variant: variant, playlist: replaced.playlist)))
             variantMetrics[variant]?.lateSegmentsRecorded.increment()
             reportDisk(replaced.diskError, variant: variant)
             return true
@@ -196,7 +197,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
                 logger.error("master playlist not written", metadata: ["error": "\(error)"])
             }
         }
-        registry.setMaster(stream: streamName, served)
+        registry.apply(.master(stream: streamName, served))
     }
 
     /// A disk that refuses writes is reported loudly, once when it starts and once when it
@@ -206,13 +207,13 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         let change = state.withLock { $0.writes.record(failed: error != nil, variant: variant) }
         if let error {
             variantMetrics[variant]?.writeErrors.increment()
-            registry.setWriteError(stream: streamName, variant: variant, error.description)
+            registry.apply(.writeError(stream: streamName, variant: variant, error.description))
             if change == .startedFailing {
                 logger.critical("cannot write to the data directory; segments are listed as EXT-X-GAP until it can",
                                 metadata: ["variant": "\(variant)", "error": "\(error)"])
             }
         } else if change == .recovered {
-            registry.setWriteError(stream: streamName, variant: variant, nil)
+            registry.apply(.writeError(stream: streamName, variant: variant, nil))
             logger.notice("writing to the data directory again", metadata: ["variant": "\(variant)"])
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import Logging
 import OriginPolicy

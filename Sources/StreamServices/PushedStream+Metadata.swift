@@ -1,7 +1,8 @@
 import Foundation
-import HLSOrigin
 import Logging
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import StreamPublishing
 import StreamPushing
@@ -29,7 +30,7 @@ extension PushedStream {
     }
 
     func apply(_ metadata: StreamMetadata) {
-        publisher.registry.setMetadata(stream: name, title: metadata.title, description: metadata.description, keywords: metadata.keywords)
+        publisher.registry.apply(.metadata(stream: name, title: metadata.title, description: metadata.description, keywords: metadata.keywords))
         publisher.writer.setSessionData(MasterAssembly.sessionData(title: metadata.title, description: metadata.description, keywords: metadata.keywords))
     }
 

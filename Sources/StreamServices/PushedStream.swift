@@ -1,10 +1,11 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import MPEGTS
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineConfig
 import SidelineCore

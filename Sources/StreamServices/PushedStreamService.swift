@@ -1,5 +1,4 @@
 import Foundation
-import HLSOrigin
 import MediaPipeline
 import OriginPolicy
 import ServiceLifecycle

@@ -1,9 +1,10 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineConfig
 import SidelineCore
@@ -86,8 +87,8 @@ public struct ServePlan: Sendable {
 
     /// A removed stream in the registry: known, with no variant, answering 410 (`.removed`).
     public func registerRemoved(in registry: StreamRegistry) {
-        registry.register(stream: stream.name, title: stream.title, variants: [], targetDuration: targetDuration)
-        registry.setPhase(stream: stream.name, .removed)
+        registry.apply(.register(stream: stream.name, title: stream.title, variants: [], targetDuration: targetDuration))
+        registry.apply(.phase(stream: stream.name, .removed))
     }
 
     /// A stream's name before its errors when the server has several, so the message says which camera.
@@ -107,11 +108,11 @@ public struct ServePlan: Sendable {
         } catch {
             throw SidelineStartupError(message: streamLabel + error.description)
         }
-        registry.register(stream: layout.stream, title: stream.title, variants: stream.video.ladder.map(\.name), targetDuration: targetDuration)
-        registry.setMetadata(stream: layout.stream, title: stream.title, description: stream.description, keywords: stream.keywords)
+        registry.apply(.register(stream: layout.stream, title: stream.title, variants: stream.video.ladder.map(\.name), targetDuration: targetDuration))
+        registry.apply(.metadata(stream: layout.stream, title: stream.title, description: stream.description, keywords: stream.keywords))
         // The analysts' markers, before any playlist is served, so none is ever served without them.
         switch MarkerFile.load(layout) {
-        case let .success(markers): registry.setMarkers(stream: layout.stream, markers)
+        case let .success(markers): registry.apply(.markers(stream: layout.stream, markers))
         case let .failure(error): logger.error("markers of stream '\(layout.stream)': \(error)")
         }
         for (name, variant) in recorder.variants {
@@ -127,11 +128,11 @@ public struct ServePlan: Sendable {
                 guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) else { return nil }
                 return (segment.uri, StreamRegistry.SegmentFile(path: path, size: size, duration: segment.duration))
             })
-            registry.publish(.init(.restored(segments: segments, gaps: Set(entries.filter(\.gap).map(\.uri))),
-                                   stream: layout.stream, variant: name, playlist: recorded.playlist, iFrames: recorded.iFrames))
+            registry.apply(.publish(.init(.restored(segments: segments, gaps: Set(entries.filter(\.gap).map(\.uri))),
+                                   stream: layout.stream, variant: name, playlist: recorded.playlist, iFrames: recorded.iFrames)))
         }
         let recordedMaster = recorder.archivedPreviousRecording == nil ? try? String(contentsOfFile: layout.masterPlaylistPath, encoding: .utf8) : nil
-        if recordedMaster != nil { registry.setPhase(stream: layout.stream, .live) }
+        if recordedMaster != nil { registry.apply(.phase(stream: layout.stream, .live)) }
         let audio = hasAudio ?? recordedMaster.flatMap { try? MultivariantPlaylist.parse($0).carriesAudio } ?? true
         var standIns: [String: StandIn] = [:]
         if withStandIns {

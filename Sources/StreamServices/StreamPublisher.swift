@@ -1,11 +1,12 @@
 import EncoderEffort
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import Logging
 import MediaPipeline
 import Metrics
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineConfig
 import SidelineCore
@@ -135,7 +136,7 @@ public final class StreamPublisher: Sendable {
     func noteInputUnavailable() {
         core.withLock { $0.inputCouldNotBeOpened() }
         let phase = registry.stream(named: streamName)?.phase
-        if phase != .ended && phase != .removed { registry.setPhase(stream: streamName, .inputLost) }
+        if phase != .ended && phase != .removed { registry.apply(.phase(stream: streamName, .inputLost)) }
     }
 
     /// Call before stopping the pipeline.
@@ -154,11 +155,11 @@ public final class StreamPublisher: Sendable {
             logger.error("variant failed; its slots are filled until it recovers", metadata: [
                 "variant": "\(variant)", "reason": "\(reason)", "on_variant_failure": "\(fill.rawValue)",
             ])
-            registry.setFailure(stream: streamName, variant: variant, reason)
+            registry.apply(.failure(stream: streamName, variant: variant, reason))
             variantMetrics[variant]?.failures.increment()
             core.withLock { $0.variantFailed(variant) }
         case let .effort(variant, report):
-            registry.setEffort(stream: streamName, variant: variant, step: report.step, name: report.name)
+            registry.apply(.effort(stream: streamName, variant: variant, step: report.step, name: report.name))
             variantMetrics[variant]?.effort.record(report.step)
             switch report.change {
             case .down: variantMetrics[variant]?.effortStepsDown.increment()
@@ -167,17 +168,17 @@ public final class StreamPublisher: Sendable {
             }
         case let .inputLost(reason, since, firstSlateSegment):
             core.withLock { $0.inputLost(since: since, firstSlateSegment: firstSlateSegment) }
-            registry.setPhase(stream: streamName, .inputLost)
+            registry.apply(.phase(stream: streamName, .inputLost))
             streamMetrics.inputLosses.increment()
             logger.error("input lost; reconnecting", metadata: ["policy": "\(stream.onInputLoss.rawValue)", "reason": "\(reason)"])
         case let .inputRestored(at, firstLiveSegment):
             core.withLock { $0.inputRestored(at: at, firstLiveSegment: firstLiveSegment) }
-            registry.setPhase(stream: streamName, .live)
+            registry.apply(.phase(stream: streamName, .live))
         case let .inputFailed(error):
             // Nothing new will be encoded by this pipeline; the watchdog restarts it, and the
             // core fills the slots meanwhile (or they go stale, by policy).
             logger.error("input lost; serving what was recorded", metadata: ["error": "\(error)"])
-            registry.setPhase(stream: streamName, .inputLost)
+            registry.apply(.phase(stream: streamName, .inputLost))
         case let .finished(endOfStream):
             // The input ended by itself, or the operator ended the stream: close the playlists.
             // A plain server stop leaves them open, so a restart continues the recording.
@@ -192,7 +193,7 @@ public final class StreamPublisher: Sendable {
         guard !core.withLock({ $0.slots.isFailed(variant) }) else { return }
         logger.notice("the encoder stopped pushing a variant; its slots are filled until it comes back",
                       metadata: ["variant": "\(variant)", "on_variant_failure": "\(stream.onVariantFailure.rawValue)"])
-        registry.setFailure(stream: streamName, variant: variant, "not pushed: the encoder's master leaves it out (its uplink is too slow for it)")
+        registry.apply(.failure(stream: streamName, variant: variant, "not pushed: the encoder's master leaves it out (its uplink is too slow for it)"))
         core.withLock { $0.variantFailed(variant) }
     }
 
@@ -214,9 +215,9 @@ public final class StreamPublisher: Sendable {
             // The live playlist keeps what players saw; the recording takes the real segment.
             if !writer.replace(entry: entry, with: segment, in: variant) { variantMetrics[variant]?.lateSegmentsDropped.increment() }
         case let .listed(asGap, recovered, liveAgain):
-            if liveAgain, registry.stream(named: streamName)?.phase == .inputLost { registry.setPhase(stream: streamName, .live) }
+            if liveAgain, registry.stream(named: streamName)?.phase == .inputLost { registry.apply(.phase(stream: streamName, .live)) }
             if recovered {
-                registry.setFailure(stream: streamName, variant: variant, nil)
+                registry.apply(.failure(stream: streamName, variant: variant, nil))
                 logger.notice("variant recovered; its own segments follow an EXT-X-DISCONTINUITY", metadata: ["variant": "\(variant)", "slot": "\(segment.index)"])
             }
             if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
@@ -250,7 +251,7 @@ public final class StreamPublisher: Sendable {
             for (name, variant) in writer.recorder.variants {
                 do {
                     let ended = try variant.end()
-                    registry.publish(.init(.playlists, stream: streamName, variant: name, playlist: ended.playlist, iFrames: ended.iFrames))
+                    registry.apply(.publish(.init(.playlists, stream: streamName, variant: name, playlist: ended.playlist, iFrames: ended.iFrames)))
                 } catch {
                     logger.error("cannot write EXT-X-ENDLIST", metadata: ["variant": "\(name)", "error": "\(error)"])
                 }
@@ -259,7 +260,7 @@ public final class StreamPublisher: Sendable {
         }
         stopTicking()
         guard !alreadyEnded else { return }
-        registry.setPhase(stream: streamName, .ended)
+        registry.apply(.phase(stream: streamName, .ended))
         logger.notice("stream ended: EXT-X-ENDLIST written", metadata: ["stream": "\(streamName)"])
     }
 }

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
-import HLSOrigin
 import Logging
 import MediaPipeline
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineConfig
 import SidelineCore
 import StreamServices

@@ -5,6 +5,8 @@ import OriginAPI
 import Logging
 import MirrorServices
 import OriginAccess
+import OriginRegistry
+import OriginState
 import SegmentStore
 import ServiceLifecycle
 import SidelineConfig

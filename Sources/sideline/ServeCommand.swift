@@ -4,6 +4,8 @@ import HLSOrigin
 import HTTPTypes
 import OriginAccess
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import PlayerSessions
 import OriginAPI
 import Logging

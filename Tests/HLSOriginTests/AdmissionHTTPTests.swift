@@ -4,6 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Synchronization
 import TestSupport
@@ -13,10 +15,10 @@ import Testing
 @Suite struct AdmissionHTTPTests {
     func makeApplication(admission: AdmissionControl = AdmissionControl()) -> some ApplicationProtocol {
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 0, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setMaster(stream: "main", .parsed("#EXTM3U\n"))
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 0, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1))))
+        registry.apply(.master(stream: "main", .parsed("#EXTM3U\n")))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission)
@@ -46,7 +48,7 @@ import Testing
         // machine the idle connection was evicted for the keep-alive client, which got 200).
         let admission = AdmissionControl(limits: .init(maxConnections: 1), clock: { 0 })
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         try await ServerUnderTest.with({ onRunning in

@@ -3,6 +3,8 @@ import HLSOrigin
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import TestSupport
 import Testing
@@ -15,10 +17,10 @@ import Glibc
 @Suite struct ClientLimitsHTTPTests {
     @Test func oneAddressCannotTakeEveryConnection() async throws {
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setMaster(stream: "main", .parsed("#EXTM3U\n"))
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1))))
+        registry.apply(.master(stream: "main", .parsed("#EXTM3U\n")))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let admission = AdmissionControl(limits: .init(maxConnections: 100, maxRequestsInFlight: 50, maxConnectionsPerClient: 20, idleTimeout: .seconds(1)))

@@ -3,6 +3,8 @@ import HLSOrigin
 import Hummingbird
 import Logging
 import OriginAccess
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import TestSupport
 import Testing
@@ -20,10 +22,10 @@ import Testing
     @Test(arguments: [true, false])
     func aBurstOfWrongCredentialsIsAnswered429UntilTheAllowanceComesBack(fastPath: Bool) async throws {
         let registry = StreamRegistry(clock: { 10 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n"))
-        registry.register(stream: "open", variants: ["720p"], targetDuration: 2)
-        registry.setMaster(stream: "open", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n"))
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
+        registry.apply(.master(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n")))
+        registry.apply(.register(stream: "open", variants: ["720p"], targetDuration: 2))
+        registry.apply(.master(stream: "open", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n")))
         let clock = Clock()
         let throttling = CredentialThrottling(limits: .init(burst: 3, refillSeconds: 20), clock: { clock.now })
         let access = ViewerAccess(rules: AccessRules(viewerTokens: ["main": "main-viewer-token-0123"]))

@@ -6,6 +6,8 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import OriginPolicy
+@testable import OriginRegistry
+import OriginState
 import SidelineTesting
 import Synchronization
 import Testing
@@ -46,10 +48,10 @@ import Testing
     /// `sleep`: how held requests wait out their time (the registry's own unless given).
     func registry(count: Int, targetDuration: Int = 2, sleep: (@Sendable (Double) async throws -> Void)? = nil) -> StreamRegistry {
         let registry = sleep.map { StreamRegistry(clock: { 0 }, sleep: $0) } ?? StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: targetDuration)
-        registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: count, targetDuration: targetDuration)))
-        registry.setMaster(stream: "main", .parsed("#EXTM3U\n"))
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: targetDuration))
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: count, targetDuration: targetDuration))))
+        registry.apply(.master(stream: "main", .parsed("#EXTM3U\n")))
         return registry
     }
 
@@ -60,7 +62,7 @@ import Testing
 
     @Test func theOriginChoosesTheFormAndHolds() throws {
         let registry = registry(count: 100)
-        let variant = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist)
+        let variant = try #require(registry.snapshot(of: "main")?.served.variants["720p"]?.playlist)
         #expect(decide("/live/main/720p/index.m3u8", registry) == .playlist(variant.full, .livePlaylist(maxAge: 1)))
         #expect(decide("/live/main/720p/index.m3u8?_HLS_skip=YES", registry) == .playlist(try #require(variant.skip), .livePlaylist(maxAge: 1)))
         #expect(decide("/live/main/720p/index.m3u8?_HLS_skip=v2", registry) == .playlist(try #require(variant.skipDateRanges), .livePlaylist(maxAge: 1)))
@@ -79,7 +81,7 @@ import Testing
         }
         #expect(bad.status == 400)
         // Refusals come first: a removed stream is 410 whatever the directives say.
-        registry.setPhase(stream: "main", .removed)
+        registry.apply(.phase(stream: "main", .removed))
         guard case let .refuse(gone) = decide("/live/main/720p/index.m3u8?_HLS_msn=100", registry) else {
             Issue.record("a removed stream is refused")
             return
@@ -112,18 +114,18 @@ import Testing
                 group.addTask { await registry.waitUntilListed(stream: "main", variant: "720p", sequence: 10, seconds: 600) }
             }
             while registry.heldRequests < 200 { await Task.yield() }
-            registry.publish(.init(.segment("000009.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
-                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 10)))
+            registry.apply(.publish(.init(.segment("000009.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 10))))
             #expect(registry.heldRequests == 200, "sequence 9 again wakes nobody waiting for 10")
-            registry.publish(.init(.segment("000010.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
-                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 11)))
+            registry.apply(.publish(.init(.segment("000010.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 11))))
             await group.waitForAll()
         }
         #expect(registry.heldRequests == 0)
         // The stream ends: everyone held is answered.
         let ending = Task { await registry.waitUntilListed(stream: "main", variant: "720p", sequence: 12, seconds: 600) }
         while registry.heldRequests < 1 { await Task.yield() }
-        registry.setPhase(stream: "main", .ended)
+        registry.apply(.phase(stream: "main", .ended))
         await ending.value
         // A client that goes away is forgotten.
         let registry2 = self.registry(count: 10)
@@ -146,8 +148,8 @@ import Testing
                 (response.status, String(buffer: response.body))
             }
             while registry.heldRequests < 1 { try await Task.sleep(for: .milliseconds(5)) }
-            registry.publish(.init(.segment("000010.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
-                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 11)))
+            registry.apply(.publish(.init(.segment("000010.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 11))))
             let (status, body) = try await held
             #expect(status == .ok)
             #expect(body.contains("000010.ts"))

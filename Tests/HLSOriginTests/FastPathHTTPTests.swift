@@ -2,6 +2,8 @@ import Foundation
 import HLSOrigin
 import Hummingbird
 import Logging
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import TestSupport
 import Testing
@@ -17,9 +19,9 @@ import Testing
         let directory = NSTemporaryDirectory() + "sideline-fast-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/main/720p", withIntermediateDirectories: true)
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
         for n in 0..<2 { try publish(n, in: registry, directory: directory) }
-        registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n"))
+        registry.apply(.master(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")))
         return (registry, directory)
     }
 
@@ -27,8 +29,8 @@ import Testing
         let name = String(format: "%06d.ts", n)
         let path = directory + "/main/720p/" + name
         _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
-        registry.publish(.init(.segment(name, file: .init(path: path, size: segmentBytes.count, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1)))
+        registry.apply(.publish(.init(.segment(name, file: .init(path: path, size: segmentBytes.count, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1))))
     }
 
     /// Runs a server on `registry` and hands `body` its port.

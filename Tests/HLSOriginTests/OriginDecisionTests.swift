@@ -1,20 +1,22 @@
-import HLSPlaylist
 import HLSOrigin
+import HLSPlaylist
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Testing
 
 @Suite struct OriginDecisionTests {
     func registry(phase: StreamRegistry.Phase? = nil) -> StreamRegistry {
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
         if phase != .starting {
-            registry.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/720p/000000.ts", size: 1880)),
-                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-            registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n"))
+            registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/720p/000000.ts", size: 1880)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1))))
+            registry.apply(.master(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")))
         }
-        if let phase, phase != .starting { registry.setPhase(stream: "main", phase) }
+        if let phase, phase != .starting { registry.apply(.phase(stream: "main", phase)) }
         return registry
     }
 
@@ -36,7 +38,7 @@ import Testing
         let live = registry()
         #expect(playlist(decide("/live/main/master.m3u8", live)) == MultivariantPlaylist.parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n").render())
         #expect(cache(decide("/live/main/master.m3u8", live)) == .livePlaylist(maxAge: 1))
-        #expect(playlist(decide("/live/main/720p/index.m3u8", live)) == live.stream(named: "main")?.variants["720p"]?.playlistText)
+        #expect(playlist(decide("/live/main/720p/index.m3u8", live)) == live.playlistText(stream: "main", variant: "720p"))
         #expect(playlist(decide("/live/main/720p/index.m3u8", live))?.contains("000000.ts") == true)
         #expect(cache(decide("/live/main/720p/index.m3u8", live)) == .livePlaylist(maxAge: 1))
         #expect(decide("/live/main/720p/000000.ts", live) == .segment(.init(path: "/data/main/720p/000000.ts", size: 1880)))

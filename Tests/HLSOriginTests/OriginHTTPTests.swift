@@ -5,6 +5,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Testing
 
@@ -20,10 +22,10 @@ import Testing
         // A file next to the data directory that no request may reach.
         _ = FileManager.default.createFile(atPath: directory + "/secret.txt", contents: Data("secret".utf8))
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(.init(.segment("000000.ts", file: .init(path: segmentPath, size: segmentBytes.count, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n"))
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: segmentPath, size: segmentBytes.count, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1))))
+        registry.apply(.master(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return (OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger), directory)
@@ -123,7 +125,7 @@ import Testing
 
     @Test func startingStreamAnswers503WithRetryAfter() async throws {
         let registry = StreamRegistry(clock: { 0 }) // time stands still: these tests are not about staleness
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
         let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
         try await app.test(.live) { client in
             try await client.execute(uri: "/live/main/master.m3u8", method: .get) { response in

@@ -6,6 +6,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+@testable import OriginRegistry
+import OriginState
 import SidelineTesting
 import Testing
 
@@ -33,29 +35,29 @@ import Testing
 
     @Test func eachVersionIsCompressedOnceAndTaggedUniquely() throws {
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(.init(.playlists, stream: "main", variant: "720p", playlist: Self.longPlaylist))
-        let first = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist?.full)
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
+        registry.apply(.publish(.init(.playlists, stream: "main", variant: "720p", playlist: Self.longPlaylist)))
+        let first = try #require(registry.snapshot(of: "main")?.served.variants["720p"]?.playlist?.full)
         var compressed = try #require(first.gzip)
         #expect(compressed.readableBytes * 5 < first.plain.readableBytes, "\(compressed.readableBytes) of \(first.plain.readableBytes)")
         let expanded = try compressed.decompress(with: .gzip())
         #expect(expanded == first.plain)
         #expect(String(buffer: first.plain).contains(Self.longPlaylist.text.dropFirst("#EXTM3U\n".count)))
-        registry.publish(.init(.playlists, stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 200, ended: true)))
-        let second = try #require(registry.stream(named: "main")?.variants["720p"]?.playlist?.full)
+        registry.apply(.publish(.init(.playlists, stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 200, ended: true))))
+        let second = try #require(registry.snapshot(of: "main")?.served.variants["720p"]?.playlist?.full)
         #expect(second.etag != first.etag && second.gzipETag != first.gzipETag)
         // Too short to be worth it: only the plain bytes.
-        registry.publish(.init(.playlists, stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1, ended: true)))
-        #expect(registry.stream(named: "main")?.variants["720p"]?.playlist?.full.gzip == nil)
+        registry.apply(.publish(.init(.playlists, stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1, ended: true))))
+        #expect(registry.snapshot(of: "main")?.served.variants["720p"]?.playlist?.full.gzip == nil)
     }
 
     /// A real server on an ephemeral port.
     @Test func gzipEtagAnd304OverHTTP() async throws {
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
-            stream: "main", variant: "720p", playlist: Self.longPlaylist))
-        let served = try #require(registry.stream(named: "main")?.variants["720p"]?.playlistText)
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+            stream: "main", variant: "720p", playlist: Self.longPlaylist)))
+        let served = try #require(registry.playlistText(stream: "main", variant: "720p"))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger)
@@ -88,8 +90,8 @@ import Testing
                 #expect(response.headers[.cacheControl] == "public, max-age=1")
             }
             // A new version: the old tag no longer matches.
-            registry.publish(.init(.segment("000001.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
-                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 201)))
+            registry.apply(.publish(.init(.segment("000001.ts", file: .init(path: "/nonexistent", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 201))))
             try await client.execute(uri: uri, method: .get, headers: [.acceptEncoding: "gzip", .ifNoneMatch: gzipTag]) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.eTag] != gzipTag)

@@ -3,6 +3,8 @@ import HLSOrigin
 import Hummingbird
 import Logging
 import OriginAccess
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import TestSupport
 import Testing

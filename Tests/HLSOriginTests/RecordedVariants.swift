@@ -1,5 +1,6 @@
 import Foundation
-import HLSOrigin
+import OriginRegistry
+import OriginState
 import SidelineTesting
 
 /// What the access and set HTTP tests serve: `count` segments of `bytes` per variant, written
@@ -12,8 +13,8 @@ enum RecordedVariants {
                 let name = String(format: "%06d.ts", n)
                 let path = "\(directory)/\(stream)/\(variant)/\(name)"
                 _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
-                registry.publish(.init(.segment(name, file: .init(path: path, size: bytes.count, duration: 2)),
-                    stream: stream, variant: variant, playlist: TestPlaylists.live(count: n + 1), iFrames: TestPlaylists.live(count: n + 1)))
+                registry.apply(.publish(.init(.segment(name, file: .init(path: path, size: bytes.count, duration: 2)),
+                    stream: stream, variant: variant, playlist: TestPlaylists.live(count: n + 1), iFrames: TestPlaylists.live(count: n + 1))))
             }
         }
     }

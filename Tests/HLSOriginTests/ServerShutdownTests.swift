@@ -1,5 +1,7 @@
 import HLSOrigin
 import Logging
+import OriginRegistry
+import OriginState
 import TestSupport
 import Testing
 #if canImport(Glibc)

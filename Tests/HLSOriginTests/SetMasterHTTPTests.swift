@@ -2,6 +2,8 @@ import Foundation
 import HLSOrigin
 import HLSPlaylist
 import OriginAccess
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Testing
 
@@ -31,9 +33,9 @@ import Testing
         let registry = StreamRegistry(clock: { 10 }, angleSets: [Self.set])
         let ladders = ["wide": [("720p", 720), ("360p", 360)], "tv": [("720p", 720), ("360p", 360)], "goal": [("540p", 540)]]
         for (stream, ladder) in ladders {
-            registry.register(stream: stream, title: stream == "tv" ? "Broadcast" : "", variants: ladder.map(\.0), targetDuration: 2)
+            registry.apply(.register(stream: stream, title: stream == "tv" ? "Broadcast" : "", variants: ladder.map(\.0), targetDuration: 2))
             try RecordedVariants.publish(registry, stream: stream, variants: ladder.map(\.0), bytes: segmentBytes, in: directory)
-            registry.setMaster(stream: stream, .parsed(Self.masterText(ladder)))
+            registry.apply(.master(stream: stream, .parsed(Self.masterText(ladder))))
         }
         return registry
     }
@@ -114,7 +116,7 @@ import Testing
     /// Before its default angle has a master, the set's answers as that angle's would (503 while starting).
     @Test func theSetWaitsForItsDefaultAngle() async throws {
         let registry = StreamRegistry(clock: { 10 }, angleSets: [Self.set])
-        for stream in Self.set.streams { registry.register(stream: stream, variants: ["720p"], targetDuration: 2) }
+        for stream in Self.set.streams { registry.apply(.register(stream: stream, variants: ["720p"], targetDuration: 2)) }
         try await withServer(registry, fastPath: true) { port in
             let answers = try await HTTPExchange.send([.get("/live/match/master.m3u8"), .get("/live/wide/master.m3u8")], port: port)
             #expect(answers.map(status) == [503, 503])

@@ -4,6 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import TestSupport
 import Testing
@@ -26,10 +28,10 @@ import Glibc
         let path = directory + "/000000.ts"
         _ = FileManager.default.createFile(atPath: path, contents: Data(count: segmentBytes))
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(.init(.segment("000000.ts", file: .init(path: path, size: segmentBytes, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n"))
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: path, size: segmentBytes, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1))))
+        registry.apply(.master(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n720p/index.m3u8\n")))
         // In memory already: the answers are written from the event loop at once, whatever the
         // load on the blocking pool (a download still waiting for its file read is busy, and
         // rightly never taken to make room).

@@ -2,6 +2,8 @@ import Foundation
 import HLSOrigin
 import Hummingbird
 import Logging
+import OriginRegistry
+import OriginState
 import TestSupport
 import Testing
 

@@ -5,6 +5,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Testing
 
@@ -14,12 +16,12 @@ import Testing
 
     func registry(count: Int = 3) -> StreamRegistry {
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
         for n in 0..<count {
-            registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "/data/main/720p/\(n).ts", size: 188, duration: 2)),
-                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1)))
+            registry.apply(.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "/data/main/720p/\(n).ts", size: 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1))))
         }
-        registry.setMaster(stream: "main", .parsed(Self.master))
+        registry.apply(.master(stream: "main", .parsed(Self.master)))
         return registry
     }
 
@@ -76,8 +78,8 @@ import Testing
         #expect(etag(VODDecision.decide(path: path, query: "start=2", registry: registry, renditions: VODRenditions())) == first)
         #expect(etag(VODDecision.decide(path: path, query: "start=4", registry: registry)) != first)
         #expect(etag(VODDecision.decide(path: path, query: nil, registry: registry)) != first)
-        registry.publish(.init(.segment("000003.ts", file: .init(path: "/data/main/720p/3.ts", size: 188, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 4)))
+        registry.apply(.publish(.init(.segment("000003.ts", file: .init(path: "/data/main/720p/3.ts", size: 188, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 4))))
         let grown = VODDecision.decide(path: path, query: "start=2", registry: registry)
         #expect(etag(grown) != first && text(grown)?.contains("000003.ts") == true)
     }
@@ -87,19 +89,19 @@ import Testing
     /// renditions get a new tag.
     @Test func aReplacedEntryIsTheRealSegmentInVODAndUnchangedLive() throws {
         let registry = registry()
-        registry.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/720p/0.ts", size: 188, duration: 2)),
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/720p/0.ts", size: 188, duration: 2)),
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 3),
             iFrames: LiveMediaPlaylist(MediaPlaylist(version: 4, targetDuration: 2, iFramesOnly: true, segments: (0..<3).map {
                 MediaSegment(uri: String(format: "%06d.ts", $0), duration: 2, byteRange: .init(length: 376, offset: 0))
-            }))))
+            })))))
         let media = "/vod/main/720p/index.m3u8", iFrames = "/vod/main/720p/iframes.m3u8"
         let before = (etag(VODDecision.decide(path: media, query: nil, registry: registry)), etag(VODDecision.decide(path: iFrames, query: nil, registry: registry)))
         var live = TestPlaylists.live(count: 3)
         let liveBefore = live.text
         let start = try #require(live.playlist.segments[1].programDateTime)
         live.appendTrailing(SegmentReplacement(replaces: "000001.ts", uri: "000001-late.ts", duration: 2.01, startDate: start, keyframe: .init(length: 564, offset: 0)).dateRange)
-        registry.publish(.init(.replacement("000001-late.ts", file: .init(path: "/data/main/720p/000001-late.ts", size: 1880, duration: 2.01)),
-            stream: "main", variant: "720p", playlist: live))
+        registry.apply(.publish(.init(.replacement("000001-late.ts", file: .init(path: "/data/main/720p/000001-late.ts", size: 1880, duration: 2.01)),
+            stream: "main", variant: "720p", playlist: live)))
         let vod = try MediaPlaylist.parse(try #require(text(VODDecision.decide(path: media, query: nil, registry: registry))))
         #expect(vod.segments.map(\.uri) == ["000000.ts", "000001-late.ts", "000002.ts"])
         #expect(vod.segments[1].duration == 2.01)
@@ -110,14 +112,14 @@ import Testing
         #expect(etag(VODDecision.decide(path: iFrames, query: nil, registry: registry)) != before.1, "the I-frame rendition follows the media playlist's replacements")
         #expect(VODDecision.decide(path: "/vod/main/720p/000001-late.ts", query: nil, registry: registry)
             == .segment(.init(path: "/data/main/720p/000001-late.ts", size: 1880, duration: 2.01)))
-        let served = try #require(registry.stream(named: "main")?.variants["720p"]?.playlistText)
+        let served = try #require(registry.playlistText(stream: "main", variant: "720p"))
         #expect(try MediaPlaylist.parse(served).segments.map(\.uri) == ["000000.ts", "000001.ts", "000002.ts"], "the live playlist keeps what players saw")
         #expect(served.contains(String(liveBefore.split(separator: "\n").last!)))
     }
 
     @Test func theVODMasterLeavesOutBackupsOnOtherServers() {
         let registry = registry()
-        registry.setMaster(stream: "main", .parsed(Self.master + "#EXT-X-STREAM-INF:BANDWIDTH=1\nhttp://10.0.0.3:8081/live/main/720p/index.m3u8\n"))
+        registry.apply(.master(stream: "main", .parsed(Self.master + "#EXT-X-STREAM-INF:BANDWIDTH=1\nhttp://10.0.0.3:8081/live/main/720p/index.m3u8\n")))
         #expect(text(VODDecision.decide(path: "/vod/main/master.m3u8", query: nil, registry: registry)) == MultivariantPlaylist.parsed(Self.master).render())
         #expect(text(VODDecision.decide(path: "/vod/main/master.m3u8", query: "end=4", registry: registry))?.contains("10.0.0.3") == false)
     }
@@ -136,7 +138,7 @@ import Testing
         #expect(status(backwards) == 400)
         if case let .refuse(refusal) = backwards { #expect(refusal.reason.contains("end must be after start")) }
         #expect(status(VODDecision.decide(path: "/vod/main/720p/index.m3u8", query: "start=100", registry: registry)) == 400)
-        registry.setPhase(stream: "main", .removed)
+        registry.apply(.phase(stream: "main", .removed))
         #expect(status(VODDecision.decide(path: "/vod/main/master.m3u8", query: nil, registry: registry)) == 410)
     }
 

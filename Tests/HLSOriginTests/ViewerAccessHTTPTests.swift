@@ -3,6 +3,8 @@ import HLSOrigin
 import Hummingbird
 import Logging
 import OriginAccess
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import TestSupport
 import Testing
@@ -21,9 +23,9 @@ import Testing
         let directory = NSTemporaryDirectory() + "sideline-access-\(UUID().uuidString.prefix(8))"
         let registry = StreamRegistry(clock: { 10 })
         for stream in ["main", "open"] {
-            registry.register(stream: stream, variants: ["720p", "360p"], targetDuration: 2)
+            registry.apply(.register(stream: stream, variants: ["720p", "360p"], targetDuration: 2))
             try RecordedVariants.publish(registry, stream: stream, variants: ["720p", "360p"], bytes: segmentBytes, in: directory)
-            registry.setMaster(stream: stream, .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=600000\n360p/index.m3u8\n"))
+            registry.apply(.master(stream: stream, .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=600000\n360p/index.m3u8\n")))
         }
         return (registry, directory)
     }
@@ -142,8 +144,8 @@ import Testing
                 while registry.heldRequests == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
                 let path = "\(directory)/open/720p/000002.ts"
                 _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
-                registry.publish(.init(.segment("000002.ts", file: .init(path: path, size: segmentBytes.count, duration: 2)),
-                    stream: "open", variant: "720p", playlist: TestPlaylists.live(count: 3)))
+                registry.apply(.publish(.init(.segment("000002.ts", file: .init(path: path, size: segmentBytes.count, duration: 2)),
+                    stream: "open", variant: "720p", playlist: TestPlaylists.live(count: 3))))
             }
             let held = try #require(try await HTTPExchange.send([.get("/live/open/720p/index.m3u8?_HLS_msn=2")], port: port).first)
             try await publisher.value

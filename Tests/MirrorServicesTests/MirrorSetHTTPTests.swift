@@ -4,6 +4,8 @@ import HLSPlaylist
 import Logging
 import MirrorServices
 import OriginAccess
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineTesting
 import StreamMirroring
@@ -51,15 +53,15 @@ import TestSupport
         // The upstream: set 'match' of 'wide' and 'goal', three entries each on one timeline.
         let upstream = StreamRegistry(clock: { 10 }, angleSets: [.init(name: "match", streams: ["wide", "goal"], segmentDuration: 2)])
         for angle in ["wide", "goal"] {
-            upstream.register(stream: angle, variants: ["720p"], targetDuration: 2)
+            upstream.apply(.register(stream: angle, variants: ["720p"], targetDuration: 2))
             try FileManager.default.createDirectory(atPath: "\(directory)/origin/\(angle)", withIntermediateDirectories: true)
             for n in 0..<3 {
                 let name = String(format: "%06d.ts", n), path = "\(directory)/origin/\(angle)/\(name)"
                 _ = FileManager.default.createFile(atPath: path, contents: Data(TestSegments.minimal()))
-                upstream.publish(.init(.segment(name, file: .init(path: path, size: 4 * 188, duration: 2)),
-                    stream: angle, variant: "720p", playlist: TestPlaylists.live(count: n + 1, ended: n == 2)))
+                upstream.apply(.publish(.init(.segment(name, file: .init(path: path, size: 4 * 188, duration: 2)),
+                    stream: angle, variant: "720p", playlist: TestPlaylists.live(count: n + 1, ended: n == 2))))
             }
-            upstream.setMaster(stream: angle, .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\",RESOLUTION=1280x720\n720p/index.m3u8\n"))
+            upstream.apply(.master(stream: angle, .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\",RESOLUTION=1280x720\n720p/index.m3u8\n")))
         }
         let origin = try await PrivateMirrorHTTPTests.serve(upstream, access: isPrivate ? ViewerAccess(rules: Self.rules) : nil), originPort = origin.port
         defer { Task { await origin.stop() } }

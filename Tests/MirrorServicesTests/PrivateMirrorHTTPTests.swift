@@ -5,6 +5,8 @@ import Hummingbird
 import Logging
 import MirrorServices
 import OriginAccess
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineTesting
 import StreamMirroring
@@ -43,15 +45,15 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The origin: stream 'main', private, three segments, ended.
         let upstream = StreamRegistry(clock: { 10 })
-        upstream.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        upstream.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
         try FileManager.default.createDirectory(atPath: "\(directory)/origin/720p", withIntermediateDirectories: true)
         for n in 0..<3 {
             let name = String(format: "%06d.ts", n), path = "\(directory)/origin/720p/\(name)"
             _ = FileManager.default.createFile(atPath: path, contents: Data(TestSegments.minimal()))
-            upstream.publish(.init(.segment(name, file: .init(path: path, size: 4 * 188, duration: 2)),
-                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1, ended: n == 2)))
+            upstream.apply(.publish(.init(.segment(name, file: .init(path: path, size: 4 * 188, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1, ended: n == 2))))
         }
-        upstream.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\"\n720p/index.m3u8\n"))
+        upstream.apply(.master(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS=\"avc1.64001f\"\n720p/index.m3u8\n")))
         let origin = try await Self.serve(upstream, access: ViewerAccess(rules: Self.rules)), originPort = origin.port
         defer { Task { await origin.stop() } }
 
@@ -99,8 +101,8 @@ import TestSupport
         // Failover: the origin lists the mirror as a backup; fetched with the credential, the
         // master's backup URI carries it, and the mirror answers it. Fetched with a bearer
         // token, the master has no credential to give (the player sends its header again).
-        upstream.setMaster(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n"
-            + "#EXT-X-STREAM-INF:BANDWIDTH=2000000\nhttp://127.0.0.1:\(mirrorPort)/live/main/720p/index.m3u8\n"))
+        upstream.apply(.master(stream: "main", .parsed("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\n720p/index.m3u8\n"
+            + "#EXT-X-STREAM-INF:BANDWIDTH=2000000\nhttp://127.0.0.1:\(mirrorPort)/live/main/720p/index.m3u8\n")))
         let master = try await Self.get("http://127.0.0.1:\(originPort)/access/\(credential)/live/main/master.m3u8")
         let backup = try #require(master.body.split(separator: "\n").last.map(String.init), "\(master)")
         #expect(backup == "\(withCredential)/720p/index.m3u8", "\(master.body)")

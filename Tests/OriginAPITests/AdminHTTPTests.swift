@@ -6,6 +6,8 @@ import Logging
 import NIOCore
 import OriginAPI
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Synchronization
 import Testing

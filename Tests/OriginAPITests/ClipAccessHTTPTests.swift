@@ -1,11 +1,13 @@
 import Foundation
-import HTTPTypes
 import HLSOrigin
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import OriginAccess
 import OriginAPI
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Synchronization
 import Testing
@@ -33,11 +35,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2))
         for variant in ["720p", "360p"] {
             for n in 0..<3 {
-                registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/\(variant)/\(n).ts", size: 1000, duration: 2)),
-                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1)))
+                registry.apply(.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/\(variant)/\(n).ts", size: 1000, duration: 2)),
+                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1))))
             }
         }
         let maker = RecordingMaker()

@@ -5,6 +5,8 @@ import HummingbirdTesting
 import Logging
 import OriginAPI
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Synchronization
 import Testing
@@ -60,10 +62,10 @@ import Glibc
     /// Four 2 s entries of 1,000 bytes each in two variants.
     static func registry(directory: String) -> StreamRegistry {
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
         for n in 0..<4 {
-            registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/720p/\(n).ts", size: 1000, duration: 2)),
-                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1)))
+            registry.apply(.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/720p/\(n).ts", size: 1000, duration: 2)),
+                stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1))))
         }
         return registry
     }

@@ -8,6 +8,8 @@ import NIOCore
 import NIOFoundationCompat
 import OriginAPI
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineTesting
 import Testing
@@ -28,14 +30,14 @@ import Testing
     func setup(directory: String? = nil) throws -> Setup {
         let directory = try directory ?? makeDirectory()
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2))
         if case let .success(markers) = MarkerFile.load(StreamLayout(dataDirectory: directory, stream: "main")) {
-            registry.setMarkers(stream: "main", markers)
+            registry.apply(.markers(stream: "main", markers))
         }
         for variant in ["720p", "360p"] {
             for n in 0..<4 {
-                registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/\(variant)/\(n).ts", size: 188, duration: 2)),
-                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1)))
+                registry.apply(.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/main/\(variant)/\(n).ts", size: 188, duration: 2)),
+                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1))))
             }
         }
         return Setup(registry: registry, directory: directory, book: MarkerBook(registry: registry, dataDirectory: directory, wallClock: { Self.start.addingTimeInterval(9) }))
@@ -55,7 +57,7 @@ import Testing
     }
 
     func playlist(_ registry: StreamRegistry, _ variant: String = "720p") -> String {
-        registry.stream(named: "main")?.variants[variant]?.playlistText ?? ""
+        registry.playlistText(stream: "main", variant: variant) ?? ""
     }
 
     @Test func aMarkerNeedsATokenReachesEveryVariantAndIsKept() async throws {
@@ -112,7 +114,7 @@ import Testing
             let bad = try await post("/api/streams/main/markers", #"{"label": "x", "lead": "soon"}"#)
             #expect(bad.0 == 400 && bad.1.hasPrefix("lead: must be a number of seconds\nrequest-id: "))
             #expect(try await post("/api/streams/nope/markers", #"{"label": "x"}"#).0 == 404)
-            setup.registry.setPhase(stream: "main", .removed)
+            setup.registry.apply(.phase(stream: "main", .removed))
             #expect(try await post("/api/streams/main/markers", #"{"label": "x"}"#).0 == 410)
         }
         // No token configured at all: writing is off, and the answer says how to turn it on.
@@ -121,24 +123,6 @@ import Testing
                 #expect(response.status == .forbidden && String(buffer: response.body).contains("analyst.token"))
             }
         }
-    }
-
-    /// A marker that arrives while a version is being rendered with the markers before it: the
-    /// version is rendered again before it is stored, so no stored version lacks the marker.
-    @Test func aMarkerAddedWhileAVersionRendersIsInTheVersionStored() throws {
-        let setup = try setup()
-        let marker = Marker(id: "m-late", label: "Late", time: Self.start.addingTimeInterval(5), created: Self.start.addingTimeInterval(9), listedBefore: 4)
-        var renders = 0
-        setup.registry.storeVersion(stream: "main", rendering: { markers in
-            renders += 1
-            // Mid-render: an analyst marks (setMarkers stores its own versions meanwhile).
-            if renders == 1 { setup.registry.setMarkers(stream: "main", [marker]) }
-            return ServedMediaPlaylist(TestPlaylists.live(count: 5), markers: markers, offer: .init(), tag: "t\(renders)")
-        }) { entry, rendered in
-            entry.variants["720p"]?.playlist = rendered
-        }
-        #expect(renders == 2, "rendered again with the new marker")
-        #expect(playlist(setup.registry).contains("ID=\"m-late\"") && playlist(setup.registry).contains("000004.ts"))
     }
 
     @Test func clipRequestsAreCheckedBeforeAnythingIsRemuxed() throws {

@@ -6,6 +6,8 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import OriginAPI
+import OriginRegistry
+import OriginState
 import PlayerSessions
 import SidelineTesting
 import Testing
@@ -21,13 +23,13 @@ import Testing
         let directory = NSTemporaryDirectory() + "sideline-cmcd-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2))
         for (n, fill) in [nil, "stand-in"].enumerated() {
             let path = "\(directory)/\(n).ts"
             _ = FileManager.default.createFile(atPath: path, contents: Data(segmentBytes))
             for variant in ["720p", "360p"] {
-                registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: path, size: segmentBytes.count, duration: 2, fill: fill)),
-                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1)))
+                registry.apply(.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: path, size: segmentBytes.count, duration: 2, fill: fill)),
+                    stream: "main", variant: variant, playlist: TestPlaylists.live(count: n + 1))))
             }
         }
         let diagnostics = PlayerDiagnostics(book: PlayerSessionBook(clock: clock.read))

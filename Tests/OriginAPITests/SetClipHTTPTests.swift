@@ -8,6 +8,8 @@ import Logging
 import NIOCore
 import OriginAPI
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Synchronization
 import Testing
@@ -46,14 +48,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let registry = StreamRegistry(clock: { 0 }, angleSets: [.init(name: "match", streams: ["wide", "goal"], segmentDuration: 2),
                                                                .init(name: "dark", streams: ["wide", "unlit"], segmentDuration: 2)])
-        registry.register(stream: "unlit", variants: ["720p"], targetDuration: 2)
+        registry.apply(.register(stream: "unlit", variants: ["720p"], targetDuration: 2))
         for (angle, late) in [("wide", 0), ("goal", 1)] {
-            registry.register(stream: angle, variants: ["720p"], targetDuration: 2)
+            registry.apply(.register(stream: angle, variants: ["720p"], targetDuration: 2))
             for n in 0..<(4 - late) {
                 var playlist = TestPlaylists.live(count: n + 1 + late)
                 playlist = LiveMediaPlaylist(MediaPlaylist(targetDuration: 2, mediaSequence: late, segments: Array(playlist.playlist.segments.dropFirst(late))))
-                registry.publish(.init(.segment(String(format: "%06d.ts", n + late), file: .init(path: "\(directory)/\(angle)/slot\(n + late).ts", size: 1000, duration: 2)),
-                    stream: angle, variant: "720p", playlist: playlist))
+                registry.apply(.publish(.init(.segment(String(format: "%06d.ts", n + late), file: .init(path: "\(directory)/\(angle)/slot\(n + late).ts", size: 1000, duration: 2)),
+                    stream: angle, variant: "720p", playlist: playlist)))
             }
         }
         var logger = Logger(label: "test")

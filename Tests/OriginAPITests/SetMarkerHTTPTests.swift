@@ -8,6 +8,8 @@ import NIOCore
 import NIOFoundationCompat
 @testable import OriginAPI
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineTesting
 import Testing
@@ -32,10 +34,10 @@ import Testing
         let registry = StreamRegistry(clock: { 0 }, angleSets: [.init(name: "match", streams: Self.angles, segmentDuration: 2)])
         for angle in Self.angles {
             try FileManager.default.createDirectory(atPath: "\(directory)/\(angle)", withIntermediateDirectories: true)
-            registry.register(stream: angle, variants: ["720p"], targetDuration: 2)
+            registry.apply(.register(stream: angle, variants: ["720p"], targetDuration: 2))
             for n in 0..<4 {
-                registry.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/\(angle)/720p/\(n).ts", size: 188, duration: 2)),
-                    stream: angle, variant: "720p", playlist: TestPlaylists.live(count: n + 1)))
+                registry.apply(.publish(.init(.segment(String(format: "%06d.ts", n), file: .init(path: "\(directory)/\(angle)/720p/\(n).ts", size: 188, duration: 2)),
+                    stream: angle, variant: "720p", playlist: TestPlaylists.live(count: n + 1))))
             }
         }
         return Setup(registry: registry, directory: directory, book: MarkerBook(registry: registry, dataDirectory: directory, wallClock: { Self.start.addingTimeInterval(9) }))
@@ -49,7 +51,7 @@ import Testing
     }
 
     func playlist(_ setup: Setup, _ angle: String) -> String {
-        setup.registry.stream(named: angle)?.variants["720p"]?.playlistText ?? ""
+        setup.registry.playlistText(stream: angle, variant: "720p") ?? ""
     }
 
     func kept(_ setup: Setup, _ angle: String) -> String {
@@ -127,7 +129,7 @@ import Testing
             let failed = try await post("/api/sets/match/markers", #"{"label": "Try"}"#)
             #expect(failed.0 == 500 && failed.1.contains("angle 'goal'"), "\(failed.1)")
             // A removed angle: 409 naming it.
-            setup.registry.setPhase(stream: "broadcast", .removed)
+            setup.registry.apply(.phase(stream: "broadcast", .removed))
             let removed = try await post("/api/sets/match/markers", #"{"label": "Try"}"#)
             #expect(removed.0 == 409 && removed.1.contains("'broadcast'"), "\(removed.1)")
         }

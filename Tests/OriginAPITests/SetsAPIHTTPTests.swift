@@ -8,6 +8,8 @@ import NIOFoundationCompat
 import OriginAccess
 import OriginAPI
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Testing
 
@@ -18,10 +20,10 @@ import Testing
 
     func makeApplication(access: ViewerAccess? = nil) -> some ApplicationProtocol {
         let registry = StreamRegistry(clock: { 0 }, angleSets: [Self.set])
-        registry.register(stream: "wide", title: "Wide", variants: ["720p"], targetDuration: 2)
-        registry.register(stream: "tv", variants: ["720p"], targetDuration: 2)
-        registry.publish(.init(.segment("000000.ts", file: .init(path: "/unread", size: 1880, duration: 2)), stream: "wide", variant: "720p", playlist: TestPlaylists.live(count: 1)))
-        registry.setPhase(stream: "wide", .live)
+        registry.apply(.register(stream: "wide", title: "Wide", variants: ["720p"], targetDuration: 2))
+        registry.apply(.register(stream: "tv", variants: ["720p"], targetDuration: 2))
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/unread", size: 1880, duration: 2)), stream: "wide", variant: "720p", playlist: TestPlaylists.live(count: 1))))
+        registry.apply(.phase(stream: "wide", .live))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,

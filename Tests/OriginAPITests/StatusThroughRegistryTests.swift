@@ -2,6 +2,8 @@ import HLSOrigin
 import NIOCore
 import OriginAPI
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Testing
 
@@ -12,12 +14,12 @@ import Testing
 
     func liveRegistry(_ clock: ManualClock) -> StreamRegistry {
         let registry = StreamRegistry(clock: clock.read)
-        registry.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2)
+        registry.apply(.register(stream: "main", variants: ["720p", "360p"], targetDuration: 2))
         for variant in ["720p", "360p"] {
-            registry.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/\(variant)/000000.ts", size: 1880, duration: 2)),
-                stream: "main", variant: variant, playlist: TestPlaylists.live(count: 1)))
+            registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/data/main/\(variant)/000000.ts", size: 1880, duration: 2)),
+                stream: "main", variant: variant, playlist: TestPlaylists.live(count: 1))))
         }
-        registry.setMaster(stream: "main", .parsed("#EXTM3U\n"))
+        registry.apply(.master(stream: "main", .parsed("#EXTM3U\n")))
         return registry
     }
 
@@ -33,27 +35,27 @@ import Testing
         let clock = ManualClock()
         let registry = liveRegistry(clock)
         clock.advance(by: 2.9)
-        registry.publish(.init(.segment("000001.ts", file: .init(path: "/data/main/720p/000001.ts", size: 1880, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
+        registry.apply(.publish(.init(.segment("000001.ts", file: .init(path: "/data/main/720p/000001.ts", size: 1880, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1))))
         clock.advance(by: 0.2) // 3.1 s since 360p published
         #expect(status("/live/main/720p/index.m3u8", registry) == 200)
         #expect(status("/live/main/360p/index.m3u8", registry) == 404)
         #expect(status("/live/main/360p/000000.ts", registry) == 200)
         #expect(StreamsAPI.listing(of: registry).streams[0].variants.map(\.state) == ["live", "stalled"])
-        registry.publish(.init(.gap("000001.ts"), stream: "main", variant: "360p", playlist: TestPlaylists.live(count: 1)))
+        registry.apply(.publish(.init(.gap("000001.ts"), stream: "main", variant: "360p", playlist: TestPlaylists.live(count: 1))))
         #expect(status("/live/main/360p/index.m3u8", registry) == 200)
         #expect(status("/live/main/360p/000001.ts", registry) == 404)
         clock.advance(by: 10)
         #expect(StreamsAPI.listing(of: registry).streams[0].state == "stalled")
-        registry.setPhase(stream: "main", .ended)
+        registry.apply(.phase(stream: "main", .ended))
         #expect(status("/live/main/360p/index.m3u8", registry) == 200)
     }
 
     @Test func gapAndRemovedThroughTheRegistry() {
         let clock = ManualClock()
         let registry = liveRegistry(clock)
-        registry.setFailure(stream: "main", variant: "360p", "x264 said no")
-        registry.publish(.init(.gap("000001.ts"), stream: "main", variant: "360p", playlist: TestPlaylists.live(count: 1)))
+        registry.apply(.failure(stream: "main", variant: "360p", "x264 said no"))
+        registry.apply(.publish(.init(.gap("000001.ts"), stream: "main", variant: "360p", playlist: TestPlaylists.live(count: 1))))
         guard case let .refuse(refusal) = OriginDecision.decide(OriginPath.parse("/live/main/360p/000001.ts"), registry: registry) else {
             Issue.record("a GAP segment must be refused")
             return
@@ -61,7 +63,7 @@ import Testing
         #expect(refusal.status == 404 && refusal.cache == .gapSegment(maxAge: 2))
         let variant = StreamsAPI.listing(of: registry).streams[0].variants[1]
         #expect(variant.state == "failed" && variant.failure == "x264 said no")
-        registry.setPhase(stream: "main", .removed)
+        registry.apply(.phase(stream: "main", .removed))
         #expect(status("/live/main/master.m3u8", registry) == 410)
         #expect(status("/live/main/720p/000000.ts", registry) == 410)
     }

@@ -6,6 +6,8 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import OriginAPI
+import OriginRegistry
+import OriginState
 import SidelineTesting
 import Testing
 
@@ -16,9 +18,9 @@ import Testing
     /// One stream with one 2 s segment of `segmentBytes` (the API reads sizes, never the file).
     func makeApplication() -> some ApplicationProtocol {
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "main", variants: ["720p"], targetDuration: 2)
-        registry.publish(.init(.segment("000000.ts", file: .init(path: "/unread", size: segmentBytes.count, duration: 2)),
-            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1)))
+        registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
+        registry.apply(.publish(.init(.segment("000000.ts", file: .init(path: "/unread", size: segmentBytes.count, duration: 2)),
+            stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1))))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,

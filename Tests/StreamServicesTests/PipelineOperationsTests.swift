@@ -1,7 +1,8 @@
 import Foundation
-import HLSOrigin
 import Logging
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import StreamServices
 import Testing
 
@@ -13,9 +14,9 @@ import Testing
     let operations: PipelineOperations
 
     init() {
-        registry.register(stream: "elsewhere", variants: ["720p"], targetDuration: 2)
-        registry.register(stream: "gone", variants: [], targetDuration: 2)
-        registry.setPhase(stream: "gone", .removed)
+        registry.apply(.register(stream: "elsewhere", variants: ["720p"], targetDuration: 2))
+        registry.apply(.register(stream: "gone", variants: [], targetDuration: 2))
+        registry.apply(.phase(stream: "gone", .removed))
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-operations-\(UUID().uuidString)").path
         operations = PipelineOperations(services: [:], registry: registry, dataDirectory: data, logger: Logger(label: "test"))
     }

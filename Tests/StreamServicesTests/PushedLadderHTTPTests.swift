@@ -3,6 +3,8 @@ import HLSOrigin
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import OriginRegistry
+import OriginState
 import SidelineConfig
 import SidelineCore
 import StreamServices

@@ -3,6 +3,8 @@ import HLSOrigin
 import HLSPlaylist
 import Logging
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineConfig
 import SidelineCore

@@ -1,8 +1,9 @@
 import Foundation
-import HLSOrigin
 import HLSPlaylist
 import Logging
 import OriginPolicy
+import OriginRegistry
+import OriginState
 import SegmentStore
 import SidelineConfig
 import SidelineCore
@@ -76,7 +77,7 @@ import Testing
             #expect(variant.segments[listed[2]]?.path == plan.layout.segmentPath(name, listed[2]), "\(name)")
             // Counted from the files: the status /api/streams shows after a restart.
             #expect(variant.status.recorded.bytes >= 1880 + 3760, "\(name)")
-            #expect(variant.playlistText?.contains("#EXT-X-GAP") == true, "\(name)")
+            #expect(registry.playlistText(stream: plan.stream.name, variant: name)?.contains("#EXT-X-GAP") == true, "\(name)")
         }
     }
 

@@ -5,6 +5,8 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import OriginAPI
+import OriginRegistry
+import OriginState
 import SidelineConfig
 import StreamServices
 import TestSupport
@@ -43,13 +45,13 @@ import ZIPFoundation
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let registry = StreamRegistry(clock: { 0 }, angleSets: [.init(name: "match", streams: ["wide", "goal"], segmentDuration: 2)])
         for (angle, late) in [("wide", 0), ("goal", 1)] {
-            registry.register(stream: angle, variants: ["720p"], targetDuration: 2)
+            registry.apply(.register(stream: angle, variants: ["720p"], targetDuration: 2))
             var entries: [MediaSegment] = []
             for slot in late..<4 {
                 entries.append(MediaSegment(uri: String(format: "%06d.ts", slot), duration: 2, programDateTime: start.addingTimeInterval(Double(2 * slot))))
                 let size = (try FileManager.default.attributesOfItem(atPath: files[slot])[.size] as? Int) ?? 0
-                registry.publish(.init(.segment(entries.last!.uri, file: .init(path: files[slot], size: size, duration: 2)), stream: angle, variant: "720p",
-                                       playlist: LiveMediaPlaylist(MediaPlaylist(targetDuration: 2, mediaSequence: late, segments: entries))))
+                registry.apply(.publish(.init(.segment(entries.last!.uri, file: .init(path: files[slot], size: size, duration: 2)), stream: angle, variant: "720p",
+                                       playlist: LiveMediaPlaylist(MediaPlaylist(targetDuration: 2, mediaSequence: late, segments: entries)))))
             }
         }
         var logger = Logger(label: "test")

@@ -5,7 +5,11 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
+import StreamServices
 import Synchronization
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -62,7 +66,7 @@ import Glibc
 
     static func withServer(_ receiver: HoldingReceiver, _ body: @Sendable (Int) async throws -> Void) async throws {
         let registry = StreamRegistry(clock: { 0 })
-        for stream in receiver.ingestTokens.keys { registry.register(stream: stream, variants: ["360p"], targetDuration: 2) }
+        for stream in receiver.ingestTokens.keys { registry.apply(.register(stream: stream, variants: ["360p"], targetDuration: 2)) }
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,

@@ -1,9 +1,7 @@
-import Synchronization
-
-extension StreamRegistry {
+extension OriginState {
     /// What `/api/streams` and the console say about a variant beside its playlists: what it
-    /// recorded, when it last published, and what is wrong with it. Kept with the variant, under
-    /// the registry's one lock, so a publish counts a segment without taking a second lock.
+    /// recorded, when it last published, and what is wrong with it. Kept with the variant and
+    /// changed only by `OriginState.apply`, so a publish counts a segment where it lists it.
     public struct VariantStatus: Sendable, Equatable {
         public var recorded = Recorded()
         /// Why the variant's encoder stopped, while it is failed; nil while healthy.
@@ -41,23 +39,5 @@ extension StreamRegistry {
         }
 
         public var averageBitRate: Double { duration > 0 ? Double(bytes * 8) / duration : 0 }
-    }
-
-    /// Notes that writing this variant's files fails (with the reason), or works again (nil).
-    public func setWriteError(stream: String, variant: String, _ reason: String?) {
-        streams.withLock { $0[stream]?.variants[variant]?.status.writeError = reason }
-    }
-
-    /// Notes the effort step a variant's encoder runs at (0: as configured).
-    public func setEffort(stream: String, variant: String, step: Int, name: String) {
-        streams.withLock { s in
-            s[stream]?.variants[variant]?.status.effortStep = step
-            s[stream]?.variants[variant]?.status.effortName = step > 0 ? name : nil
-        }
-    }
-
-    /// Marks a variant failed (with the reason) or healthy again (nil).
-    public func setFailure(stream: String, variant: String, _ reason: String?) {
-        streams.withLock { $0[stream]?.variants[variant]?.status.failure = reason }
     }
 }

@@ -1,9 +1,12 @@
 import Foundation
+import HLSOrigin
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOPosix
 import OriginPolicy
+import OriginRegistry
+import OriginState
 
 /// What the ingest route needs from whoever keeps a pushed stream (StreamServices' `PushedStreams`):
 /// the checks of what was received, the files, and the publishing. This module only carries

@@ -5,6 +5,9 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import OriginPolicy
+import OriginRegistry
+import OriginState
+import StreamServices
 import Synchronization
 import Testing
 
@@ -30,11 +33,11 @@ import Testing
 
     func application(_ receiver: KeepingReceiver) -> some ApplicationProtocol {
         let registry = StreamRegistry(clock: { 0 })
-        registry.register(stream: "field", variants: ["360p"], targetDuration: 2)
-        registry.register(stream: "other", variants: ["360p"], targetDuration: 2)
-        registry.register(stream: "camera", variants: ["360p"], targetDuration: 2)
-        registry.register(stream: "gone", variants: ["360p"], targetDuration: 2)
-        registry.setPhase(stream: "gone", .removed)
+        registry.apply(.register(stream: "field", variants: ["360p"], targetDuration: 2))
+        registry.apply(.register(stream: "other", variants: ["360p"], targetDuration: 2))
+        registry.apply(.register(stream: "camera", variants: ["360p"], targetDuration: 2))
+        registry.apply(.register(stream: "gone", variants: ["360p"], targetDuration: 2))
+        registry.apply(.phase(stream: "gone", .removed))
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         return OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,

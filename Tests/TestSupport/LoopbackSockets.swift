@@ -10,8 +10,8 @@ import Glibc
 /// failed that way on 2026-11-27: seven suites, each waiting 10 s, all at the same moment.
 /// The async functions here are the ones a test calls; the `Blocking` ones are for code that is
 /// already on a thread of its own.
-enum LoopbackSockets {
-    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+public enum LoopbackSockets {
+    public static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Thread { continuation.resume(with: Result { try work() }) }.start()
         }
@@ -20,11 +20,11 @@ enum LoopbackSockets {
     /// A TCP connection from `source` (a loopback address) to 127.0.0.1:`port`, as a file
     /// descriptor. `receiveBuffer`: the socket's receive buffer in bytes (set before connecting,
     /// so the window it offers stays that small), for clients that read slowly or not at all.
-    static func connect(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) async throws -> Int32 {
+    public static func connect(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) async throws -> Int32 {
         try await onOwnThread { try connectBlocking(port: port, from: source, receiveBuffer: receiveBuffer) }
     }
 
-    static func connectBlocking(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws -> Int32 {
+    public static func connectBlocking(port: Int, from source: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
@@ -45,7 +45,7 @@ enum LoopbackSockets {
     }
 
     /// A TCP connection to [::1]:`port`, as a file descriptor.
-    static func connectIPv6(port: Int) async throws -> Int32 {
+    public static func connectIPv6(port: Int) async throws -> Int32 {
         try await onOwnThread {
             let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw POSIXError(.EMFILE) }
@@ -64,7 +64,7 @@ enum LoopbackSockets {
 
     /// Whether the server has closed the connection (a read returns end of file at once). Never
     /// waits: poll with a timeout of 0.
-    static func isClosed(_ fd: Int32) -> Bool {
+    public static func isClosed(_ fd: Int32) -> Bool {
         var pollfd = Glibc.pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&pollfd, 1, 0) > 0 else { return false }
         var byte: UInt8 = 0
@@ -73,7 +73,7 @@ enum LoopbackSockets {
 
     /// Reads until the server closes the connection or `timeout` passes: whether it closed
     /// (end of file or a reset) rather than timing out.
-    static func waitForClose(_ fd: Int32, timeout seconds: Int) async throws -> Bool {
+    public static func waitForClose(_ fd: Int32, timeout seconds: Int) async throws -> Bool {
         try await onOwnThread {
             var timeout = timeval(tv_sec: seconds, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -88,11 +88,11 @@ enum LoopbackSockets {
 
     /// A whole GET over a fresh connection from `source`; the status code, or nil when no
     /// answer came within 10 s.
-    static func status(port: Int, path: String, from source: String) async throws -> Int? {
+    public static func status(port: Int, path: String, from source: String) async throws -> Int? {
         try await onOwnThread { try statusBlocking(port: port, path: path, from: source) }
     }
 
-    static func statusBlocking(port: Int, path: String, from source: String) throws -> Int? {
+    public static func statusBlocking(port: Int, path: String, from source: String) throws -> Int? {
         let fd = try connectBlocking(port: port, from: source)
         defer { close(fd) }
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
@@ -108,7 +108,7 @@ enum LoopbackSockets {
     /// One HTTP/1.1 GET on a connection of its own; the whole response as text. With
     /// `keepAlive` the request does not ask for the connection to be closed, and "[closed]" is
     /// appended when the server closed it within 5 s of the answer.
-    static func rawGET(port: Int, path: String, keepAlive: Bool = false) async throws -> String {
+    public static func rawGET(port: Int, path: String, keepAlive: Bool = false) async throws -> String {
         try await onOwnThread {
             let fd = try connectBlocking(port: port)
             defer { close(fd) }

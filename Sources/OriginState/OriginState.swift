@@ -1,0 +1,156 @@
+import HLSPlaylist
+import OriginPolicy
+
+/// What the origin publishes, as plain values: each stream's phase, its master, its variants'
+/// playlists and the segments and gaps they list, its markers and metadata, and what
+/// `/api/streams` says of each variant; and the config's angle sets.
+///
+/// One way in: `apply(_:now:)` takes an `OriginChange` and says what must be rendered again
+/// (`OriginEffect`). Rendering the bytes the origin sends, holding blocking requests and the
+/// lock around this value are the registry's (`StreamRegistry`, OriginRegistry); every answer
+/// the HTTP side gives is read from these values and what was rendered of them, never by
+/// parsing rendered bytes back. Pure: rows in `Tests/OriginStateTests` run in milliseconds.
+public struct OriginState: Sendable {
+    public typealias Phase = StatusPolicy.StreamPhase
+
+    public internal(set) var streams: [String: Stream] = [:]
+    /// Counts every version `apply` makes (of any variant's playlists or any master), so
+    /// versions are unique and rise across streams and across a stream registered again: a
+    /// rendering made before a stream was registered again is older than the stream.
+    public internal(set) var revision = 0
+    /// The config's angle sets, served beside the streams under their own names.
+    public let angleSets: [AngleSet]
+
+    public init(angleSets: [AngleSet] = []) {
+        self.angleSets = angleSets
+    }
+
+    /// One segment file a variant lists.
+    public struct SegmentFile: Sendable, Equatable {
+        public let path: String
+        public let size: Int
+        /// EXTINF, in seconds.
+        public let duration: Double
+        /// What stands in this entry's slot when it is not the variant's own picture:
+        /// `stand-in` (the slate, or the last picture held) or `sibling` (another rung's
+        /// segment). Said to players in `CMSD-Static`. Nil for the variant's own segment, and
+        /// for entries read back from disk at a restart (the recording does not say).
+        public let fill: String?
+        public init(path: String, size: Int, duration: Double = 0, fill: String? = nil) {
+            self.path = path
+            self.size = size
+            self.duration = duration
+            self.fill = fill
+        }
+    }
+
+    public struct Variant: Sendable {
+        /// The media playlist as recorded (without markers), nil before the first version.
+        public internal(set) var recording: MediaPlaylist?
+        /// The I-frame playlist, nil until a version brings one.
+        public internal(set) var iFrames: MediaPlaylist?
+        /// The version (`OriginState.revision`) of this variant's media playlist as served,
+        /// new with each recording or markers placed in it: a rendering made for an older one is
+        /// never stored over a newer one.
+        public internal(set) var version = 0
+        /// The I-frame playlist's version, which only publications change.
+        public internal(set) var iFramesVersion = 0
+        public internal(set) var segments: [String: SegmentFile] = [:]
+        /// Entries listed as EXT-X-GAP: named in the playlist, never a file.
+        public internal(set) var gaps: Set<String> = []
+        /// What `/api/streams` says of the variant.
+        public internal(set) var status = VariantStatus()
+
+        /// The media sequence number of the last entry listed (one before the first while the
+        /// playlist lists nothing), nil before the first version.
+        public var lastSequence: Int? { recording.map { $0.mediaSequence + $0.segments.count - 1 } }
+    }
+
+    public struct Stream: Sendable {
+        public internal(set) var title: String
+        /// What the stream says about itself beside its title (config, or what a pusher sends).
+        public internal(set) var description = ""
+        public internal(set) var keywords = ""
+        public internal(set) var phase: Phase
+        public internal(set) var targetDuration: Int
+        /// The master as published: the set's master and the VOD masters are made from it.
+        public internal(set) var masterPlaylist: MultivariantPlaylist?
+        /// The master's version, as `Variant.version` is the media playlist's.
+        public internal(set) var masterVersion = 0
+        /// The revision at which the stream was (last) registered: renderings of older
+        /// versions belong to the stream it replaced.
+        public internal(set) var registered = 0
+        public internal(set) var variants: [String: Variant]
+        /// The variant names in ladder order, best first.
+        public internal(set) var variantOrder: [String]
+        /// The analysts' markers, in every variant's media playlist (`Marker`), oldest first.
+        public internal(set) var markers: [Marker] = []
+
+        /// Live until ended or removed: CMSD's stream type.
+        public var isLive: Bool { phase != .ended && phase != .removed }
+    }
+
+    /// An angle set as the config gives it (`angle_sets`): streams of one match, served
+    /// together under the set's name, which no stream has.
+    public struct AngleSet: Sendable, Equatable {
+        public var name: String
+        public var title: String
+        /// The angles' streams, default angle first.
+        public var streams: [String]
+        /// Seconds of every segment of every angle (the config's `segment_duration`).
+        public var segmentDuration: Double
+
+        public init(name: String, title: String = "", streams: [String], segmentDuration: Double) {
+            self.name = name
+            self.title = title
+            self.streams = streams
+            self.segmentDuration = segmentDuration
+        }
+
+        /// The angle every player that does not switch angles plays.
+        public var defaultStream: String { streams.first ?? "" }
+    }
+}
+
+extension OriginState {
+    public func stream(named name: String) -> Stream? { streams[name] }
+
+    /// The one stream lookup of every route: the stream, or the refusal `Refusal.lookUp` gives
+    /// (404 for a name no stream has, 410 for a removed one).
+    public func existing(_ name: String) throws(Refusal) -> Stream {
+        let found = streams[name]
+        if let refusal = Refusal.lookUp(stream: name, phase: found?.phase) { throw refusal }
+        guard let found else { throw Refusal.noSuchStream(name) }
+        return found
+    }
+
+    public func angleSet(named name: String) -> AngleSet? {
+        angleSets.first { $0.name == name }
+    }
+
+    /// The one set lookup of every set route: the set, or 404.
+    public func existingSet(_ name: String) throws(Refusal) -> AngleSet {
+        guard let set = angleSet(named: name) else { throw Refusal.noSuchSet(name) }
+        return set
+    }
+
+    /// The set's master as a value, made from its angles' masters as published; nil when the
+    /// default angle has none. Angles without a master yet (a pushed angle before its
+    /// encoder's first master) or removed are left out until they have one.
+    public func setMaster(_ set: AngleSet) -> SetMaster? {
+        let angles = set.streams.compactMap { name -> SetMaster.Angle? in
+            guard let stream = streams[name], stream.phase != .removed, let master = stream.masterPlaylist else { return nil }
+            return SetMaster.Angle(stream: name, title: stream.title, master: master)
+        }
+        guard angles.first?.stream == set.defaultStream else { return nil }
+        return SetMaster(angles: angles, title: set.title)
+    }
+}
+
+extension Refusal {
+    /// A name no angle set has: 404. Names no other set: the sets there are is what
+    /// `/api/sets` tells each caller, a private one only to a caller its token covers.
+    public static func noSuchSet(_ name: String) -> Refusal {
+        Refusal(.noSuchResource, "no angle set named '\(name)': /api/sets lists the sets you may watch (angle_sets in the config)")
+    }
+}
