@@ -33,6 +33,16 @@ import Testing
         #expect(!PlaylistNegotiation.matches("\"a-1-gz\"", "\"a-1\""), "the gzip representation has its own tag")
     }
 
+    /// Compressed when it pays: a playlist under `compressionThreshold` bytes is offered plain
+    /// only; a long one in both forms, the gzip form with a tag of its own.
+    @Test func aRenderedPlaylistIsCompressedOnlyWhenItPays() throws {
+        let short = RenderedPlaylist(text: "#EXTM3U\n#EXT-X-ENDLIST\n", tag: "s")
+        #expect(short.gzip == nil && short.etag == "\"s\"")
+        let long = RenderedPlaylist(text: Self.longPlaylist.text, tag: "l")
+        var gzip = try #require(long.gzip)
+        #expect(try gzip.decompress(with: .gzip()) == long.plain && long.gzipETag == "\"l-gz\"")
+    }
+
     @Test func eachVersionIsCompressedOnceAndTaggedUniquely() throws {
         let registry = StreamRegistry(clock: { 0 })
         registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))

@@ -272,4 +272,23 @@ import Testing
         ]
         #expect(HouseRules.serversStoppedGracefully(files).map(\.subject) == ["Tests/A/Cancels.swift"])
     }
+
+    /// A public type of a services target that no test names is caught unless it says why it
+    /// decides nothing; a stale reason is caught too. Pure cores are not this rule's.
+    @Test(arguments: [
+        ("named", ["/r/Tests/WebTests/A.swift": "let g = Gate()"], [:], []),
+        ("unnamed", [:], [:], ["Gate"]),
+        ("named only by the house rules", ["/r/Tests/HouseRulesTests/X.swift": "Gate"], [:], ["Gate"]),
+        ("said why", [:], ["Gate": "wiring"], []),
+        ("said why but named", ["/r/Tests/WebTests/A.swift": "Gate.open()"], ["Gate": "wiring"], ["Gate"]),
+        ("said why of nothing", [:], ["Gate": "wiring", "Gone": "was wiring"], ["Gone"]),
+    ] as [(String, [String: String], [String: String], [String])])
+    func aServiceTypeNoTestNamesIsCaught(name: String, tests: [String: String], without: [String: String], caught: [String]) throws {
+        let sources = [
+            "/r/Sources/Web/Gate.swift": "// public struct Commented {}\npublic final class Gate: Sendable {\n    public struct Nested {}\n}\nstruct Hidden {}",
+            "/r/Sources/Rules/Rule.swift": "public enum Rule {}",
+        ]
+        let violations = HouseRules.serviceTypesNamedByTests(try ManifestParser.parse(Self.fake), sources: sources, tests: tests, without: without)
+        #expect(violations.map(\.subject) == caught, "\(name): \(violations)")
+    }
 }

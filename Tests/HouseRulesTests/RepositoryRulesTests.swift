@@ -56,4 +56,13 @@ import Testing
         let violations = HouseRules.serversStoppedGracefully(files)
         #expect(violations.isEmpty, "\(violations)")
     }
+
+    /// Every public type of the services targets is named by a test, or says why it needs none.
+    @Test func everyServiceTypeIsNamedByATestOrSaysWhyNot() throws {
+        let sources = try Repository.files(under: "Sources", endingIn: ".swift")
+        let tests = try Repository.files(under: "Tests", endingIn: ".swift")
+        #expect(sources.count >= 100 && tests.count >= 100, "read \(sources.count) sources and \(tests.count) tests")
+        let violations = HouseRules.serviceTypesNamedByTests(try Repository.manifest(), sources: sources, tests: tests)
+        #expect(violations.isEmpty, "\(violations)")
+    }
 }
