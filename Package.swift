@@ -134,7 +134,7 @@ let services: [Target] = [
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOCore", package: "swift-nio"),
         ],
-        resources: [.embedInCode("Resources/page.html"), .embedInCode("Resources/page.css"), .embedInCode("Resources/page.js"), .embedInCode("Resources/page-sync.js"), .embedInCode("Resources/pattern-clock.js")]
+        resources: [.embedInCode("Resources/page.html"), .embedInCode("Resources/page.css"), .embedInCode("Resources/page.js"), .embedInCode("Resources/page-sync.js"), .embedInCode("Resources/page-state.js"), .embedInCode("Resources/page-angles.js"), .embedInCode("Resources/pattern-clock.js")]
     ),
     // Runs each configured camera: its pipeline under the supervisor, the publishing core's
     // decisions carried out onto disk and into the origin's registry, the stand-ins, the

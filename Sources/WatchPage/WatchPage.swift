@@ -2,8 +2,9 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The page analysts open on the LAN: `GET /` with its stylesheet and scripts, four real files
-/// (`Resources/page.html`, `page.css`, `page.js`, `page-sync.js`) built into the binary, so the page is there
+/// The page analysts open on the LAN: `GET /` with its stylesheet and scripts, real files
+/// (`Resources/page.html`, `page.css`, `page.js`, `page-angles.js`, `page-state.js`,
+/// `page-sync.js`) built into the binary, so the page is there
 /// wherever the binary is, with no build step, no CDN and nothing fetched from the internet. It
 /// plays with the browser's own HLS (Safari, iPadOS, Chromium) and talks to the API:
 /// `/api/streams` for states, bit rates and disk use, `/api/streams/{stream}/markers` for
@@ -33,6 +34,9 @@ public enum WatchPage {
         Asset(path: "/page.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.page_js),
         // The angle sync rule, apart from the page so a test can run it alone (PageSyncTests).
         Asset(path: "/page-sync.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.page_sync_js),
+        // The page's decisions, pure, run row by row by PageStateTests; the set grid's controllers.
+        Asset(path: "/page-state.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.page_state_js),
+        Asset(path: "/page-angles.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.page_angles_js),
         // The test pattern's clock read from a <video> through a canvas: for benchmarks and tests
         // (scripts/bench/angles/angle_sync.py), not loaded by the page.
         Asset(path: "/pattern-clock.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.pattern_clock_js),

@@ -61,10 +61,10 @@ def main():
         report["videoErrors"] = evaluate(f"{TILES}.map(f => f.querySelector('video').error && f.querySelector('video').error.message)")
         # The analyst clicks the second tile: it becomes the large one; again, and the grid is back.
         evaluate(f"{TILES}[1].click()")
-        report["largeAfterClick"] = evaluate("sideline.state.large")
+        report["largeAfterClick"] = evaluate("sideline.grid.large")
         report["classesAfterClick"] = evaluate(f"[document.getElementById('angles').className, {TILES}.map(f => f.className)]")
         evaluate(f"{TILES}[1].click()")
-        report["largeAfterSecondClick"] = evaluate("sideline.state.large")
+        report["largeAfterSecondClick"] = evaluate("sideline.grid.large")
         # A marker through the page's own Mark action: on a set, it marks every angle.
         evaluate(f"document.getElementById('token').value = {json.dumps(args.token)}")
         marked = evaluate(f"sideline.mark({json.dumps(args.label)}, 0)")

@@ -19,7 +19,8 @@ import WatchPage
     }
 
     @Test(arguments: [("/", "page.html", "text/html; charset=utf-8"), ("/page.css", "page.css", "text/css; charset=utf-8"),
-                      ("/page.js", "page.js", "text/javascript; charset=utf-8"), ("/page-sync.js", "page-sync.js", "text/javascript; charset=utf-8")])
+                      ("/page.js", "page.js", "text/javascript; charset=utf-8"), ("/page-sync.js", "page-sync.js", "text/javascript; charset=utf-8"),
+                      ("/page-state.js", "page-state.js", "text/javascript; charset=utf-8"), ("/page-angles.js", "page-angles.js", "text/javascript; charset=utf-8")])
     func eachFileIsServedAsItIsWithItsTypeAndTag(path: String, file: String, type: String) async throws {
         let bytes = try Data(contentsOf: Self.resources.appendingPathComponent(file))
         try await app().test(.router) { client in
