@@ -18,8 +18,12 @@ public struct EncodedSegment: Sendable {
     public var keyframeRanges: [Range<Int>]
     /// Set on the first segment after a break in the timeline.
     public var discontinuity: Bool
+    /// A file that already holds exactly `bytes` (a pushed segment kept restamped on arrival):
+    /// the recording links it under the entry's name instead of writing the bytes again.
+    public var file: String?
 
-    public init(index: Int, duration: Double, startTime: Double, programDateTime: Date, bytes: [UInt8], keyframeRanges: [Range<Int>] = [], discontinuity: Bool = false) {
+    public init(index: Int, duration: Double, startTime: Double, programDateTime: Date, bytes: [UInt8], keyframeRanges: [Range<Int>] = [], discontinuity: Bool = false,
+                file: String? = nil) {
         self.index = index
         self.duration = duration
         self.startTime = startTime
@@ -27,5 +31,6 @@ public struct EncodedSegment: Sendable {
         self.bytes = bytes
         self.keyframeRanges = keyframeRanges
         self.discontinuity = discontinuity
+        self.file = file
     }
 }

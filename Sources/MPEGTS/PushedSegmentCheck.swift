@@ -28,6 +28,14 @@ public enum PushedSegmentCheck {
             self.videoStreamType = videoStreamType
             self.audioStreamTypes = audioStreamTypes
         }
+
+        /// The inspection of the segment as pushed, from one of its bytes restamped by `stamp`
+        /// (`TransportStreamRestamp`): its first PTS moved back, modulo 2^33 as timestamps wrap.
+        public func unstamped(by stamp: Int64) -> Inspection {
+            var pushed = self
+            pushed.firstPTS = ((firstPTS &- stamp) % TransportStreamRestamp.wrap + TransportStreamRestamp.wrap) % TransportStreamRestamp.wrap
+            return pushed
+        }
     }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {

@@ -43,20 +43,42 @@ public struct PushedStreamFiles: Sendable {
     // MARK: Received segments
 
     /// Keeps a segment received for `variant` under the name it was pushed with (atomically: a
-    /// full disk leaves the name as it was).
-    public func keepReceived(_ bytes: some Collection<UInt8>, variant: String, name: String) throws {
+    /// full disk leaves the name as it was). `stamped`: the shift its bytes were restamped by,
+    /// kept beside it first (`<name>.stamp`, none for 0), so a restart reads its timestamps
+    /// as pushed (`receivedStamp`).
+    public func keepReceived(_ bytes: some Collection<UInt8>, variant: String, name: String, stamped: Int64 = 0) throws {
         let directory = layout.ingestDirectory(variant)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try AtomicFile.write(bytes, to: "\(directory)/\(name)")
+        let stamp = stampPath(variant: variant, name: name)
+        if stamped != 0 {
+            try AtomicFile.write(String(stamped), to: stamp)
+        } else {
+            try? FileManager.default.removeItem(atPath: stamp)
+        }
+        try AtomicFile.write(bytes, to: receivedPath(variant: variant, name: name))
     }
+
+    /// Where a received segment's file is: linked into the recording from here when it is
+    /// listed as it was kept.
+    public func receivedPath(variant: String, name: String) -> String {
+        "\(layout.ingestDirectory(variant))/\(name)"
+    }
+
+    /// The shift a received segment's file was restamped by (0: as pushed, or no such file).
+    public func receivedStamp(variant: String, name: String) -> Int64 {
+        (try? String(contentsOfFile: stampPath(variant: variant, name: name), encoding: .utf8)).flatMap { Int64($0) } ?? 0
+    }
+
+    private func stampPath(variant: String, name: String) -> String { receivedPath(variant: variant, name: name) + ".stamp" }
 
     /// The bytes of a received segment; nil when it is not there (or cannot be read).
     public func received(variant: String, name: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: "\(layout.ingestDirectory(variant))/\(name)").map { [UInt8]($0) }
+        FileManager.default.contents(atPath: receivedPath(variant: variant, name: name)).map { [UInt8]($0) }
     }
 
     public func removeReceived(variant: String, name: String) {
-        try? FileManager.default.removeItem(atPath: "\(layout.ingestDirectory(variant))/\(name)")
+        try? FileManager.default.removeItem(atPath: receivedPath(variant: variant, name: name))
+        try? FileManager.default.removeItem(atPath: stampPath(variant: variant, name: name))
     }
 
     /// The names of `variant`'s received segments (temporary files of an interrupted write left out).

@@ -84,7 +84,7 @@ public final class VariantRecorder: Sendable {
     /// first segment after an outage), as does continuing an earlier recording.
     public func record(_ segment: EncodedSegment, dateRanges: [DateRange] = [], discontinuity: Bool = false) -> Recorded {
         let needed = state.withLock { $0.nextNeedsDiscontinuity }
-        return list(.bytes(segment.bytes, keyframeRanges: segment.keyframeRanges), duration: segment.duration, programDateTime: segment.programDateTime,
+        return list(.segment(segment), duration: segment.duration, programDateTime: segment.programDateTime,
                     discontinuity: segment.discontinuity || discontinuity || needed, dateRanges: dateRanges)
     }
 
@@ -97,6 +97,13 @@ public final class VariantRecorder: Sendable {
         case file(path: String, keyframe: MediaSegment.ByteRange?)
         /// No file: an EXT-X-GAP entry.
         case gap
+
+        /// A finished segment: the file that holds its bytes already, linked (a pushed segment
+        /// kept restamped on arrival: written once), else its bytes.
+        public static func segment(_ segment: EncodedSegment) -> Body {
+            guard let file = segment.file else { return .bytes(segment.bytes, keyframeRanges: segment.keyframeRanges) }
+            return .file(path: file, keyframe: segment.keyframeRanges.first.map { .init(length: $0.count, offset: $0.lowerBound) })
+        }
     }
 
     /// Lists one entry exactly as given (the publishing core has decided its seams): the file

@@ -88,11 +88,14 @@ public struct IngestLedger: Sendable {
         public var firstPTS: Int64
         /// Where its keyframe's bytes end (`PushedSegmentCheck.Inspection.keyframeEnd`).
         public var keyframeEnd: Int
+        /// The shift its file was kept restamped by (`openShift` when it came; 0: as pushed).
+        public var stamped: Int64
 
-        public init(duration: Double, firstPTS: Int64, keyframeEnd: Int) {
+        public init(duration: Double, firstPTS: Int64, keyframeEnd: Int, stamped: Int64 = 0) {
             self.duration = duration
             self.firstPTS = firstPTS
             self.keyframeEnd = keyframeEnd
+            self.stamped = stamped
         }
     }
 
@@ -119,13 +122,19 @@ public struct IngestLedger: Sendable {
         public var sequence: Int
         public var slot: Int
         public var duration: Double
-        /// 90 kHz ticks to add to every PTS, DTS and PCR of the segment.
+        /// 90 kHz ticks to add to every PTS, DTS and PCR of the segment as pushed.
         public var shift: Int64
+        /// The shift its received file already carries (`Received.stamped`).
+        public var stamped: Int64 = 0
         public var programDateTime: Date
         /// Where its first frame lies on the stream's timeline, in seconds.
         public var startTime: Double
         /// Bytes `0..<keyframeEnd` hold the program tables and the keyframe (the I-frame playlist's range).
         public var keyframeEnd: Int
+
+        /// What is left to add to the received file's timestamps: 0 when it was kept stamped for
+        /// the session it is listed in, so its file goes into the recording as it is.
+        public var restamp: Int64 { shift &- stamped }
     }
 
     public enum Rejection: Error, Sendable, Equatable, CustomStringConvertible {
@@ -196,6 +205,10 @@ public struct IngestLedger: Sendable {
 
     public let settings: Settings
     public private(set) var session: Session?
+    /// The shift every segment of the open session takes, nil before one opens: a segment that
+    /// comes while it is open is kept restamped by it, so when it is listed in that session (as
+    /// nearly all are) its file goes into the recording as it is, written once.
+    public var openShift: Int64? { session?.shift }
     var variants: [String: VariantLedger]
     /// How far an EXTINF may differ from the segment's measured video duration: a frame of
     /// rounding at the low frame rates cameras use, and a little more.
@@ -238,11 +251,13 @@ public struct IngestLedger: Sendable {
     /// A segment passed the ingest's checks (`PushedSegmentCheck`) and its file is kept: it waits
     /// for a playlist to list it. Refused when it is too long for a slot. Returns whether it
     /// replaced a received segment of the same name (a retried upload).
-    public mutating func segmentReceived(variant: String, name: String, inspection: PushedSegmentCheck.Inspection) -> Result<Bool, Rejection> {
+    /// `stamped`: the shift its file was kept restamped by (`openShift` when it came); the
+    /// inspection is of the segment as pushed.
+    public mutating func segmentReceived(variant: String, name: String, inspection: PushedSegmentCheck.Inspection, stamped: Int64 = 0) -> Result<Bool, Rejection> {
         if let rejection = check(segment: name, of: variant, inspection: inspection) { return .failure(rejection) }
         guard var ledger = variants[variant] else { return .failure(.unknownVariant(variant, known: settings.variants)) }
         let replaced = ledger.received[name] != nil
-        ledger.received[name] = Received(duration: inspection.duration, firstPTS: inspection.firstPTS, keyframeEnd: inspection.keyframeEnd)
+        ledger.received[name] = Received(duration: inspection.duration, firstPTS: inspection.firstPTS, keyframeEnd: inspection.keyframeEnd, stamped: stamped)
         if ledger.session == session?.number, ledger.listed.values.contains(where: { $0.name == name && $0.firstPTS != inspection.firstPTS }) {
             ledger.restartSeen = true
         }
@@ -349,7 +364,7 @@ public struct IngestLedger: Sendable {
             guard let received = ledger.received.removeValue(forKey: entry.segment.uri) else { continue }
             let sinceStart = Double(received.firstPTS &- current.firstPTS) / 90_000
             let slot = current.firstSlot + entry.sequence - current.firstSequence
-            listings.append(Listing(name: entry.segment.uri, sequence: entry.sequence, slot: slot, duration: received.duration, shift: current.shift,
+            listings.append(Listing(name: entry.segment.uri, sequence: entry.sequence, slot: slot, duration: received.duration, shift: current.shift, stamped: received.stamped,
                                     programDateTime: entry.segment.programDateTime ?? current.startDate.addingTimeInterval(sinceStart),
                                     startTime: Double(received.firstPTS &+ current.shift &- settings.timestampOrigin) / 90_000,
                                     keyframeEnd: received.keyframeEnd))

@@ -59,12 +59,15 @@ public struct PushedStreamCore: Sendable {
 
     /// What the shell does, in order.
     public enum Action: Sendable, Equatable {
-        /// Write the segment's bytes under its pushed name among the received (atomically),
-        /// then tell the core (`segmentKept` or `segmentNotKept`).
-        case keepSegment(variant: String, name: String)
+        /// Write the segment's bytes, restamped by `stampedBy` (the open session's shift; 0 before
+        /// one opens: as pushed), under its pushed name among the received (atomically), then
+        /// tell the core (`segmentKept`). A segment listed in the session it was stamped for is
+        /// then linked into the recording as it is: written once.
+        case keepSegment(variant: String, name: String, stampedBy: Int64)
         /// Keep what a restart must remember (before anything is listed).
         case keepSession(IngestLedger.Persisted)
-        /// Read back, restamp and publish each listed segment, in order; then `publishReceipt`.
+        /// Publish each listed segment, in order: its received file as it is when its `restamp`
+        /// is 0 (linked into the recording), else read back and restamped; then `publishReceipt`.
         case publish(variant: String, [IngestLedger.Listing])
         /// Keep the declared ladder (atomically), answer, then set up the stream for it off the
         /// request, with these formats and rungs left out.
@@ -114,12 +117,13 @@ public struct PushedStreamCore: Sendable {
         }
         let pending = ledger.settings.variants.reduce(0) { $0 + ledger.pending($1).count }
         if let refused = settings.bounds.refusal(pendingSegments: pending, replacing: ledger.pending(variant).contains(name)) { return .refuse(refused) }
-        return .keepSegment(variant: variant, name: name)
+        return .keepSegment(variant: variant, name: name, stampedBy: ledger.openShift ?? 0)
     }
 
     /// The segment `segmentUploaded` said to keep is kept: it waits for a playlist to list it.
-    public mutating func segmentKept(variant: String, name: String, inspection: PushedSegmentCheck.Inspection) -> Action {
-        switch ledger.segmentReceived(variant: variant, name: name, inspection: inspection) {
+    /// `stampedBy`: what `keepSegment` said.
+    public mutating func segmentKept(variant: String, name: String, inspection: PushedSegmentCheck.Inspection, stampedBy: Int64) -> Action {
+        switch ledger.segmentReceived(variant: variant, name: name, inspection: inspection, stamped: stampedBy) {
         case let .success(replaced):
             carried[variant] = inspection
             return .answer(created: !replaced, message: "received \(name) (\(DecimalFormat.compact(inspection.duration)) s); listed once a playlist lists it")

@@ -85,7 +85,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
                 logger.error("internal: a real entry without its segment; listed as EXT-X-GAP", metadata: ["variant": "\(variant)", "slot": "\(entry.slot)"])
                 break
             }
-            body = .bytes(segment.bytes, keyframeRanges: segment.keyframeRanges)
+            body = .segment(segment)
         case let .siblingFile(name, uri, sourceDuration):
             body = .file(path: recorder.layout.segmentPath(name, uri), keyframe: recorder.variants[name]?.keyframeRange(ofSegment: uri))
             duration = sourceDuration

@@ -123,9 +123,11 @@ public final class PushedStream: Sendable {
     private static func restoreReceived(into ledger: inout IngestLedger, files: PushedStreamFiles, logger: Logger) {
         for variant in ledger.settings.variants {
             for name in files.receivedNames(variant: variant) {
+                // Kept restamped: its timestamps as pushed are what the ledger compares.
+                let stamp = files.receivedStamp(variant: variant, name: name)
                 guard let data = files.received(variant: variant, name: name),
                       case let .success(inspection) = PushedSegmentCheck.inspect(data),
-                      case .success = ledger.segmentReceived(variant: variant, name: name, inspection: inspection) else {
+                      case .success = ledger.segmentReceived(variant: variant, name: name, inspection: inspection.unstamped(by: stamp), stamped: stamp) else {
                     files.removeReceived(variant: variant, name: name)
                     continue
                 }
@@ -170,22 +172,25 @@ public final class PushedStream: Sendable {
         case let .success(found): inspection = found
         case let .failure(failure): return .failure(.malformed("segment '\(name)' of variant '\(variant)': \(failure)").forOperators())
         }
+        let stamp: Int64
         switch core.withLock({ $0.segmentUploaded(variant: variant, name: name, inspection: inspection) }) {
-        case .keepSegment: break
+        case let .keepSegment(_, _, stampedBy): stamp = stampedBy
         case let .refuse(refusal):
             if refusal.kind == .overloaded { logger.warning("pushed segment refused: too many received and not listed", metadata: ["variant": "\(variant)", "segment": "\(name)"]) }
             return .failure(refusal)
         default: return Self.answer(nil)
         }
         do {
-            // The program tables first, in the order Sideline serves them. Written atomically: a
-            // full disk leaves the name as it was, never a torn file.
-            try files.keepReceived(TransportStreamHeaders.patFirst(bytes), variant: variant, name: name)
+            // The program tables first, in the order Sideline serves them, and the open session's
+            // timestamps: the file the recording links when it is listed in that session.
+            // Written atomically: a full disk leaves the name as it was, never a torn file.
+            let ordered = TransportStreamHeaders.patFirst(bytes)
+            try files.keepReceived(stamp == 0 ? ordered : TransportStreamRestamp.restamp(ordered, by: stamp), variant: variant, name: name, stamped: stamp)
         } catch {
             logger.error("pushed segment not kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
             return .failure(Self.writeRefusal(error, "segment '\(name)' could not be kept"))
         }
-        let kept = core.withLock { $0.segmentKept(variant: variant, name: name, inspection: inspection) }
+        let kept = core.withLock { $0.segmentKept(variant: variant, name: name, inspection: inspection, stampedBy: stamp) }
         if case .refuse = kept { files.removeReceived(variant: variant, name: name) }
         return Self.answer(kept)
     }
@@ -213,14 +218,17 @@ public final class PushedStream: Sendable {
         return Self.answer(nil)
     }
 
-    /// Each listing read back, restamped and published, in order; the answer that says what became of them.
+    /// Each listing published, in order: its received file linked into the recording as it is
+    /// when it was kept stamped for this session, else read back and restamped; the answer that
+    /// says what became of them.
     private func publish(_ listings: [IngestLedger.Listing], of variant: String, plan: ServePlan, publisher: StreamPublisher) -> PushedStreamCore.Action {
         var listed = 0
         var recorded: [String] = []
         var late: [String] = []
         for listing in listings {
             defer { files.removeReceived(variant: variant, name: listing.name) }
-            guard let data = files.received(variant: variant, name: listing.name), let segment = restamped(data, listing) else {
+            guard let data = files.received(variant: variant, name: listing.name),
+                  let segment = restamped(data, listing, file: files.receivedPath(variant: variant, name: listing.name)) else {
                 logger.error("a received segment could not be read back; its slot is filled as if it never came", metadata: ["variant": "\(variant)", "segment": "\(listing.name)"])
                 continue
             }
@@ -269,11 +277,15 @@ public final class PushedStream: Sendable {
         }
     }
 
-    /// The received bytes moved onto the stream's timeline, as the publisher takes them.
-    private func restamped(_ bytes: [UInt8], _ listing: IngestLedger.Listing) -> EncodedSegment? {
-        guard listing.keyframeEnd <= bytes.count, let moved = try? TransportStreamRestamp.restamp(bytes, by: listing.shift) else { return nil }
+    /// The received bytes on the stream's timeline, as the publisher takes them: as kept (and
+    /// `file`, which holds them, linked by the recording) when they were stamped for this
+    /// session, else moved by what is left of the shift.
+    private func restamped(_ bytes: [UInt8], _ listing: IngestLedger.Listing, file: String) -> EncodedSegment? {
+        guard listing.keyframeEnd <= bytes.count else { return nil }
+        let asKept = listing.restamp == 0
+        guard let moved = asKept ? bytes : try? TransportStreamRestamp.restamp(bytes, by: listing.restamp) else { return nil }
         return EncodedSegment(index: listing.slot, duration: listing.duration, startTime: listing.startTime, programDateTime: listing.programDateTime,
-                              bytes: moved, keyframeRanges: [0..<listing.keyframeEnd])
+                              bytes: moved, keyframeRanges: [0..<listing.keyframeEnd], file: asKept ? file : nil)
     }
 
     // MARK: Service

@@ -40,8 +40,9 @@ import Testing
     /// Keeps `names` of `variant` as the shell would: checked, written, then noted.
     static func keep(_ names: [String], of variant: String = "720p", in core: inout PushedStreamCore) {
         for (index, name) in names.enumerated() {
-            #expect(core.segmentUploaded(variant: variant, name: name, inspection: segment(index)) == .keepSegment(variant: variant, name: name))
-            guard case .answer(created: true, _) = core.segmentKept(variant: variant, name: name, inspection: segment(index)) else {
+            let stamp = core.ledger.openShift ?? 0
+            #expect(core.segmentUploaded(variant: variant, name: name, inspection: segment(index)) == .keepSegment(variant: variant, name: name, stampedBy: stamp))
+            guard case .answer(created: true, _) = core.segmentKept(variant: variant, name: name, inspection: segment(index), stampedBy: stamp) else {
                 Issue.record("\(name) not taken")
                 return
             }
@@ -62,9 +63,9 @@ import Testing
 
     @Test func aSegmentIsKeptThenAnsweredCreatedOnceAndReplacedAfter() {
         var core = Self.core()
-        #expect(core.segmentUploaded(variant: "720p", name: "s0.ts", inspection: Self.segment()) == .keepSegment(variant: "720p", name: "s0.ts"))
-        #expect(core.segmentKept(variant: "720p", name: "s0.ts", inspection: Self.segment()) == .answer(created: true, message: "received s0.ts (2 s); listed once a playlist lists it"))
-        #expect(core.segmentKept(variant: "720p", name: "s0.ts", inspection: Self.segment()) == .answer(created: false, message: "received s0.ts (2 s); listed once a playlist lists it"))
+        #expect(core.segmentUploaded(variant: "720p", name: "s0.ts", inspection: Self.segment()) == .keepSegment(variant: "720p", name: "s0.ts", stampedBy: 0))
+        #expect(core.segmentKept(variant: "720p", name: "s0.ts", inspection: Self.segment(), stampedBy: 0) == .answer(created: true, message: "received s0.ts (2 s); listed once a playlist lists it"))
+        #expect(core.segmentKept(variant: "720p", name: "s0.ts", inspection: Self.segment(), stampedBy: 0) == .answer(created: false, message: "received s0.ts (2 s); listed once a playlist lists it"))
         #expect(core.ledger.pending("720p") == ["s0.ts"])
     }
 
@@ -86,7 +87,7 @@ import Testing
         var core = Self.core(maxPending: 2)
         Self.keep(["s0.ts", "s1.ts"], in: &core)
         #expect(status(core.segmentUploaded(variant: "360p", name: "s2.ts", inspection: Self.segment(2))) == 503)
-        #expect(core.segmentUploaded(variant: "720p", name: "s1.ts", inspection: Self.segment(1)) == .keepSegment(variant: "720p", name: "s1.ts"))
+        #expect(core.segmentUploaded(variant: "720p", name: "s1.ts", inspection: Self.segment(1)) == .keepSegment(variant: "720p", name: "s1.ts", stampedBy: 0))
     }
 
     /// A ladder taken before holds its segments to the codecs it declared, from the start.
@@ -95,7 +96,32 @@ import Testing
         let core = Self.core(configured: false, declared: declared)
         let action = core.segmentUploaded(variant: "720p", name: "s0.ts", inspection: Self.segment())
         #expect(status(action) == 400 && reason(action).contains("CODECS declares AAC and HEVC, but the segments carry AAC and H.264"), "\(action)")
-        #expect(core.segmentUploaded(variant: "720p", name: "s0.ts", inspection: Self.segment(video: PushedSegmentCheck.hevc)) == .keepSegment(variant: "720p", name: "s0.ts"))
+        #expect(core.segmentUploaded(variant: "720p", name: "s0.ts", inspection: Self.segment(video: PushedSegmentCheck.hevc)) == .keepSegment(variant: "720p", name: "s0.ts", stampedBy: 0))
+    }
+
+    /// Written once: a segment that comes while a session is open is kept restamped by that
+    /// session's shift, and listed in it goes into the recording as kept (restamp 0); one kept
+    /// before its session opened, or for a session an encoder restart ended, is restamped by
+    /// what is left.
+    @Test func aSegmentOfTheOpenSessionIsKeptStampedAndListedAsKept() {
+        var core = Self.core()
+        Self.keep(["s0.ts"], in: &core)
+        guard case let .publish(_, first)? = core.playlistUploaded(variant: "720p", body: Self.playlist(["s0.ts"]), now: Self.now, startSession: { 40 }).last,
+              let shift = core.ledger.openShift else {
+            Issue.record("no session opened")
+            return
+        }
+        // Slot 40 starts at 80 s: 126_000 + 80 x 90_000 ticks, less the encoder's first PTS.
+        #expect(shift == 126_000 + 80 * 90_000 - 900_000)
+        #expect(first.map(\.stamped) == [0] && first.map(\.restamp) == [shift], "kept before the session: restamped whole")
+        #expect(core.segmentUploaded(variant: "720p", name: "s1.ts", inspection: Self.segment(1)) == .keepSegment(variant: "720p", name: "s1.ts", stampedBy: shift))
+        _ = core.segmentKept(variant: "720p", name: "s1.ts", inspection: Self.segment(1), stampedBy: shift)
+        guard case let .publish(_, second)? = core.playlistUploaded(variant: "720p", body: Self.playlist(["s0.ts", "s1.ts"]), now: Self.now, startSession: { 99 }).last else {
+            Issue.record("s1 not listed")
+            return
+        }
+        #expect(second.map(\.name) == ["s1.ts"] && second.map(\.restamp) == [0], "stamped for its session: linked as kept")
+        #expect(second.first?.shift == shift && second.first?.slot == 41)
     }
 
     // MARK: Playlists
@@ -192,7 +218,7 @@ import Testing
         let actions = core.masterUploaded(Self.master([("720p", "1280x720", "avc1.64001f")]), facts: .init())
         #expect(actions.last == .answer(created: false, message: "master taken: 720p; not pushed: 360p"), "\(actions)")
         #expect(status(core.segmentUploaded(variant: "720p", name: "s1.ts", inspection: Self.segment(1))) == 400, "sound the master no longer declares")
-        #expect(core.segmentUploaded(variant: "720p", name: "s1.ts", inspection: Self.segment(1, audio: [])) == .keepSegment(variant: "720p", name: "s1.ts"))
+        #expect(core.segmentUploaded(variant: "720p", name: "s1.ts", inspection: Self.segment(1, audio: [])) == .keepSegment(variant: "720p", name: "s1.ts", stampedBy: 0))
     }
 
     /// A declared ladder's codecs are noted when it is set up (the core made anew), not when
