@@ -22,15 +22,9 @@ import Glibc
 /// its playlist reads the kept file's timestamps as pushed. Real ffmpeg segments, a real
 /// `PushedStream` over a temporary data directory.
 @Suite struct PushedSegmentWrittenOnceTests {
-    static let token = "written-once-token-1234"
-
+    /// `PushedLadderHTTPTests`' pushed stream, with a configured ladder of the one rung pushed.
     func configuration(_ data: String) -> SidelineConfiguration {
-        var configuration = SidelineConfiguration.defaults
-        configuration.dataDirectory = data
-        configuration.segmentDuration = 2
-        configuration.streams[0].input = ""
-        configuration.streams[0].ingestToken = Self.token
-        configuration.streams[0].video.frameRate = 30
+        var configuration = PushedLadderHTTPTests().configuration(data)
         var rung = configuration.streams[0].video.ladder[0]
         (rung.name, rung.width, rung.height) = ("360p", 640, 360)
         configuration.streams[0].video.ladder = [rung]
