@@ -37,16 +37,18 @@ public enum VODDecision {
         if case let .master(name) = resource, let set = registry.angleSet(named: name) {
             return setMaster(set, window: window, variantLimit: variantLimit, registry: registry, renditions: renditions)
         }
-        let stream: StreamRegistry.Stream
-        do { stream = try registry.existing(resource.stream) } catch { return .refuse(error) }
-        let served = registry.snapshot(of: resource.stream)?.served
+        // The stream and its renderings read together: the tag comes from the one, the
+        // markers and the master from the other.
+        let snapshot: StreamRegistry.Snapshot
+        do { snapshot = try registry.existingSnapshot(resource.stream) } catch { return .refuse(error) }
+        let (stream, rendered) = (snapshot.stream, snapshot.served)
         let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
         // The window rendered from its parsed bounds, never the query's text: it goes into
         // every variant URI of the master and into the entity tag.
         let windowQuery = window.query
         let tag = { (source: RenderedPlaylist) in String(source.etag.dropFirst().dropLast()) + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery) }
         guard let variantName = resource.variant else {
-            guard let master = variantLimit != nil ? served?.limitedMasters[variantLimit!] : served?.master,
+            guard let master = variantLimit != nil ? rendered.limitedMasters[variantLimit!] : rendered.master,
                   let value = variantLimit != nil ? stream.masterPlaylist?.limited(toVariant: variantLimit!) : stream.masterPlaylist else {
                 if let variantLimit { return .refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)) }
                 return .refuse(Refusal(.nothingRecorded, "stream '\(resource.stream)' has no master playlist yet"))
@@ -57,7 +59,7 @@ public enum VODDecision {
             return .refuse(.noSuchVariant(variantName, of: resource.stream))
         }
         let iFrames = resource == .iFramePlaylist(stream: resource.stream, variant: variantName)
-        let variant = served?.variants[variantName]
+        let variant = rendered.variants[variantName]
         guard let media = variant?.playlist, let served = iFrames ? variant?.iFrames : media else {
             return .refuse(Refusal(.nothingRecorded, "variant '\(variantName)' has recorded nothing yet"))
         }

@@ -33,7 +33,7 @@ public enum PushedSegmentCheck {
         /// (`TransportStreamRestamp`): its first PTS moved back, modulo 2^33 as timestamps wrap.
         public func unstamped(by stamp: Int64) -> Inspection {
             var pushed = self
-            pushed.firstPTS = ((firstPTS &- stamp) % TransportStreamRestamp.wrap + TransportStreamRestamp.wrap) % TransportStreamRestamp.wrap
+            pushed.firstPTS = TransportStreamRestamp.shifted(firstPTS, by: -(stamp % TransportStreamRestamp.wrap))
             return pushed
         }
     }
@@ -94,13 +94,22 @@ public enum PushedSegmentCheck {
         guard let first = videoPackets.first(where: \.unitStart) else { return .failure(.noVideoTimestamps) }
         guard isKeyframe(first, of: videoPackets, hevc: videoType == hevc, in: bytes) else { return .failure(.firstVideoNotKeyframe) }
         let stamps = videoPackets.compactMap { pts(of: $0, in: bytes) }
-        guard let start = stamps.first, let end = stamps.max() else { return .failure(.noVideoTimestamps) }
-        let sorted = Array(Set(stamps)).sorted()
+        guard let start = stamps.first else { return .failure(.noVideoTimestamps) }
+        // Each presentation time from the first, across the 2^33 wrap (26.5 hours of 90 kHz
+        // ticks): one that lies less than half a wrap before the first is earlier (a B-frame),
+        // not a day later.
+        let wrap = TransportStreamRestamp.wrap
+        let fromStart = stamps.map { stamp -> Int64 in
+            let ahead = ((stamp &- start) % wrap + wrap) % wrap
+            return ahead >= wrap / 2 ? ahead - wrap : ahead
+        }
+        let end = fromStart.max() ?? 0
+        let sorted = Array(Set(fromStart)).sorted()
         // One frame interval: the smallest step between presentation times (B-frames reorder them).
         let frame = zip(sorted, sorted.dropFirst()).map { $1 - $0 }.min() ?? 0
         // The keyframe's access unit runs until the next video PES starts.
         let keyframeEnd = videoPackets.drop(while: { $0 != first }).dropFirst().first(where: \.unitStart)?.start ?? bytes.count
-        return .success(Inspection(videoPID: videoPID, duration: Double(end - start + frame) / 90_000, firstPTS: start, keyframeEnd: keyframeEnd,
+        return .success(Inspection(videoPID: videoPID, duration: Double(end + frame) / 90_000, firstPTS: start, keyframeEnd: keyframeEnd,
                                    videoStreamType: videoType, audioStreamTypes: audio))
     }
 

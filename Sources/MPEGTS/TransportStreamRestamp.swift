@@ -10,6 +10,11 @@ public enum TransportStreamRestamp {
     /// 2^33: PTS, DTS and the PCR base wrap at this many 90 kHz ticks (26.5 hours).
     static let wrap: Int64 = 1 << 33
 
+    /// `timestamp` moved by `offset` ticks, as `restamp` moves every one: modulo 2^33.
+    public static func shifted(_ timestamp: Int64, by offset: Int64) -> Int64 {
+        ((timestamp &+ offset % wrap) % wrap + wrap) % wrap
+    }
+
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case notTransportStream(offset: Int)
         public var description: String {

@@ -108,6 +108,14 @@ public final class StreamRegistry: Sendable {
         try published.withLock { published throws(Refusal) in try published.state.existing(name) }
     }
 
+    /// `existing` with what was rendered of the stream, read under the same lock: for answers
+    /// made from both (a VOD rendition tagged by a rendering, made from the state's markers).
+    public func existingSnapshot(_ name: String) throws(Refusal) -> Snapshot {
+        try published.withLock { published throws(Refusal) in
+            Snapshot(stream: try published.state.existing(name), served: published.served[name] ?? Served(floor: 0))
+        }
+    }
+
     public func angleSet(named name: String) -> AngleSet? {
         published.withLock { $0.state.angleSet(named: name) }
     }

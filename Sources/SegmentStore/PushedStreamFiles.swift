@@ -43,17 +43,18 @@ public struct PushedStreamFiles: Sendable {
     // MARK: Received segments
 
     /// Keeps a segment received for `variant` under the name it was pushed with (atomically: a
-    /// full disk leaves the name as it was). `stamped`: the shift its bytes were restamped by,
-    /// kept beside it first (`<name>.stamp`, none for 0), so a restart reads its timestamps
-    /// as pushed (`receivedStamp`).
-    public func keepReceived(_ bytes: some Collection<UInt8>, variant: String, name: String, stamped: Int64 = 0) throws {
+    /// full disk leaves the name as it was). `stamps`: the shift its bytes were restamped by and
+    /// where they then start, then those of the file it replaces (`ReceivedStamp`); kept beside
+    /// it first (`<name>.stamp`), none when every one is 0, so a restart reads its timestamps as
+    /// pushed (`receivedStamps`).
+    public func keepReceived(_ bytes: some Collection<UInt8>, variant: String, name: String, stamps: [ReceivedStamp] = []) throws {
         let directory = layout.ingestDirectory(variant)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let stamp = stampPath(variant: variant, name: name)
-        if stamped != 0 {
-            try AtomicFile.write(String(stamped), to: stamp)
+        let stampPath = stampPath(variant: variant, name: name)
+        if stamps.contains(where: { $0.stamp != 0 }) {
+            try AtomicFile.write(try JSONEncoder().encode(stamps), to: stampPath)
         } else {
-            try? FileManager.default.removeItem(atPath: stamp)
+            try? FileManager.default.removeItem(atPath: stampPath)
         }
         try AtomicFile.write(bytes, to: receivedPath(variant: variant, name: name))
     }
@@ -64,9 +65,11 @@ public struct PushedStreamFiles: Sendable {
         "\(layout.ingestDirectory(variant))/\(name)"
     }
 
-    /// The shift a received segment's file was restamped by (0: as pushed, or no such file).
-    public func receivedStamp(variant: String, name: String) -> Int64 {
-        (try? String(contentsOfFile: stampPath(variant: variant, name: name), encoding: .utf8)).flatMap { Int64($0) } ?? 0
+    /// What is kept beside a received segment's file (`keepReceived`): empty when nothing is,
+    /// nil when it cannot be read.
+    public func receivedStamps(variant: String, name: String) -> [ReceivedStamp]? {
+        guard let data = FileManager.default.contents(atPath: stampPath(variant: variant, name: name)) else { return [] }
+        return try? JSONDecoder().decode([ReceivedStamp].self, from: data)
     }
 
     private func stampPath(variant: String, name: String) -> String { receivedPath(variant: variant, name: name) + ".stamp" }

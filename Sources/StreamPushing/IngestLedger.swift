@@ -213,6 +213,9 @@ public struct IngestLedger: Sendable {
     /// The segments received and not yet listed, by variant (for tests and the status line).
     public func pending(_ variant: String) -> Set<String> { Set(variants[variant].map { Array($0.received.keys) } ?? []) }
 
+    /// A received segment not listed yet, as the ledger holds it.
+    public func received(_ name: String, of variant: String) -> Received? { variants[variant]?.received[name] }
+
     /// A segment passed the ingest's checks (`PushedSegmentCheck`) and its file is kept: it waits
     /// for a playlist to list it. Refused when it is too long for a slot. Returns whether it
     /// replaced a received segment of the same name (a retried upload).

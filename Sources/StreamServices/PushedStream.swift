@@ -123,11 +123,13 @@ public final class PushedStream: Sendable {
     private static func restoreReceived(into ledger: inout IngestLedger, files: PushedStreamFiles, logger: Logger) {
         for variant in ledger.settings.variants {
             for name in files.receivedNames(variant: variant) {
-                // Kept restamped: its timestamps as pushed are what the ledger compares.
-                let stamp = files.receivedStamp(variant: variant, name: name)
+                // Kept restamped: its timestamps as pushed are what the ledger compares. One whose
+                // shift cannot be told (a sidecar that names another file) is not listed.
                 guard let data = files.received(variant: variant, name: name),
                       case let .success(inspection) = PushedSegmentCheck.inspect(data),
+                      let stamp = files.receivedStamps(variant: variant, name: name).flatMap({ ReceivedStamp.stamp(ofFileStartingAt: inspection.firstPTS, kept: $0) }),
                       case .success = ledger.segmentReceived(variant: variant, name: name, inspection: inspection.unstamped(by: stamp), stamped: stamp) else {
+                    logger.warning("a received segment kept before the restart cannot be taken; removed", metadata: ["variant": "\(variant)", "segment": "\(name)"])
                     files.removeReceived(variant: variant, name: name)
                     continue
                 }
@@ -185,7 +187,12 @@ public final class PushedStream: Sendable {
             // timestamps: the file the recording links when it is listed in that session.
             // Written atomically: a full disk leaves the name as it was, never a torn file.
             let ordered = TransportStreamHeaders.patFirst(bytes)
-            try files.keepReceived(stamp == 0 ? ordered : TransportStreamRestamp.restamp(ordered, by: stamp), variant: variant, name: name, stamped: stamp)
+            // Where it then starts, and where the file it replaces starts: a restart tells them apart.
+            var stamps = [ReceivedStamp(stamp: stamp, firstPTS: TransportStreamRestamp.shifted(inspection.firstPTS, by: stamp))]
+            if let replaced = core.withLock({ $0.ledger.received(name, of: variant) }) {
+                stamps.append(ReceivedStamp(stamp: replaced.stamped, firstPTS: TransportStreamRestamp.shifted(replaced.firstPTS, by: replaced.stamped)))
+            }
+            try files.keepReceived(stamp == 0 ? ordered : TransportStreamRestamp.restamp(ordered, by: stamp), variant: variant, name: name, stamps: stamps)
         } catch {
             logger.error("pushed segment not kept", metadata: ["variant": "\(variant)", "segment": "\(name)", "error": "\(error)"])
             return .failure(Self.writeRefusal(error, "segment '\(name)' could not be kept"))

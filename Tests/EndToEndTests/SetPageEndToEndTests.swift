@@ -47,6 +47,7 @@ import TestSupport
         #expect(report["pickedLabel"] as? String == "▦ Match (2 angles)", "\(report)")
         #expect(report["tiles"] as? Int == 2, "\(report)")
         #expect(report["captions"] as? [String] == ["wide", "tv"], "\(report)")
+        #expect(report["syncAngles"] as? [String] == ["wide", "tv"], "sideline.sync(): \(report)")
         // Real time: 4 s of wall clock plays about 4 s in each tile; under load, at least half.
         let advanced = report["advanced"] as? [Double] ?? []
         #expect(advanced.count == 2 && advanced.allSatisfy { $0 >= 2 }, "each tile's video advanced \(advanced) s in 4 s; errors \(report["videoErrors"] ?? "")")

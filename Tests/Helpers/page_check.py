@@ -168,7 +168,7 @@ def main():
         report["title"] = evaluate("document.title")
         if args.viewer_token:
             # As a viewer would: the page shows the private stream locked and asks for its token.
-            report["lockedBefore"] = evaluate("sideline.access.locked")
+            report["lockedBefore"] = evaluate("sideline.state.access.locked")
             report["unlocked"] = evaluate(f"sideline.unlock({json.dumps(args.viewer_token)})")
         report["nativeHLS"] = evaluate("document.querySelector('video').canPlayType('application/vnd.apple.mpegurl')")
         # Playing: wait for the first frame, then measure how far the position moves.
@@ -187,7 +187,7 @@ def main():
         # in place where the player can seek there, else in replay (the VOD rendition).
         evaluate("sideline.seek(1)")
         time.sleep(4)
-        report["afterSeek"] = evaluate("[document.querySelector('video').currentTime, sideline.playback.mode]")
+        report["afterSeek"] = evaluate("[document.querySelector('video').currentTime, sideline.state.playback.mode]")
         # A marker through the page's own Mark action (the button calls the same function).
         evaluate(f"document.getElementById('token').value = {json.dumps(args.token)}")
         marked = evaluate(f"sideline.mark({json.dumps(args.label)}, 0)")

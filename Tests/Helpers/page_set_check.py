@@ -81,12 +81,12 @@ def main():
 
         deadline = time.monotonic() + 40
         while time.monotonic() < deadline and not evaluate(
-                "sideline.grid.angles.length > 1 && [...document.querySelectorAll('#angles figure:not([hidden]) video')].every(v => v.currentTime > 0)"):
+                "sideline.state.grid.angles.length > 1 && [...document.querySelectorAll('#angles figure:not([hidden]) video')].every(v => v.currentTime > 0)"):
             time.sleep(0.5)
-        report["angles"] = evaluate("sideline.grid.angles.map(a => a.stream)")
+        report["angles"] = evaluate("sideline.state.grid.angles.map(a => a.stream)")
 
         def measure(label, seconds):
-            evaluate("sideline.sync.spreads.length = 0")
+            evaluate("sideline.state.sync.spreads.length = 0")
             screen, unread = [], 0
             end = time.monotonic() + seconds
             while time.monotonic() < end:
@@ -102,7 +102,7 @@ def main():
             report[label] = {"currentTimeSpreadMs": {k: None if sync[k] is None else round(sync[k] * 1000, 1) for k in ("p50", "p99", "max")},
                              "samples": sync["samples"], "leader": sync["leader"], "rejoins": sync["rejoins"],
                              "screenSpreadMs": {"reads": len(screen), "unread": unread, "p50": q(0.5), "p99": q(0.99), "max": screen[-1] if screen else None},
-                             "mode": evaluate("sideline.playback.mode")}
+                             "mode": evaluate("sideline.state.playback.mode")}
 
         measure("live", args.seconds)
         # One angle stalls: its segments refused for 5 s (Chromium's player fails on it), then let through.
@@ -125,7 +125,7 @@ def main():
             evaluate(f"document.getElementById('token').value = {json.dumps(args.token)}")
             marked = evaluate("sideline.mark('Marked on the set from the page', 0)")
             report["markStatus"] = marked["status"]
-            report["markersListed"] = evaluate("sideline.marks.list.length")
+            report["markersListed"] = evaluate("sideline.state.marks.list.length")
         report["clipURL"] = evaluate("sideline.clipURL(2, 8)")
         report["errors"] = evaluate("[...document.querySelectorAll('#angles video')].map(v => v.error && v.error.message)")
     finally:

@@ -59,12 +59,14 @@ def main():
         second = evaluate(f"{TILES}.map(f => f.querySelector('video').currentTime)")
         report["advanced"] = [b - a for a, b in zip(first, second)]
         report["videoErrors"] = evaluate(f"{TILES}.map(f => f.querySelector('video').error && f.querySelector('video').error.message)")
+        # The page's own account of its angles (what angle_sync.py and page_set_check.py read).
+        report["syncAngles"] = evaluate("sideline.sync().angles.map(a => a.stream)")
         # The analyst clicks the second tile: it becomes the large one; again, and the grid is back.
         evaluate(f"{TILES}[1].click()")
-        report["largeAfterClick"] = evaluate("sideline.grid.large")
+        report["largeAfterClick"] = evaluate("sideline.state.grid.large")
         report["classesAfterClick"] = evaluate(f"[document.getElementById('angles').className, {TILES}.map(f => f.className)]")
         evaluate(f"{TILES}[1].click()")
-        report["largeAfterSecondClick"] = evaluate("sideline.grid.large")
+        report["largeAfterSecondClick"] = evaluate("sideline.state.grid.large")
         # A marker through the page's own Mark action: on a set, it marks every angle.
         evaluate(f"document.getElementById('token').value = {json.dumps(args.token)}")
         marked = evaluate(f"sideline.mark({json.dumps(args.label)}, 0)")

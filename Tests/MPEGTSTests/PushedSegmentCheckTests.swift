@@ -34,6 +34,19 @@ import Testing
         #expect(inspection.firstPTS > 0)
     }
 
+    /// A segment whose timestamps cross the 2^33 wrap (26.5 hours of 90 kHz ticks: a pusher's
+    /// own, or a stream's timeline after a day) lasts as long as one that does not, B-frames
+    /// before the wrap included; its first PTS is where it starts.
+    @Test func aSegmentAcrossTheTimestampWrapMeasuresItsDuration() throws {
+        let segment = try Self.encode("libx264")
+        let first = try PushedSegmentCheck.inspect(segment).get().firstPTS
+        // Moved so the wrap falls one second into the segment.
+        let wrapped = try TransportStreamRestamp.restamp(segment, by: (1 << 33) - 90_000 - first)
+        let inspection = try PushedSegmentCheck.inspect(wrapped).get()
+        #expect(abs(inspection.duration - 2.0) < 0.001, "\(inspection.duration) s")
+        #expect(inspection.firstPTS == (1 << 33) - 90_000)
+    }
+
     /// The I-frame playlist lists bytes 0..<keyframeEnd of a pushed segment: the tables and the
     /// whole first access unit, ending where the next video PES begins.
     @Test func theKeyframesBytesEndWhereTheNextVideoFrameBegins() throws {

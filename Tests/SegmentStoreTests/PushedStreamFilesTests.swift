@@ -29,6 +29,34 @@ import Testing
         #expect(files.load(Note.self, from: kept) == nil)
     }
 
+    /// The shifts kept beside a received segment: none for one kept as pushed, the new file's
+    /// and the replaced one's otherwise, unreadable as nil, and gone with the segment.
+    @Test func aReceivedSegmentsStampsAreKeptBesideItAndGoWithIt() throws {
+        let (files, data) = try Self.files()
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try files.keepReceived([0x47], variant: "360p", name: "a.ts", stamps: [ReceivedStamp(stamp: 0, firstPTS: 900)])
+        #expect(files.receivedStamps(variant: "360p", name: "a.ts") == [])
+        let kept = [ReceivedStamp(stamp: 7_000, firstPTS: 7_900), ReceivedStamp(stamp: 0, firstPTS: 900)]
+        try files.keepReceived([0x47], variant: "360p", name: "a.ts", stamps: kept)
+        #expect(files.receivedStamps(variant: "360p", name: "a.ts") == kept)
+        #expect(files.receivedNames(variant: "360p") == ["a.ts"], "the sidecar is no received segment")
+        try "[".write(toFile: files.receivedPath(variant: "360p", name: "a.ts") + ".stamp", atomically: true, encoding: .utf8)
+        #expect(files.receivedStamps(variant: "360p", name: "a.ts") == nil)
+        files.removeReceived(variant: "360p", name: "a.ts")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.layout.ingestDirectory("360p")).isEmpty)
+    }
+
+    /// Which shift a file carries, told by where it starts.
+    @Test(arguments: [
+        ("nothing kept: as pushed", 900, [], 0),
+        ("the new file", 7_900, [ReceivedStamp(stamp: 7_000, firstPTS: 7_900), ReceivedStamp(stamp: 0, firstPTS: 900)], 7_000),
+        ("the file it was to replace (the write failed)", 900, [ReceivedStamp(stamp: 7_000, firstPTS: 7_900), ReceivedStamp(stamp: 0, firstPTS: 900)], 0),
+        ("a file none names", 5, [ReceivedStamp(stamp: 7_000, firstPTS: 7_900)], nil),
+    ] as [(String, Int64, [ReceivedStamp], Int64?)])
+    func theShiftAFileCarriesIsToldByWhereItStarts(name: String, firstPTS: Int64, kept: [ReceivedStamp], stamp: Int64?) {
+        #expect(ReceivedStamp.stamp(ofFileStartingAt: firstPTS, kept: kept) == stamp, "\(name)")
+    }
+
     @Test func receivedSegmentsAreKeptListedReadAndRemoved() throws {
         let (files, data) = try Self.files()
         defer { try? FileManager.default.removeItem(atPath: data) }

@@ -11,9 +11,6 @@ import SidelineCore
 import StreamServices
 import TestSupport
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A pushed segment is written once (issue 33): one that comes while its session is open is
 /// kept restamped on arrival, and when a playlist lists it in that session the recording links
@@ -46,8 +43,7 @@ import Glibc
     }
 
     static func inode(_ path: String) -> UInt64? {
-        var status = stat()
-        return stat(path, &status) == 0 ? UInt64(status.st_ino) : nil
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? NSNumber)?.uint64Value
     }
 
     /// The recording's files in listing order, and each one's first video PTS.
@@ -91,5 +87,29 @@ import Glibc
         files = try Self.recorded(restarted, name)
         #expect(files.count == 3 && files[2].firstPTS - files[1].firstPTS == 180_000, "\(files.map { $0.firstPTS })")
         #expect(!FileManager.default.fileExists(atPath: layout.ingestDirectory("360p") + "/seg2.ts.stamp"))
+    }
+
+    /// A re-upload whose sidecar was written and whose file was not (a full disk, a crash): the
+    /// file there is the one it was to replace, and a restart takes it with its own shift.
+    @Test func aSidecarAheadOfItsFileIsToldApartAtARestart() async throws {
+        let data = try makeTemporaryDirectory("written-once-sidecar")
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let segments = try await PushedLadderHTTPTests.segments("640x360", in: data + "/made")
+        let configuration = configuration(data)
+        let name = configuration.streams[0].name
+        let files = PushedStreamFiles(layout: StreamLayout(dataDirectory: data, stream: name))
+        let (receiver, _, _) = try stream(configuration)
+        _ = try receiver.receive(.segment(stream: name, variant: "360p", name: "seg0.ts"), body: segments[0]).get()
+        _ = try receiver.receive(.mediaPlaylist(stream: name, variant: "360p"), body: Self.playlist(1)).get()
+        _ = try receiver.receive(.segment(stream: name, variant: "360p", name: "seg1.ts"), body: segments[1]).get()
+        let kept = try #require(files.receivedStamps(variant: "360p", name: "seg1.ts"))
+        #expect(kept.count == 1 && kept[0].stamp != 0)
+        // What a re-upload under another session's shift writes first, before its file.
+        let ahead = [ReceivedStamp(stamp: kept[0].stamp + 90_000, firstPTS: kept[0].firstPTS + 90_000)] + kept
+        try AtomicFile.write(try JSONEncoder().encode(ahead), to: files.receivedPath(variant: "360p", name: "seg1.ts") + ".stamp")
+        let (again, _, restarted) = try stream(configuration)
+        #expect(try again.receive(.mediaPlaylist(stream: name, variant: "360p"), body: Self.playlist(2)).get().message.hasPrefix("listed 1 new segment"))
+        let recorded = try Self.recorded(restarted, name)
+        #expect(recorded.count == 2 && recorded[1].firstPTS - recorded[0].firstPTS == 180_000, "\(recorded.map { $0.firstPTS })")
     }
 }

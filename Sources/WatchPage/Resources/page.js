@@ -252,8 +252,9 @@ const sideline = window.sideline = {
     return { leader: sync.leader, angles: grid.angles.map((a, i) => ({ stream: a.stream, at: videos()[i].currentTime + offsetOf(a), rate: videos()[i].playbackRate })), rejoins: sync.rejoin.count,
       samples: sorted.length, p50: q(0.5), p99: q(0.99), max: sorted.length ? sorted[sorted.length - 1] : null };
   },
-  // The page's state by concern, for the checks that read it.
-  access, playback, grid, sync, marks,
+  // The page's state by concern, for the checks that read it (`sideline.sync()` above is the
+  // angles' spread; `sideline.state.sync` the sync loop's state).
+  state: { access, playback, grid, sync, marks },
 };
 
 $("stream").addEventListener("change", () => {

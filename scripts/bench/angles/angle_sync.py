@@ -292,9 +292,9 @@ class Run:
             evaluate("window.benchCanvases = []")
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and not evaluate(
-                    "sideline.grid.angles.length === 3 && [...document.querySelectorAll('#angles figure:not([hidden]) video')].every(v => v.currentTime > 0)"):
+                    "sideline.state.grid.angles.length === 3 && [...document.querySelectorAll('#angles figure:not([hidden]) video')].every(v => v.currentTime > 0)"):
                 time.sleep(0.5)
-            self.tile_names = evaluate("sideline.grid.angles.map(a => a.stream)") or []
+            self.tile_names = evaluate("sideline.state.grid.angles.map(a => a.stream)") or []
             # Every frame each tile presents (requestVideoFrameCallback): when it is on screen
             # (expectedDisplayTime) and its clock, read from the strip alone in the callback.
             evaluate(VSYNC_READER)
@@ -324,7 +324,7 @@ class Run:
                 while time.monotonic() < start + seconds:
                     if not measuring and time.monotonic() - start >= warmup:
                         measuring = True
-                        evaluate("sideline.sync.spreads.length = 0; benchFrames.length = 0")
+                        evaluate("sideline.state.sync.spreads.length = 0; benchFrames.length = 0")
                     if time.monotonic() >= next_poll:
                         if measuring:
                             frames[phase] += evaluate("benchFrames.splice(0)") or []

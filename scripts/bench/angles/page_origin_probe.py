@@ -71,7 +71,7 @@ EVENTS = f"""(() => {{
 }})()"""
 SNAPSHOT = f"""(() => {{
   const c = document.createElement('canvas');
-  return {TILES}.map((v, i) => {{ const a = sideline.grid.angles[i];
+  return {TILES}.map((v, i) => {{ const a = sideline.state.grid.angles[i];
     return {{ stream: a.stream, ct: v.currentTime, clock: SidelinePatternClock.readVideo(v, c), origin: a.origin, guessed: a.guessed, confirmed: !!a.confirmed }}; }});
 }})()"""
 
@@ -112,7 +112,7 @@ def main():
         evaluate(RECORDER)
         evaluate(EVENTS)
         # PAGE_STATE: settings of the page's state to try (JSON), assigned before the forced loads.
-        evaluate(f"for (const [concern, values] of Object.entries({os.environ.get('PAGE_STATE', '{}')})) Object.assign(sideline[concern], values)")
+        evaluate(f"for (const [concern, values] of Object.entries({os.environ.get('PAGE_STATE', '{}')})) Object.assign(sideline.state[concern], values)")
         for load in range(loads + 1):
             started = time.monotonic()
             since = evaluate("performance.now()") if load else 0
@@ -121,11 +121,11 @@ def main():
                 evaluate('load("live", null)')
             # The start: once every player of this load plays, currentTime at 0.5 s and the
             # true origins from the frames of 0-2 s.
-            playing = f"{TILES}.every((v, i) => sideline.grid.angles[i].loadedAt >= {since} && !v.paused && v.currentTime > 0.3)"
+            playing = f"{TILES}.every((v, i) => sideline.state.grid.angles[i].loadedAt >= {since} && !v.paused && v.currentTime > 0.3)"
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline and not evaluate(playing):
                 time.sleep(0.1)
-            rejoins = evaluate("sideline.sync.rejoin.count")
+            rejoins = evaluate("sideline.state.sync.rejoin.count")
             evaluate("probeFrames.length = 0")
             time.sleep(0.5)
             start = evaluate(SNAPSHOT)
@@ -143,10 +143,10 @@ def main():
             spread = round(max(standing) - min(standing)) if len(standing) == len(start) else None
             # The page's origins, once it has confirmed them (or SETTLE s after the load).
             deadline = started + settle
-            while time.monotonic() < deadline and not evaluate("sideline.grid.angles.every((a) => a.confirmed)"):
+            while time.monotonic() < deadline and not evaluate("sideline.state.grid.angles.every((a) => a.confirmed)"):
                 time.sleep(0.2)
             later = evaluate(SNAPSHOT)
-            rejoined = evaluate("sideline.sync.rejoin.count") != rejoins
+            rejoined = evaluate("sideline.state.sync.rejoin.count") != rejoins
             print(f"load {load} ({'the page opening' if load == 0 else 'forced'}): players started {spread} ms apart by currentTime"
                   + (" (the page rejoined them before its origins were read: those are of a later load)" if rejoined else ""))
             events = evaluate("probeEvents.splice(0)") or []
