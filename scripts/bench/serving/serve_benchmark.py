@@ -210,10 +210,33 @@ def latency(text, percentile):
     return value * {"us": 0.001, "ms": 1, "s": 1000}[unit]
 
 
+# STATUSES=1: wrk counts every answer's status (a Lua callback per response, which costs wrk
+# time: for finding out what the non-2xx answers a run counted were, not for the figures) and
+# the first body of each status of 400 or more is printed.
+STATUSES = os.environ.get("STATUSES") == "1"
+STATUS_SCRIPT = """
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) statuses = {}; shown = {} end
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+  if status >= 400 and not shown[status] then shown[status] = true; io.write("status ", status, ": ", body:sub(1, 200), "\\n") end
+end
+function done(summary, latency, requests)
+  for _, t in ipairs(threads) do for k, v in pairs(t:get("statuses")) do io.write("status count ", k, " ", v, "\\n") end end
+end
+"""
+
+
 def run_wrk(url, headers, pids, baseline_rate):
     command = ["wrk", "-t2", "-c50", f"-d{CELL}s", "--latency", "--timeout", "5s"]
     for header in headers:
         command += ["-H", header]
+    if STATUSES:
+        script = f"{WORK}/statuses.lua"
+        with open(script, "w") as out:
+            out.write(STATUS_SCRIPT)
+        command += ["-s", script]
     before_cpu = cpu_seconds(pids)
     began = time.time()
     output = subprocess.run(command + [url], capture_output=True, text=True, timeout=CELL + 30).stdout
@@ -223,6 +246,11 @@ def run_wrk(url, headers, pids, baseline_rate):
     total = re.search(r"(\d+) requests in", output)
     requests = int(total.group(1)) if total else 0
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    if STATUSES:
+        counted = {}
+        for status, count in re.findall(r"^status count (\d+) (\d+)$", output, re.M):
+            counted[int(status)] = counted.get(int(status), 0) + int(count)
+        print(f"  {url}: statuses {dict(sorted(counted.items()))}" + "".join(f"\n    {line}" for line in re.findall(r"^status \d+: .*$", output, re.M)))
     return {"rps": rps, "p50": latency(output, 50), "p99": latency(output, 99),
             "cpu_us": 1e6 * max(used, 0) / requests if requests else float("nan"), "bad": int(errors.group(1)) if errors else 0}
 
