@@ -27,13 +27,16 @@ extension VODDecision {
     static func setMaster(_ set: StreamRegistry.AngleSet, window: TimeWindow, variantLimit: String?, registry: StreamRegistry, renditions: VODRenditions) -> OriginDecision {
         let stream: StreamRegistry.Stream
         do { stream = try registry.existing(set.defaultStream) } catch { return .refuse(error) }
-        guard let (master, made) = registry.setMasterValue(set, variantLimit: variantLimit), master.render(variantLimit: variantLimit) != nil else {
+        let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
+        let windowQuery = window.query
+        let value = registry.setMasterValue(set, variantLimit: variantLimit)
+        let tag = value.map { $0.tag + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery) }
+        // Made once per version and window: a request for one made already renders nothing.
+        if let tag, let made = renditions.made(tag: tag) { return .playlist(made, cache) }
+        guard let value, let tag, let text = value.master.render(variantLimit: variantLimit, query: windowQuery) else {
             if let variantLimit { return .refuse(.noSuchVariant(variantLimit, of: set.name)) }
             return .refuse(Refusal(.nothingRecorded, "set '\(set.name)': its default angle '\(set.defaultStream)' has no master playlist yet"))
         }
-        let cache: CachePolicy = stream.phase == .ended ? .endedPlaylist : .livePlaylist(maxAge: max(1, stream.targetDuration / 2))
-        let windowQuery = window.query
-        let tag = made + "-vod" + (windowQuery.isEmpty ? "" : "-" + windowQuery)
-        return .playlist(renditions.rendered(tag: tag) { master.render(variantLimit: variantLimit, query: windowQuery) ?? "" }, cache)
+        return .playlist(renditions.rendered(tag: tag) { text }, cache)
     }
 }
