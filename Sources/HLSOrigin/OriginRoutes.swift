@@ -61,8 +61,9 @@ public struct OriginRoutes: Sendable {
             described = OriginDecision.decideTimed(path, directives: directives, held: true, variantLimit: asked.variantLimit, registry: registry, policy: policy)
         }
         // A master fetched under /access/<credential>/: its backups carry the credential too.
-        if let credential = request.headers[ViewerAccess.credentialHeader], case let .playlist(master, cache) = described.decision, asked.path.hasSuffix("/master.m3u8") {
-            described.decision = .playlist(master.carrying(credential: credential), cache)
+        if let credential = request.headers[ViewerAccess.credentialHeader], case let .playlist(_, cache) = described.decision, case let .success(.master(name)) = path,
+           let carrying = registry.master(named: name, variantLimit: asked.variantLimit, carrying: credential) {
+            described.decision = .playlist(carrying, cache)
         }
         diagnostics?.observe(path, decision: described.decision, query: asked.query, headers: request.headers)
         return try await send(OriginAnswer(described.decision, request: asked, timing: ServerTiming.playlist(publishedAgo: described.publishedAgo, held: held)),

@@ -216,3 +216,13 @@ extension MultivariantPlaylist {
         return vod
     }
 }
+
+extension MultivariantPlaylist {
+    /// The same master with every variant and I-frame stream's URI through `transform`.
+    public func mappingURIs(_ transform: (String) -> String) -> MultivariantPlaylist {
+        var mapped = self
+        for index in mapped.variants.indices { mapped.variants[index].uri = transform(mapped.variants[index].uri) }
+        for index in mapped.iFrameStreams.indices { mapped.iFrameStreams[index].uri = transform(mapped.iFrameStreams[index].uri) }
+        return mapped
+    }
+}

@@ -137,3 +137,12 @@ public struct SetMaster: Sendable, Equatable {
         return text
     }
 }
+
+extension SetMaster {
+    /// The same set with every angle's master's URIs through `transform` (`MultivariantPlaylist.mappingURIs`).
+    public func mappingURIs(_ transform: (String) -> String) -> SetMaster {
+        var mapped = self
+        for index in mapped.angles.indices { mapped.angles[index].master = mapped.angles[index].master.mappingURIs(transform) }
+        return mapped
+    }
+}

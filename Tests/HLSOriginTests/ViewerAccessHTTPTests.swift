@@ -71,6 +71,32 @@ import Testing
         }
     }
 
+    /// A master fetched under `/access/<credential>/` lists its backup on a mirror with the same
+    /// credential, so a player that fails over keeps its access; its relative URIs stay as they
+    /// are, and a master with no backup is the one served to everybody (the same tag).
+    @Test(arguments: [true, false])
+    func aMastersBackupCarriesTheCredentialItWasFetchedWith(fastPath: Bool) async throws {
+        let (registry, _) = try makeRegistry()
+        registry.apply(.master(stream: "main", .parsed("""
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000
+            720p/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000
+            http://mirror.local:8081/live/main/720p/index.m3u8
+
+            """)))
+        let credential = Self.rules.signedCredential(for: "main", expires: Int(Self.now) + 60)!
+        let open = Self.rules.signedCredential(for: "open", expires: Int(Self.now) + 60)!
+        try await withServer(registry, fastPath: fastPath) { port in
+            let responses = try await HTTPExchange.send([.get("/access/\(credential)/live/main/master.m3u8"), .get("/access/\(open)/live/open/master.m3u8"),
+                                                         .get("/live/open/master.m3u8")], port: port)
+            #expect(responses.map(status) == [200, 200, 200])
+            let text = String(decoding: responses[0].body, as: UTF8.self)
+            #expect(text.contains("\n720p/index.m3u8\n") && text.contains("http://mirror.local:8081/access/\(credential)/live/main/720p/index.m3u8"), "\(text)")
+            #expect(responses[1].header("etag") == responses[2].header("etag"), "no backup: the master as served")
+        }
+    }
+
     @Test(arguments: [true, false])
     func theCredentialInThePathOpensEveryResource(fastPath: Bool) async throws {
         let (registry, _) = try makeRegistry()
