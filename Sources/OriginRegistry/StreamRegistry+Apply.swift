@@ -20,7 +20,15 @@ extension StreamRegistry {
 
     /// One effect with the values it needs, taken under the lock: rendered outside it.
     enum Job {
-        case variant(stream: String, variant: String, version: Int, markers: [Marker], playlist: LiveMediaPlaylist?, wake: Bool)
+        /// What a variant's version is rendered from: a publication's playlist, whose text its
+        /// writer keeps as it grows, or the recording the state holds (new markers), whose text
+        /// is made whole when it is rendered, outside the lock.
+        enum Source {
+            case live(LiveMediaPlaylist)
+            case recorded(MediaPlaylist)
+        }
+
+        case variant(stream: String, variant: String, version: Int, markers: [Marker], playlist: Source?, wake: Bool)
         case iFrames(stream: String, variant: String, version: Int, playlist: LiveMediaPlaylist?)
         case master(stream: String, version: Int, MultivariantPlaylist?)
         case release(stream: String)
@@ -29,9 +37,9 @@ extension StreamRegistry {
             let publication: OriginChange.Publication? = if case let .publish(p) = change { p } else { nil }
             switch effect {
             case let .renderVariant(stream, variant, version, markers, fromPublication, wake):
-                // A recording the state holds is made live again here, outside the lock's
-                // rendering; a publication's playlist comes with its text kept.
-                let playlist = fromPublication ? publication?.playlist : state.streams[stream]?.variants[variant]?.recording.map(LiveMediaPlaylist.init)
+                // Values only: nothing is rendered under the lock.
+                let playlist: Source? = fromPublication ? publication.map { .live($0.playlist) }
+                    : state.streams[stream]?.variants[variant]?.recording.map { .recorded($0) }
                 self = .variant(stream: stream, variant: variant, version: version, markers: markers, playlist: playlist, wake: wake)
             case let .renderIFrames(stream, variant, version):
                 self = .iFrames(stream: stream, variant: variant, version: version, playlist: publication?.iFrames)
@@ -46,8 +54,13 @@ extension StreamRegistry {
     func carry(_ job: Job) {
         switch job {
         case let .variant(stream, variant, version, markers, playlist, wake):
-            guard let playlist else { return }
-            let rendered = ServedMediaPlaylist(playlist, markers: markers, offer: offer, tag: nextTag())
+            let live: LiveMediaPlaylist
+            switch playlist {
+            case let .live(kept)?: live = kept
+            case let .recorded(recording)?: live = LiveMediaPlaylist(recording)
+            case nil: return
+            }
+            let rendered = ServedMediaPlaylist(live, markers: markers, offer: offer, tag: nextTag())
             let stored = store(stream: stream, version: version) { served in
                 guard (served.variants[variant]?.version ?? 0) < version else { return false }
                 served.variants[variant, default: ServedVariant()].playlist = rendered

@@ -116,12 +116,14 @@ public final class StreamRegistry: Sendable {
         }
     }
 
+    /// The config's sets never change: looked up without the lock (every master request asks).
     public func angleSet(named name: String) -> AngleSet? {
-        published.withLock { $0.state.angleSet(named: name) }
+        angleSets.first { $0.name == name }
     }
 
-    /// The one set lookup of every set route (`OriginState.existingSet`): the set, or 404.
+    /// The one set lookup of every set route: the set, or 404 (`Refusal.noSuchSet`).
     public func existingSet(_ name: String) throws(Refusal) -> AngleSet {
-        try published.withLock { published throws(Refusal) in try published.state.existingSet(name) }
+        guard let set = angleSet(named: name) else { throw Refusal.noSuchSet(name) }
+        return set
     }
 }
