@@ -105,6 +105,8 @@ import TestSupport
     /// stays, in place), and every entry listed answers 200 the moment it is seen.
     final class Watcher: @unchecked Sendable {
         var problems: [String] = []
+        /// Requests that failed before any answer, with the error (printed at the end).
+        var transportErrors: [String] = []
         var versions = 0
         private var seen: [String: [MediaSegment]] = [:]
         private var task: Task<Void, Never>?
@@ -119,8 +121,8 @@ import TestSupport
                             problems.append("\(variant): a version does not keep the entries players saw")
                         }
                         for entry in playlist.segments.dropFirst(before.count) where !entry.gap {
-                            let status = (try? await http(rig.url("/live/roof/\(variant)/\(entry.uri)"), method: "HEAD"))?.status ?? 0
-                            if status != 200 { problems.append("\(variant)/\(entry.uri) listed but answers \(status)") }
+                            let status = await Self.status(of: rig.url("/live/roof/\(variant)/\(entry.uri)"), noting: { self.transportErrors.append("\(variant)/\(entry.uri): \($0)") })
+                            if status != 200 { problems.append("\(variant)/\(entry.uri) listed but answers \(status.map(String.init) ?? "no answer (\(transportErrors.last ?? ""))")") }
                         }
                         seen[variant] = playlist.segments
                         versions += 1
@@ -133,6 +135,19 @@ import TestSupport
         func stop() async {
             task?.cancel()
             await task?.value
+            if !transportErrors.isEmpty { print("push watcher: requests that failed before an answer and were sent again: \(transportErrors)") }
+        }
+
+        /// A HEAD's status; nil when two attempts got no answer. A request that fails before
+        /// any answer (the client's pooled connection closed under it, as on CI on 2026-11-29
+        /// at 04:0x, which left no error text) is sent once more on a fresh request: what is
+        /// checked is the server's answer for a listed entry, and a status other than 200 is
+        /// never retried.
+        static func status(of url: URL, noting note: (String) -> Void) async -> Int? {
+            for _ in 0..<2 {
+                do { return try await http(url, method: "HEAD", timeout: 10).status } catch { note("\(error)") }
+            }
+            return nil
         }
     }
 
