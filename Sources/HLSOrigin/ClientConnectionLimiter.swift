@@ -4,12 +4,18 @@ import NIOHTTPTypes
 import OriginPolicy
 import SidelineCore
 
-/// Counts each connection in `ClientConnections` (which may close a less useful one, or this
-/// one, at a cap), keeps its `ConnectionActivity`, closes it when an answer's writes make no
-/// progress for `ClientConnections.writeTimeout`, and slows credential guessing
-/// (`CredentialThrottling`, when given). Sits between the HTTP codec and Hummingbird's
-/// connection-state handler, so it sees every request head and every answer part, the fast
-/// path's included.
+/// Keeps one connection's books: counts it in `ClientConnections` (which may close a less
+/// useful one, or this one, at a cap), keeps its `ConnectionActivity`, closes it when an
+/// answer's writes make no progress for `ClientConnections.writeTimeout`, closes it when idle
+/// and on a drain (`ConnectionKeepAlive`, in place of Hummingbird's `HTTPConnectionStateHandler`),
+/// and slows credential guessing (`CredentialThrottling`, when given). Sits after the HTTP
+/// codec, so it sees every request head and every answer part the router writes; requests
+/// `OriginWire` answers from the socket's bytes are entered in the same books through
+/// `ClientConnectionLimiter+Wire.swift`.
+///
+/// Why the idle timer moved here: Hummingbird's handler counts only the parts it sees, so a
+/// connection answered entirely from the socket's bytes looked idle and was closed under a
+/// playing client.
 ///
 /// Why a write timeout of its own: Hummingbird's idle timer is off while an answer is written,
 /// so a client that never reads a large answer held its connection for ever.
@@ -31,15 +37,20 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     /// showing progress, where one 6 MB write would complete only at its end.
     static let pieceBytes = 64 << 10
 
-    private let clients: ClientConnections
-    private let throttle: CredentialThrottleState?
+    let clients: ClientConnections
+    let throttle: CredentialThrottleState?
     private let writeTimeout: Duration?
     let activity: ConnectionActivity
     private var counted: UInt64?
     private var decided = false
     /// Counted in over `max_connections`: once it has been answered 503 it is closed, so a
     /// burst past the cap does not keep its sockets open until the idle timeout.
-    private var overCap = false
+    private(set) var overCap = false
+    /// Idle and drain: requests in progress, when the connection was last active.
+    var keepAlive: ConnectionKeepAlive
+    private var idleCheck: Scheduled<Void>?
+    /// This handler's context while it is in the pipeline (the wire's writes are timed from it).
+    var context: ChannelHandlerContext?
     private var answering503 = false
     private var timer: Scheduled<Void>?
     /// Writes handed on and not yet taken by the socket, and who waits for them to be
@@ -49,14 +60,18 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     /// Whether the channel's unwritability is counted as a write waiting in `activity`.
     private var blocked = false
 
-    init(clients: ClientConnections, throttling: CredentialThrottling? = nil) {
+    /// `idleTimeout`: nil or zero never closes an idle connection.
+    init(clients: ClientConnections, throttling: CredentialThrottling? = nil, idleTimeout: Duration? = nil) {
         self.clients = clients
         self.throttle = throttling.map(CredentialThrottleState.init)
         self.writeTimeout = clients.writeTimeout
-        self.activity = ConnectionActivity(now: clients.clock())
+        let now = clients.clock()
+        self.activity = ConnectionActivity(now: now)
+        self.keepAlive = ConnectionKeepAlive(idleTimeout: idleTimeout?.inSeconds, now: now)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         if context.channel.isActive { decide(context) }
     }
 
@@ -65,7 +80,35 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelActive()
     }
 
+    /// A drain (graceful shutdown): closed at once when nothing is in progress, else after the
+    /// last answer's bytes are taken by the socket.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+        carryOut(keepAlive.drain(), context: context)
+    }
+
+    /// Closes (after every write handed on is taken) or schedules the next idle check.
+    func carryOut(_ action: ConnectionKeepAlive.Action, context: ChannelHandlerContext) {
+        switch action {
+        case .none:
+            break
+        case .close:
+            context.flush()
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            whenWritesDone(written)
+        case let .check(at):
+            guard idleCheck == nil else { return }
+            idleCheck = context.eventLoop.assumeIsolated().scheduleTask(in: .init(.seconds(max(0.001, at - clients.clock())))) { [self] in
+                idleCheck = nil
+                carryOut(keepAlive.timerFired(now: clients.clock()), context: context)
+            }
+        }
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        idleCheck?.cancel()
+        idleCheck = nil
         release()
         wakeDrainWaiters()
         context.fireChannelInactive()
@@ -74,6 +117,9 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
+        idleCheck?.cancel()
+        idleCheck = nil
+        self.context = nil
         release()
         wakeDrainWaiters()
     }
@@ -94,9 +140,15 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         switch unwrapInboundIn(data) {
         case let .head(head):
             if let throttle, throttle.refuses(head, context: context) { return }
-            activity.requestStarted(now: clients.clock())
-        case .body, .end:
+            let now = clients.clock()
+            activity.requestStarted(now: now)
+            keepAlive.headRead(now: now)
+        case .body:
             if throttle?.swallowing == true { return }
+            keepAlive.bodyRead(now: clients.clock())
+        case .end:
+            if throttle?.swallowing == true { return }
+            keepAlive.endRead(now: clients.clock())
         }
         context.fireChannelRead(data)
     }
@@ -120,7 +172,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         switch part {
         case let .head(head):
             if overCap { answering503 = head.status == .serviceUnavailable }
-            throttle?.answering(head, context: context)
+            throttle?.answering(head.status, context: context)
             // Not tracked: the end's completion covers it (writes complete in order).
             if promise == nil { return context.write(data, promise: nil) }
         case .end:
@@ -130,6 +182,8 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
             if answering503 {
                 context.flush()
                 context.close(promise: nil)
+            } else {
+                carryOut(keepAlive.answerEnded(now: clients.clock()), context: context)
             }
             return
         case let .body(body) where body.readableBytes <= Self.pieceBytes:
@@ -149,8 +203,13 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
 
     /// Hands `part` on with a completion that counts it in `activity` and `unwritten`.
     private func track(_ part: HTTPResponsePart, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        // The caller's own promise when it gave one: completed by the same write, so no second
-        // promise and no cascade on the path every answer takes.
+        context.write(wrapOutboundOut(part), promise: tracking(promise, context: context))
+    }
+
+    /// A completion for one write that counts it in `activity` and `unwritten`: the caller's
+    /// own promise when it gave one (completed by the same write, so no second promise and no
+    /// cascade on the path every answer takes).
+    func tracking(_ promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) -> EventLoopPromise<Void> {
         let written = promise ?? context.eventLoop.makePromise(of: Void.self)
         if activity.writeQueued(now: clients.clock()) { armTimer(context) }
         unwritten += 1
@@ -159,7 +218,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
             unwritten -= 1
             if unwritten == 0 { wakeDrainWaiters() }
         }
-        context.write(wrapOutboundOut(part), promise: written)
+        return written
     }
 
     /// Checks the write timeout while writes are outstanding; stops when they are done.
@@ -181,6 +240,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     private func decide(_ context: ChannelHandlerContext) {
         guard !decided else { return }
         decided = true
+        carryOut(keepAlive.firstCheck, context: context)
         guard let address = context.channel.remoteAddress?.clientKey else { return }
         if let admitted = clients.admit(address, activity: activity, channel: context.channel) {
             counted = admitted.id

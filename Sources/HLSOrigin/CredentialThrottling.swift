@@ -90,8 +90,8 @@ final class CredentialThrottleState {
 
     /// An answer's head is being written: a 401 or 403 to a request that offered a credential
     /// takes an attempt from its address.
-    func answering(_ response: HTTPResponse, context: ChannelHandlerContext) {
-        guard response.status.code == 401 || response.status.code == 403, offered.first == true else { return }
+    func answering(_ status: HTTPResponse.Status, context: ChannelHandlerContext) {
+        guard status.code == 401 || status.code == 403, offered.first == true else { return }
         throttling.recordFailure(of: address(context))
     }
 

@@ -6,10 +6,11 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1.1 child channel, set up as `HTTP1Channel` sets it up, with two of
-/// Sideline's handlers: the connection caps and write timeout first, and the fast path last, after
-/// Hummingbird's connection-state handler. `HTTP1Channel`'s `additionalChannelHandlers` go
-/// before that handler, where answers the fast path sends would be invisible to its idle
-/// timer: it would close busy connections as idle.
+/// Sideline's handlers: the fast path (`OriginWire`) in front of NIO's decoder, on the socket's
+/// bytes, and the connection's books (`ClientConnectionLimiter`: caps, throttling, write and
+/// idle timeouts, drain) after the codec, in place of Hummingbird's connection-state handler,
+/// whose idle timer could not see the answers the fast path writes and would close busy
+/// connections as idle.
 struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
@@ -36,6 +37,8 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             try channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
             let pipeline = channel.pipeline.syncOperations
+            let limiter = ClientConnectionLimiter(clients: clients, throttling: throttling, idleTimeout: idleTimeout)
+            if let fastPath { try pipeline.addHandler(OriginWire(responder: fastPath, limiter: limiter, secure: secure)) }
             try pipeline.configureHTTPServerPipeline(
                 withPipeliningAssistance: false,  // NIOAsyncChannel answers in order
                 withErrorHandling: false,  // Hummingbird's handleHTTP answers parse errors
@@ -44,9 +47,7 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 withDecoderLimitConfiguration: .init()
             )
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
-            try pipeline.addHandler(ClientConnectionLimiter(clients: clients, throttling: throttling))
-            try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: idleTimeout, logger: logger))
-            if let fastPath { try pipeline.addHandler(OriginFastPath(responder: fastPath)) }
+            try pipeline.addHandler(limiter)
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
     }

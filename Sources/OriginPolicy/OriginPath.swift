@@ -30,12 +30,16 @@ public enum OriginPath: Equatable, Sendable {
         }
     }
 
+    /// On the path's UTF-8 bytes, not its Characters: this runs on every request, and grapheme
+    /// breaking was a measurable share of a playlist request's CPU (Docs/benchmarks.md, "Issue 33").
     public static func parse(_ rawPath: String) -> Result<OriginPath, Rejection> {
-        let path = rawPath[..<(rawPath.firstIndex(of: "?") ?? rawPath.endIndex)]
-        guard path.hasPrefix("/live/") else { return .failure(.notFound) }
+        let utf8 = rawPath.utf8
+        let path = utf8[..<(utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex)]
+        guard path.starts(with: "/live/".utf8) else { return .failure(.notFound) }
         var names: [String] = []
-        for component in path.dropFirst("/live/".count).split(separator: "/", omittingEmptySubsequences: false) {
-            switch decode(component) {
+        names.reserveCapacity(3)
+        for component in path.dropFirst(6).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            switch decode(Substring(component)) {
             case let .failure(rejection): return .failure(rejection)
             case let .success(name):
                 guard isPlainName(name) else { return .failure(.notFound) }
@@ -49,7 +53,7 @@ public enum OriginPath: Equatable, Sendable {
             return .success(.mediaPlaylist(stream: names[0], variant: names[1]))
         case 3 where names[2] == "iframes.m3u8":
             return .success(.iFramePlaylist(stream: names[0], variant: names[1]))
-        case 3 where names[2].hasSuffix(".ts"):
+        case 3 where names[2].utf8.count > 3 && names[2].utf8.suffix(3).elementsEqual(".ts".utf8):
             return .success(.segment(stream: names[0], variant: names[1], name: names[2]))
         default:
             return .failure(.notFound)
@@ -57,7 +61,7 @@ public enum OriginPath: Equatable, Sendable {
     }
 
     static func isPlainName(_ name: String) -> Bool {
-        guard !name.isEmpty, name.utf8.count <= 128, name.first != "." else { return false }
+        guard !name.isEmpty, name.utf8.count <= 128, name.utf8.first != UInt8(ascii: ".") else { return false }
         return name.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E
         }

@@ -4,6 +4,7 @@ import Logging
 import OriginPolicy
 import SegmentStore
 import SidelineConfig
+import SidelineCore
 import StreamPushing
 import Synchronization
 

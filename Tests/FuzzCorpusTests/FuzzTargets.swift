@@ -29,6 +29,21 @@ enum FuzzTargets {
             guard case let .success(canonical) = bytes.withUnsafeBufferPointer({ RequestTarget.normalise($0) }) else { return }
             precondition(RequestTarget.normalise(canonical.path) == .success(RequestTarget(path: canonical.path, query: nil)), "not idempotent: \(canonical.path)")
         },
+        // A request head the origin may answer from the socket's bytes (SimpleRequestHead):
+        // never traps, never claims more bytes than it was given, and gives the same verdict
+        // whether the bytes arrive at once or as any prefix first (a prefix is never handed on
+        // when the whole is simple).
+        "request-head": { bytes in
+            let whole = bytes.withUnsafeBytes { SimpleRequestHead.scan($0) }
+            if case let .complete(_, length) = whole {
+                precondition(length <= bytes.count && length <= SimpleRequestHead.maxLength, "claimed \(length) of \(bytes.count) bytes")
+                let cut = Int(bytes.first ?? 0) % max(1, length)
+                let prefix = bytes.prefix(cut).withUnsafeBytes { SimpleRequestHead.scan($0) }
+                precondition(prefix == .incomplete, "a prefix of \(cut) bytes of a simple head scans as \(prefix)")
+                let again = bytes.prefix(length).withUnsafeBytes { SimpleRequestHead.scan($0) }
+                precondition(again == whole, "the head alone scans differently")
+            }
+        },
         // Query strings: delivery directives, clip and VOD windows, any named parameter.
         "query": { bytes in
             let text = String(decoding: bytes, as: UTF8.self)

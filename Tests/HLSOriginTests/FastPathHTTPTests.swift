@@ -8,9 +8,10 @@ import SidelineTesting
 import TestSupport
 import Testing
 
-/// The event-loop fast path (OriginFastPath) against the router, over real sockets: the same
-/// bytes for the same request, responses in request order on a pipelined connection, and
-/// connections it serves kept alive by Hummingbird's idle timer.
+/// The fast path (`OriginWire`, answering from the socket's bytes) against the router, over
+/// real sockets: the same bytes for the same request, responses in request order on a
+/// pipelined connection, heads in pieces, heads it does not vouch for answered by the decoder
+/// as before, and connections it serves kept alive by the connection's idle timer.
 @Suite struct FastPathHTTPTests {
     let segmentBytes = (0..<(188 * 40)).map { UInt8(truncatingIfNeeded: $0) }
 
@@ -107,6 +108,107 @@ import Testing
         }
     }
 
+    /// Heads arriving in pieces, fast answers, a segment read from disk by the router, and
+    /// requests only the decoder may read (a body announced, a long head, HTTP/1.0) on one
+    /// connection: every answer in order and the same as the router's alone.
+    @Test func everyRequestOnAConnectionIsAnsweredInOrderWhateverReadsIt() async throws {
+        let (registry, _) = try makeRegistry()
+        let playlist = "/live/main/720p/index.m3u8"
+        let longHead = "GET /live/main/master.m3u8 HTTP/1.1\r\nHost: a\r\nX-Pad: \(String(repeating: "p", count: 9000))\r\n\r\n"
+        let sent: [HTTPExchange.Request] = [
+            .get("/live/main/master.m3u8"), .get(playlist), .get("/live/main/720p/000001.ts"), .get("/live/main/master.m3u8"),
+            .init(method: "HEAD", target: playlist), .get(playlist + "?_HLS_skip=YES", ["Accept-Encoding": "gzip"]),
+            .raw("GET \(playlist) HTTP/1.1\r\nContent-Length: 0\r\n\r\n"), .get("/live/main/master.m3u8"), .raw(longHead),
+            .get("/live/main/720p/000000.ts"), .raw("GET \(playlist) HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"),
+        ]
+        let requests = sent.enumerated().map { n, request in
+            var request = request
+            if request.raw == nil { request.headers["X-Request-ID"] = "wire-\(n)" }
+            return request
+        }
+        var routed: [HTTPExchange.Response] = []
+        try await withServer(registry, fastPath: false) { routed = try await HTTPExchange.send(requests, port: $0, pipelined: true) }
+        let admission = AdmissionControl()
+        let inPieces = [0, 1, 4, 5]
+        var pieces: [HTTPExchange.Response] = []
+        var pipelined: [HTTPExchange.Response] = []
+        try await withServer(registry, fastPath: true, admission: admission) { port in
+            // Four requests the fast path answers, their heads read in parts of 7 bytes.
+            pieces = try await HTTPExchange.sendInPieces(inPieces.map { requests[$0] }, port: port, piece: 7, pauseMicroseconds: 2_000)
+            #expect(admission.fastPathAnswers == 4)
+            pipelined = try await HTTPExchange.send(requests, port: port, pipelined: true)
+            // After a request that announces a body, the rest of the connection is the decoder's,
+            // however the later requests arrive.
+            let before = admission.fastPathAnswers
+            let afterBody = try await HTTPExchange.send([requests[6], requests[7]], port: port, pipelined: false)
+            #expect(afterBody.map(\.statusLine) == ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"])
+            #expect(admission.fastPathAnswers == before)
+        }
+        #expect(routed.count == requests.count && pipelined.count == requests.count && pieces.count == 4)
+        for (n, (a, b)) in zip(routed, pipelined).enumerated() {
+            #expect(a.statusLine == b.statusLine, "request \(n)")
+            #expect(a.body == b.body, "request \(n)")
+            #expect(a.fields(except: "date", "server-timing", "x-request-id") == b.fields(except: "date", "server-timing", "x-request-id"), "request \(n)")
+        }
+        for (n, b) in zip(inPieces, pieces) {
+            #expect(routed[n].statusLine == b.statusLine && routed[n].body == b.body, "request \(n) sent in pieces")
+        }
+        #expect(pipelined[2].body == segmentBytes && pipelined[9].body == segmentBytes)
+    }
+
+    /// Heads no well-behaved client sends: each gets the decoder's answer, exactly as with the
+    /// fast path off, and the server goes on serving.
+    @Test(arguments: [
+        "GET /live/main/master.m3u8 HTTP/1.1\r\nBad Name: x\r\n\r\n",
+        "GET /live/main/master.m3u8 HTTP/1.1\r\nX: a\u{1}b\r\n\r\n",
+        "GET /live/main/master.m3u8 HTTP/1.1\r\nX: a\rb\r\n\r\n",
+        "GET /live/main/master.m3u8 HTTP/1.1\n\n",
+        "GET /live/main/master.m3u8 HTTP/1.1\r\n folded: x\r\n\r\n",
+        "GET /live/main/master.m3u8 HTTP/9.9\r\n\r\n",
+        "GET /live/main/master.m3u8 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        "BREW /live/main/master.m3u8 HTTP/1.1\r\n\r\n",
+    ])
+    func malformedHeadsGetTheDecodersAnswer(_ text: String) async throws {
+        let (registry, _) = try makeRegistry()
+        let request = HTTPExchange.Request.raw(text)
+        var routed: String?
+        var wire: String?
+        try await withServer(registry, fastPath: false) { routed = try? await HTTPExchange.send([request], port: $0).first?.statusLine }
+        try await withServer(registry, fastPath: true) { port in
+            wire = try? await HTTPExchange.send([request], port: port).first?.statusLine
+            let after = try await HTTPExchange.send([.get("/live/main/master.m3u8")], port: port)
+            #expect(after.first?.statusLine == "HTTP/1.1 200 OK")
+        }
+        #expect(routed == wire)
+    }
+
+    /// A drain (SIGTERM) closes a kept-alive connection the fast path served at once, and lets
+    /// a held request on another finish with its answer before that one closes.
+    @Test func aDrainClosesIdleConnectionsAtOnceAndLetsAHeldAnswerFinish() async throws {
+        let (registry, directory) = try makeRegistry()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let server = try await ServerUnderTest.start { onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,
+                                         admission: AdmissionControl(limits: .init(idleTimeout: .seconds(60))), onServerRunning: onRunning)
+        }
+        let idle = try await LoopbackSockets.connect(port: server.port)
+        let held = try await LoopbackSockets.connect(port: server.port)
+        defer { close(idle); close(held) }
+        #expect(try await HTTPExchange.exchange([.get("/live/main/master.m3u8")], on: idle).first?.statusLine == "HTTP/1.1 200 OK")
+        let heldAnswer = Task { try await HTTPExchange.exchange([.get("/live/main/720p/index.m3u8?_HLS_msn=2")], on: held) }
+        try await Task.sleep(for: .milliseconds(200))  // the request is read and held
+        let stopped = Task { await server.stop() }
+        #expect(try await LoopbackSockets.waitForClose(idle, timeout: 5), "the idle connection is closed by the drain, not after 60 s")
+        try publish(2, in: registry, directory: directory)
+        let answer = try await heldAnswer.value
+        #expect(answer.first?.statusLine == "HTTP/1.1 200 OK")
+        let listed = String(decoding: answer.first?.body ?? [], as: UTF8.self)
+        #expect(listed.contains("000002.ts"))
+        #expect(try await LoopbackSockets.waitForClose(held, timeout: 5), "closed once its answer was written")
+        await stopped.value
+    }
+
     @Test func connectionsServedByTheFastPathStayOpenWhileUsedAndCloseWhenIdle() async throws {
         let (registry, _) = try makeRegistry()
         // 3 s, with a request every 300 ms: a loaded machine (the suite runs the pipeline tests
@@ -139,8 +241,12 @@ enum HTTPExchange {
         var method = "GET"
         var target: String
         var headers: [String: String] = [:]
+        /// Sent as they are instead of the request the fields make (for heads no client library sends).
+        var raw: [UInt8]?
         static func get(_ target: String, _ headers: [String: String] = [:]) -> Request { Request(target: target, headers: headers) }
+        static func raw(_ text: String, method: String = "GET") -> Request { Request(method: method, target: "", raw: Array(text.utf8)) }
         var bytes: [UInt8] {
+            if let raw { return raw }
             let fields = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
             return Array("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)\r\n".utf8)
         }
@@ -174,6 +280,24 @@ enum HTTPExchange {
             return try requests.map { try reader.response(to: $0) }
         }
         return try exchangeBlocking(requests, on: fd)
+    }
+
+    /// Sends every request's bytes on one new connection in pieces of `piece` bytes, `pause`
+    /// apart (so the server reads heads in parts), and reads the responses.
+    static func sendInPieces(_ requests: [Request], port: Int, piece: Int, pauseMicroseconds: UInt32) async throws -> [Response] {
+        try await LoopbackSockets.onOwnThread {
+            let fd = try LoopbackSockets.connectBlocking(port: port)
+            defer { close(fd) }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let all = requests.flatMap(\.bytes)
+            for start in stride(from: 0, to: all.count, by: piece) {
+                _ = all[start..<min(all.count, start + piece)].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, 0) }
+                usleep(pauseMicroseconds)
+            }
+            var reader = Reader(fd: fd)
+            return try requests.map { try reader.response(to: $0) }
+        }
     }
 
     static func exchangeBlocking(_ requests: [Request], on fd: Int32) throws -> [Response] {

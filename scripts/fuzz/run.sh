@@ -36,9 +36,10 @@ echo "building the parsers with libFuzzer and AddressSanitizer..." >&2
 library HLSPlaylist Sources/HLSPlaylist/*.swift
 library MPEGTS Sources/MPEGTS/*.swift
 library SidelineCore Sources/SidelineCore/*.swift
+# OriginPolicy before StreamPushing, which imports it (PushedStreamCore).
+library OriginPolicy Sources/OriginPolicy/*.swift
 library StreamPushing Sources/StreamPushing/*.swift
 library StreamMirroring Sources/StreamMirroring/*.swift
-library OriginPolicy Sources/OriginPolicy/*.swift
 library RawStructuredFieldValues .build/checkouts/swift-http-structured-headers/Sources/RawStructuredFieldValues/*.swift
 library PlayerSessions Sources/PlayerSessions/*.swift
 # The access credential's parsing and the gate's reading of a path, without swift-crypto.

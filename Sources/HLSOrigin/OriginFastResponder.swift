@@ -1,7 +1,6 @@
 import HTTPTypes
 import Logging
 import NIOCore
-import NIOHTTPTypes
 import OriginAccess
 import OriginPolicy
 import OriginRegistry
@@ -11,15 +10,20 @@ import SidelineCore
 /// Answers a `/live/` request without leaving the event loop when its answer is already in
 /// memory: every playlist form (full, delta, gzip, 304), a blocking-reload request that need
 /// not wait, every refusal, and a segment in the segment cache. That is nearly every request a
-/// live audience makes. Everything else returns nil and goes to the router as before: segments
+/// live audience makes. Everything else is nil and goes to the router as before: segments
 /// to read from disk, blocking reloads to hold, the API, admin and metrics routes, and every
-/// request while the server drains or is over its connection limit.
+/// request while the server drains or is over its connection limit. `OriginWire` calls it
+/// with each simple request read from the socket's bytes.
 ///
 /// Why: through the router, a request crosses from the event loop to a Swift task and back
 /// (NIOAsyncChannel), and that crossing costs a large share of a small playlist request's
 /// server CPU (Docs/benchmarks.md, "Serving", measured by `scripts/bench/run serve`
 /// with and without `FAST_PATH=0`). The answer is the same either way: both paths build it
 /// with `OriginDecision` and `OriginAnswer`.
+///
+/// In two steps, `prepare` and `finish`, so that a request the connection's books then refuse
+/// (`CredentialThrottling`'s 429) is neither counted nor observed as answered: `prepare` has
+/// no effect outside its result.
 struct OriginFastResponder: Sendable {
     let registry: StreamRegistry
     let policy: StatusPolicy
@@ -34,13 +38,25 @@ struct OriginFastResponder: Sendable {
     /// CMCD in, CMSD out; nil: off.
     let diagnostics: PlayerDiagnostics?
 
-    func answer(_ head: HTTPRequest) -> OriginResponse? {
+    /// An answer prepared and not yet counted, logged or observed (`finish`).
+    struct Prepared {
+        var response: OriginResponse
+        let head: HTTPRequest
+        /// The target as the log shows it (an access credential taken off).
+        let logPath: String
+        let requestID: String
+        let grant: String?
+        /// What CMCD observes and CMSD annotates; nil for a refusal by the gate.
+        let observed: (path: Result<OriginPath, OriginPath.Rejection>, decision: OriginDecision, query: String?, live: Bool)?
+    }
+
+    /// The answer to `head` when it is in memory; nil: the router's. No effect outside the result.
+    func prepare(_ head: HTTPRequest) -> Prepared? {
         guard head.method == .get || head.method == .head, var target = head.path, admission.isServingFreely else { return nil }
         // `Connection: close` is honoured by the router's loop; so few clients send it that it
         // is not worth a second implementation here.
         if let connection = head.headerFields[.connection], connection.lowercased().contains("close") { return nil }
         let requestID = RequestID.take(head.headerFields[RequestID.header])
-        var response: OriginResponse
         // The same judgement as the gate in front of the router: on the canonical path
         // (`RequestTarget`), so every spelling of a file is judged and answered as that file.
         // Internal headers a client sent (`ViewerAccess.internalPrefix`) are never read here.
@@ -50,16 +66,17 @@ struct OriginFastResponder: Sendable {
         switch judgement.verdict {
         case let .refuse(refusal):
             // The canonical form in the log: a credential in any spelling is where the log's redaction looks.
-            return finish(refusal.response(requestID: requestID, audience: judgement.audience), head: head, path: judgement.canonical ?? sent, requestID: requestID, grant: nil)
+            return Prepared(response: refusal.response(requestID: requestID, audience: judgement.audience), head: head, logPath: judgement.canonical ?? sent,
+                            requestID: requestID, grant: nil, observed: nil)
         case let .pass(rewritten, limit):
             target = rewritten ?? target
             variantLimit = limit
         }
-        guard target.hasPrefix("/live/") else { return nil }
+        guard target.utf8.starts(with: "/live/".utf8) else { return nil }
         // A master fetched with a URL credential lists its backups with it: made in the router.
         if BackupCredential.credential(in: judgement.canonical ?? sent) != nil, target.prefix(while: { $0 != "?" }).hasSuffix("/master.m3u8") { return nil }
         let grant = access == nil ? nil : ViewerAccess.grant(target: judgement.canonical ?? sent, authorization: head.headerFields[.authorization])
-        let query = target.firstIndex(of: "?")
+        let query = target.utf8.firstIndex(of: UInt8(ascii: "?"))
         let request = OriginRequest(
             path: String(target[..<(query ?? target.endIndex)]), query: query.map { String(target[target.index(after: $0)...]) },
             acceptEncoding: head.headerFields[.acceptEncoding], ifNoneMatch: head.headerFields[.ifNoneMatch], range: head.headerFields[.range],
@@ -67,6 +84,7 @@ struct OriginFastResponder: Sendable {
         )
         let path = OriginPath.parse(request.path)
         let described = OriginDecision.decideTimed(path, directives: PlaylistDirectives.parse(query: request.query), variantLimit: variantLimit, registry: registry, policy: policy)
+        var response: OriginResponse
         switch OriginAnswer(described.decision, request: request, timing: ServerTiming.playlist(publishedAgo: described.publishedAgo, held: nil)) {
         case let .ready(ready):
             response = ready
@@ -77,22 +95,23 @@ struct OriginFastResponder: Sendable {
         case .hold:
             return nil
         }
-        if let diagnostics {
-            diagnostics.observe(path, decision: described.decision, query: request.query, headers: head.headerFields)
-            diagnostics.annotate(&response, decision: described.decision, live: described.live)
-        }
-        return finish(response, head: head, path: target, requestID: requestID, grant: grant)
+        return Prepared(response: response, head: head, logPath: target, requestID: requestID, grant: grant,
+                        observed: (path, described.decision, request.query, described.live))
     }
 
-    /// `path`: the target as the log shows it (an access credential taken off).
-    private func finish(_ answer: OriginResponse, head: HTTPRequest, path: String, requestID: String, grant: String?) -> OriginResponse {
-        var response = answer
+    /// The prepared answer as sent: counted, observed by CMCD, annotated with CMSD, logged.
+    func finish(_ prepared: Prepared) -> OriginResponse {
+        var response = prepared.response
+        if let diagnostics, let observed = prepared.observed {
+            diagnostics.observe(observed.path, decision: observed.decision, query: observed.query, headers: prepared.head.headerFields)
+            diagnostics.annotate(&response, decision: observed.decision, live: observed.live)
+        }
         admission.countFastAnswer()
         if logger.logLevel <= .debug {
-            var metadata: Logger.Metadata = ["hb.request.method": "\(head.method)", "hb.request.path": "\(Self.logged(path))", "sideline.fast_path": "true",
-                                             "http.status": "\(response.status.code)", "request.id": "\(requestID)"]
-            metadata["access"] = grant.map { "\($0)" }
-            Self.log(logHeaders, of: head.headerFields, to: &metadata)
+            var metadata: Logger.Metadata = ["hb.request.method": "\(prepared.head.method)", "hb.request.path": "\(Self.logged(prepared.logPath))", "sideline.fast_path": "true",
+                                             "http.status": "\(response.status.code)", "request.id": "\(prepared.requestID)"]
+            metadata["access"] = prepared.grant.map { "\($0)" }
+            Self.log(logHeaders, of: prepared.head.headerFields, to: &metadata)
             logger.debug("Request", metadata: metadata)
         }
         response.headers[.contentLength] = String(response.body.readableBytes)
@@ -111,59 +130,5 @@ struct OriginFastResponder: Sendable {
         for name in names {
             if let value = fields[name] { metadata["request.header.\(name.canonicalName)"] = "\(Redaction.header(name: name.canonicalName, value: value))" }
         }
-    }
-}
-
-/// The channel handler that puts `OriginFastResponder` in front of the router, one per
-/// connection. It sits after Hummingbird's `HTTPConnectionStateHandler`, so idle timeouts and
-/// graceful shutdown see every request and response, and before the channel's async side.
-///
-/// Order: HTTP/1.1 answers requests in the order they came (pipelining). Once a request is
-/// passed to the router, every later request on the connection is passed on too until the
-/// router's responses have ended, so a fast answer never overtakes a slow one.
-final class OriginFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
-
-    private let responder: OriginFastResponder
-    /// Requests passed to the router whose response has not ended yet.
-    private var passedOn = 0
-    /// The answer to the request being read, sent once its end arrives (a body is dropped).
-    private var pending: (response: OriginResponse, headOnly: Bool)?
-
-    init(responder: OriginFastResponder) {
-        self.responder = responder
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case let .head(head):
-            if passedOn == 0, pending == nil, let response = responder.answer(head) {
-                pending = (response, head.method == .head)
-            } else {
-                passedOn += 1
-                context.fireChannelRead(data)
-            }
-        case .body:
-            if pending == nil { context.fireChannelRead(data) }
-        case .end:
-            guard let (response, headOnly) = pending else {
-                context.fireChannelRead(data)
-                return
-            }
-            pending = nil
-            context.write(wrapOutboundOut(.head(HTTPResponse(status: response.status, headerFields: response.headers))), promise: nil)
-            if !headOnly, response.body.readableBytes > 0 {
-                context.write(wrapOutboundOut(.body(response.body)), promise: nil)
-            }
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { passedOn -= 1 }
-        context.write(data, promise: promise)
     }
 }

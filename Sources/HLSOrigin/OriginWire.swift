@@ -1,0 +1,132 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import OriginPolicy
+
+/// The origin's fast path, in front of NIO's HTTP/1 decoder: reads each request from the
+/// socket's bytes (`SimpleRequestHead`), and answers the simple ones whose answer is in memory
+/// (`OriginFastResponder`) by writing the answer's bytes straight back. Everything else is
+/// handed to the decoder as the bytes that came, and from there to the router exactly as
+/// before: requests the fast responder does not answer, any request that is not simple
+/// (bodies, other versions and methods, `Connection: close`, a head over 8 KiB, malformed
+/// bytes), and every request while the connection drains or another answer is in progress.
+///
+/// Why: the decoder, HTTPTypes' conversions both ways, the encoder and the handlers between
+/// them cost about a fifth of a small playlist request's server CPU (the profile in
+/// Docs/benchmarks.md, "Issue 33"); the answer itself was already made on the event loop.
+///
+/// The connection's books are the same either way: each request answered here is entered in
+/// its `ClientConnectionLimiter` (throttling, activity, the idle timer and drain, write
+/// progress and the write timeout) as one answered through the codec is.
+///
+/// Order: HTTP/1.1 answers requests in the order they came. A request is answered here only
+/// when nothing else is in progress on the connection; once one is handed on, the ones after
+/// it are handed on too until its answer has ended. A request that is not simple hands the
+/// rest of the connection to the decoder for good, since only the decoder knows where its
+/// body ends.
+final class OriginWire: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let responder: OriginFastResponder
+    private let limiter: ClientConnectionLimiter
+    private let scheme: String
+    /// The start of a head not yet whole (at most `SimpleRequestHead.maxLength` bytes).
+    private var partial: ByteBuffer?
+    /// Every later byte goes to the decoder.
+    private var handingOn = false
+    private var draining = false
+
+    init(responder: OriginFastResponder, limiter: ClientConnectionLimiter, secure: Bool) {
+        self.responder = responder
+        self.limiter = limiter
+        self.scheme = secure ? "https" : "http"
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !handingOn else { return context.fireChannelRead(data) }
+        var bytes = unwrapInboundIn(data)
+        if var earlier = partial {
+            partial = nil
+            earlier.writeBuffer(&bytes)
+            bytes = earlier
+        }
+        var wrote = false
+        while bytes.readableBytes > 0 {
+            switch bytes.withUnsafeReadableBytes({ SimpleRequestHead.scan($0) }) {
+            case .incomplete:
+                partial = bytes
+                bytes.clear()
+            case .handOn:
+                handingOn = true
+                context.fireChannelRead(wrapInboundOut(bytes))
+                bytes.clear()
+            case let .complete(head, length):
+                guard let request = bytes.readSlice(length: length) else { return }
+                if answer(head, context: context) {
+                    wrote = true
+                } else {
+                    context.fireChannelRead(wrapInboundOut(request))
+                }
+            }
+        }
+        if wrote { context.flush() }
+    }
+
+    /// A drain: every later request goes to the decoder, whose answers the limiter closes after.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent { draining = true }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Answers `head` here when it may be: true when an answer (or the throttle's 429) was written.
+    private func answer(_ head: SimpleRequestHead, context: ChannelHandlerContext) -> Bool {
+        guard !draining, limiter.answersOnWire, let request = Self.request(head, scheme: scheme),
+              let prepared = responder.prepare(request) else { return false }
+        guard limiter.admitWire(request) else { return true }
+        let response = responder.finish(prepared)
+        let headOnly = head.method == .head
+        limiter.writeWire(status: response.status, head: Self.head(of: response, allocator: context.channel.allocator),
+                          body: headOnly || response.body.readableBytes == 0 ? nil : response.body, from: context)
+        return true
+    }
+
+    /// The request as HTTPTypes has it, as NIO's codec would make it (`Host` as the authority);
+    /// nil when a field name is not one HTTPTypes takes.
+    static func request(_ head: SimpleRequestHead, scheme: String) -> HTTPRequest? {
+        var fields = HTTPFields()
+        fields.reserveCapacity(head.fields.count)
+        var authority: String?
+        for field in head.fields {
+            guard let name = HTTPField.Name(field.name) else { return nil }
+            if authority == nil, name.canonicalName == "host" {
+                authority = field.value
+                continue
+            }
+            fields.append(HTTPField(name: name, value: field.value))
+        }
+        return HTTPRequest(method: head.method == .get ? .get : .head, scheme: scheme, authority: authority, path: head.target, headerFields: fields)
+    }
+
+    /// The status line and fields of `response`, as NIO's encoder writes them: the standard
+    /// reason phrase when the status has none, and no `Content-Length` on an answer that never
+    /// has a body (1xx, 204, 304).
+    static func head(of response: OriginResponse, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: 512)
+        let code = response.status.code
+        buffer.writeStaticString("HTTP/1.1 ")
+        buffer.writeString(String(code))
+        buffer.writeStaticString(" ")
+        buffer.writeString(response.status.reasonPhrase.isEmpty ? HTTPResponseStatus(statusCode: code).reasonPhrase : response.status.reasonPhrase)
+        buffer.writeStaticString("\r\n")
+        let bodiless = code < 200 || code == 204 || code == 304
+        for field in response.headers where !(bodiless && field.name == .contentLength) {
+            buffer.writeString(field.name.rawName)
+            buffer.writeStaticString(": ")
+            buffer.writeString(field.value)
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeStaticString("\r\n")
+        return buffer
+    }
+}
