@@ -34,11 +34,13 @@ struct OriginRequest: Sendable {
 enum ServerTiming {
     static let header = HTTPField.Name("Server-Timing")!
 
+    /// Made on every playlist answer: joined by hand, no array.
     static func playlist(publishedAgo: Double?, held: Double?) -> String? {
-        var parts: [String] = []
-        if let publishedAgo { parts.append("publish;dur=\(milliseconds(publishedAgo));desc=\"since newest segment\"") }
-        if let held { parts.append("hold;dur=\(milliseconds(held))") }
-        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        let published = publishedAgo.map { "publish;dur=" + milliseconds($0) + ";desc=\"since newest segment\"" }
+        let hold = held.map { "hold;dur=" + milliseconds($0) }
+        guard let published else { return hold }
+        guard let hold else { return published }
+        return published + ", " + hold
     }
 
     static let cacheHit = "cache;desc=hit"
@@ -52,7 +54,7 @@ enum ServerTiming {
 }
 
 /// What a decision becomes on the wire, built without I/O, so the Hummingbird route
-/// (`OriginRoutes`) and the event-loop fast path (`OriginFastPath`) send the same status,
+/// (`OriginRoutes`) and the fast path (`OriginWire`, `OriginFastResponder`) send the same status,
 /// headers and bytes for the same request. Only two answers need more than this: a segment
 /// whose bytes are not in memory yet, and a blocking reload that must wait.
 enum OriginAnswer: Sendable {
@@ -60,6 +62,14 @@ enum OriginAnswer: Sendable {
     /// A listed segment: `response(with:)` once its bytes are at hand (the whole file).
     case segment(SegmentAnswer)
     case hold(OriginDecision.Hold)
+
+    // Fields every answer of their kind carries, made (and checked) once.
+    static let everyOrigin = HTTPField(name: .accessControlAllowOrigin, value: "*")
+    static let varyOnEncoding = HTTPField(name: .vary, value: "Accept-Encoding")
+    static let playlistType = HTTPField(name: .contentType, value: OriginRoutes.playlistContentType)
+    static let segmentType = HTTPField(name: .contentType, value: OriginRoutes.segmentContentType)
+    static let gzipped = HTTPField(name: .contentEncoding, value: "gzip")
+    static let byteRanges = HTTPField(name: .acceptRanges, value: "bytes")
 
     struct SegmentAnswer: Sendable {
         let file: StreamRegistry.SegmentFile
@@ -77,34 +87,39 @@ enum OriginAnswer: Sendable {
     }
 
     /// `timing`: the playlist's `Server-Timing` (`ServerTiming.playlist`), if any.
+    ///
+    /// Each field is appended once, in a fixed order, rather than set by name: setting searches
+    /// the fields first, and this runs on every request (Docs/benchmarks.md, "Issue 33").
     init(_ decision: OriginDecision, request: OriginRequest, timing: String? = nil) {
-        var headers: HTTPFields = [.accessControlAllowOrigin: "*"]
-        if let requestID = request.requestID { headers[RequestID.header] = requestID }
+        var headers = HTTPFields()
+        headers.reserveCapacity(12)
+        headers.append(Self.everyOrigin)
+        if let requestID = request.requestID { headers.append(HTTPField(name: RequestID.header, value: requestID)) }
         switch decision {
         case let .playlist(playlist, cache):
             // Compressed once per version; chosen per request by Accept-Encoding, and 304 when
             // the client's copy is this version (If-None-Match).
             let negotiated = PlaylistNegotiation(playlist, acceptEncoding: request.acceptEncoding, ifNoneMatch: request.ifNoneMatch)
-            headers[.cacheControl] = cache.headerValue(for: request.audience)
-            headers[.eTag] = negotiated.etag
-            headers[.vary] = request.audience.vary(adding: "Accept-Encoding")
-            if let timing { headers[ServerTiming.header] = timing }
+            headers.append(HTTPField(name: .cacheControl, value: cache.headerValue(for: request.audience)))
+            headers.append(HTTPField(name: .eTag, value: negotiated.etag))
+            headers.append(request.audience == .everyone ? Self.varyOnEncoding : HTTPField(name: .vary, value: request.audience.vary(adding: "Accept-Encoding") ?? "Accept-Encoding"))
+            if let timing { headers.append(HTTPField(name: ServerTiming.header, value: timing)) }
             if negotiated.notModified {
                 self = .ready(OriginResponse(status: .notModified, headers: headers, body: ByteBuffer()))
                 return
             }
-            headers[.contentType] = OriginRoutes.playlistContentType
+            headers.append(Self.playlistType)
             if negotiated.gzip, let compressed = playlist.gzip {
-                headers[.contentEncoding] = "gzip"
+                headers.append(Self.gzipped)
                 self = .ready(OriginResponse(status: .ok, headers: headers, body: compressed))
             } else {
                 self = .ready(OriginResponse(status: .ok, headers: headers, body: playlist.plain))
             }
         case let .segment(file):
-            headers[.contentType] = OriginRoutes.segmentContentType
-            headers[.cacheControl] = CachePolicy.segment.headerValue(for: request.audience)
-            headers[.vary] = request.audience.vary(adding: nil)
-            headers[.acceptRanges] = "bytes"
+            headers.append(Self.segmentType)
+            headers.append(HTTPField(name: .cacheControl, value: CachePolicy.segment.headerValue(for: request.audience)))
+            if let vary = request.audience.vary(adding: nil) { headers.append(HTTPField(name: .vary, value: vary)) }
+            headers.append(Self.byteRanges)
             switch ByteRangeRequest(header: request.range, size: file.size) {
             case .whole:
                 self = .segment(SegmentAnswer(file: file, range: nil, headers: headers))

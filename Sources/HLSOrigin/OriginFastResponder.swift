@@ -100,6 +100,7 @@ struct OriginFastResponder: Sendable {
     }
 
     /// The prepared answer as sent: counted, observed by CMCD, annotated with CMSD, logged.
+    /// `Content-Length`, `Date` and `Server` are the writer's (`OriginWire.head`).
     func finish(_ prepared: Prepared) -> OriginResponse {
         var response = prepared.response
         if let diagnostics, let observed = prepared.observed {
@@ -114,9 +115,6 @@ struct OriginFastResponder: Sendable {
             Self.log(logHeaders, of: prepared.head.headerFields, to: &metadata)
             logger.debug("Request", metadata: metadata)
         }
-        response.headers[.contentLength] = String(response.body.readableBytes)
-        response.headers[.date] = HTTPDate.now
-        response.headers[.server] = serverName
         return response
     }
 

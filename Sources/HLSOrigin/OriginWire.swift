@@ -1,3 +1,4 @@
+import Glibc
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -86,9 +87,19 @@ final class OriginWire: ChannelInboundHandler, RemovableChannelHandler {
         guard limiter.admitWire(request) else { return true }
         let response = responder.finish(prepared)
         let headOnly = head.method == .head
-        limiter.writeWire(status: response.status, head: Self.head(of: response, allocator: context.channel.allocator),
+        limiter.writeWire(status: response.status, head: Self.head(of: response, date: date(), server: responder.serverName, allocator: context.channel.allocator),
                           body: headOnly || response.body.readableBytes == 0 ? nil : response.body, from: context)
         return true
+    }
+
+    /// The `Date` value, formatted once a second per connection (no lock shared with the
+    /// other event loops).
+    private var dated: (second: Int, text: String) = (-1, "")
+
+    private func date() -> String {
+        let second = Int(time(nil))
+        if second != dated.second { dated = (second, HTTPDate.text(for: second)) }
+        return dated.text
     }
 
     /// The request as HTTPTypes has it, as NIO's codec would make it (`Host` as the authority);
@@ -108,25 +119,34 @@ final class OriginWire: ChannelInboundHandler, RemovableChannelHandler {
         return HTTPRequest(method: head.method == .get ? .get : .head, scheme: scheme, authority: authority, path: head.target, headerFields: fields)
     }
 
-    /// The status line and fields of `response`, as NIO's encoder writes them: the standard
-    /// reason phrase when the status has none, and no `Content-Length` on an answer that never
-    /// has a body (1xx, 204, 304).
-    static func head(of response: OriginResponse, allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: 512)
+    /// The status line and fields of `response`, as NIO's encoder writes them, then its
+    /// `Content-Length` (none on an answer that never has a body: 1xx, 204, 304), `Date` and
+    /// `Server`, as Hummingbird adds them to the router's: the standard reason phrase when the
+    /// status has none.
+    static func head(of response: OriginResponse, date: String, server: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: 1024)
         let code = response.status.code
         buffer.writeStaticString("HTTP/1.1 ")
         buffer.writeString(String(code))
         buffer.writeStaticString(" ")
         buffer.writeString(response.status.reasonPhrase.isEmpty ? HTTPResponseStatus(statusCode: code).reasonPhrase : response.status.reasonPhrase)
         buffer.writeStaticString("\r\n")
-        let bodiless = code < 200 || code == 204 || code == 304
-        for field in response.headers where !(bodiless && field.name == .contentLength) {
+        for field in response.headers where field.name != .contentLength {
             buffer.writeString(field.name.rawName)
             buffer.writeStaticString(": ")
             buffer.writeString(field.value)
             buffer.writeStaticString("\r\n")
         }
-        buffer.writeStaticString("\r\n")
+        if code >= 200, code != 204, code != 304 {
+            buffer.writeStaticString("Content-Length: ")
+            buffer.writeString(String(response.body.readableBytes))
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeStaticString("Date: ")
+        buffer.writeString(date)
+        buffer.writeStaticString("\r\nServer: ")
+        buffer.writeString(server)
+        buffer.writeStaticString("\r\n\r\n")
         return buffer
     }
 }

@@ -110,8 +110,9 @@ public final class PlayerDiagnostics: Sendable {
     func describe(_ headers: inout HTTPFields, playlist: Bool, live: Bool, fill: String?, bodyBytes: Int) {
         var value = playlist ? (live ? "ot=m,sf=h,st=l" : "ot=m,sf=h,st=v") : (live ? "ot=av,sf=h,st=l" : "ot=av,sf=h,st=v")
         if let fill { value += ",com.sideline-fill=\"\(fill)\"" }
-        headers[Self.cmsdStatic] = value
-        headers[Self.cmsdDynamic] = egress.add(bodyBytes, now: ContinuousClock.now)
+        // Appended: no answer carries CMSD before this, and setting by name searches first.
+        headers.append(HTTPField(name: Self.cmsdStatic, value: value))
+        headers.append(HTTPField(name: Self.cmsdDynamic, value: egress.add(bodyBytes, now: ContinuousClock.now)))
     }
 }
 

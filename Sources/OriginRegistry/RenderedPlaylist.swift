@@ -13,7 +13,8 @@ public struct RenderedPlaylist: Sendable, Equatable {
     /// A strong tag, unique to this version: the registry's epoch (new each process) and a
     /// counter. The gzip representation's tag differs (RFC 9110 §8.8.3).
     public let etag: String
-    public var gzipETag: String { String(etag.dropLast()) + "-gz\"" }
+    /// Made once with the version (it is read on every gzip answer).
+    public let gzipETag: String
 
     /// Playlists smaller than this go uncompressed: a gzip header and trailer cost 18 bytes.
     static let compressionThreshold = 256
@@ -21,6 +22,7 @@ public struct RenderedPlaylist: Sendable, Equatable {
     public init(text: String, tag: String) {
         plain = ByteBuffer(string: text)
         etag = "\"\(tag)\""
+        gzipETag = "\"\(tag)-gz\""
         gzip = Self.compress(plain)
     }
 
