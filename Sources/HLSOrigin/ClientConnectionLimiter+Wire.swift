@@ -10,7 +10,7 @@ extension ClientConnectionLimiter {
     /// progress (answers go in request order), no drain is waiting for the last answer, and the
     /// connection is not over the cap (its one answer is the router's 503).
     var answersOnWire: Bool {
-        context != nil && keepAlive.requestsInProgress == 0 && !keepAlive.closeWhenAnswered && !overCap
+        context != nil && keepAlive.requestsInProgress == 0 && !keepAlive.closeWhenAnswered && !overCap && !closing
     }
 
     /// Enters a whole request in the books. False: the throttle answered it (429) or closed the

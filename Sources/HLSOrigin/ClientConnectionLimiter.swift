@@ -49,6 +49,9 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     /// Idle and drain: requests in progress, when the connection was last active.
     var keepAlive: ConnectionKeepAlive
     private var idleCheck: Scheduled<Void>?
+    /// A close was decided (idle, or a drain): nothing more is read or answered, and the
+    /// connection closes once what was written is taken, or after the write timeout at most.
+    private(set) var closing = false
     /// This handler's context while it is in the pipeline (the wire's writes are timed from it).
     var context: ChannelHandlerContext?
     private var answering503 = false
@@ -93,10 +96,20 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         case .none:
             break
         case .close:
+            guard !closing else { return }
+            closing = true
+            // No more requests: a client that keeps sending (and reading slowly) must not put
+            // the close off for ever.
+            try? context.channel.syncOptions?.setOption(.autoRead, value: false)
             context.flush()
+            guard let writeTimeout, unwritten > 0 else { return context.close(promise: nil) }
             let written = context.eventLoop.makePromise(of: Void.self)
             written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             whenWritesDone(written)
+            // However slowly the client reads what is left, at most the write timeout.
+            context.eventLoop.assumeIsolated().scheduleTask(in: .init(writeTimeout)) {
+                context.close(promise: nil)
+            }
         case let .check(at):
             guard idleCheck == nil else { return }
             idleCheck = context.eventLoop.assumeIsolated().scheduleTask(in: .init(.seconds(max(0.001, at - clients.clock())))) { [self] in
@@ -137,6 +150,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if closing { return }
         switch unwrapInboundIn(data) {
         case let .head(head):
             if let throttle, throttle.refuses(head, context: context) { return }

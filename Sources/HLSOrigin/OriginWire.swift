@@ -25,18 +25,32 @@ import OriginPolicy
 /// it are handed on too until its answer has ended. A request that is not simple hands the
 /// rest of the connection to the decoder for good, since only the decoder knows where its
 /// body ends.
-final class OriginWire: ChannelInboundHandler, RemovableChannelHandler {
+final class OriginWire: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let responder: OriginFastResponder
     private let limiter: ClientConnectionLimiter
     private let scheme: String
-    /// The start of a head not yet whole (at most `SimpleRequestHead.maxLength` bytes).
-    private var partial: ByteBuffer?
+    /// Bytes read and not yet looked at: the start of a head not yet whole (at most
+    /// `SimpleRequestHead.maxLength` bytes), or what was left of a read while answers wait for
+    /// the client (at most one read more). Kept in a buffer of its own, never in the storage of
+    /// a read it came from, so consumed bytes are not kept with it.
+    private var unread: ByteBuffer?
     /// Every later byte goes to the decoder.
     private var handingOn = false
     private var draining = false
+    /// Answers wait for the client to read (the channel is not writable): no request is looked
+    /// at and no read is asked of the socket until it is. Without this a client that sends
+    /// requests and never reads would grow the server's queue of answers without bound.
+    private var paused = false
+    /// A read was asked for while paused; asked of the socket once the answers have gone.
+    private var readWanted = false
+
+    /// The storage the unread bytes keep (for the tests of what a client can make it keep).
+    var unreadCapacity: Int { unread?.capacity ?? 0 }
 
     init(responder: OriginFastResponder, limiter: ClientConnectionLimiter, secure: Bool) {
         self.responder = responder
@@ -47,23 +61,39 @@ final class OriginWire: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !handingOn else { return context.fireChannelRead(data) }
         var bytes = unwrapInboundIn(data)
-        if var earlier = partial {
-            partial = nil
+        if var earlier = unread {
             earlier.writeBuffer(&bytes)
-            bytes = earlier
+            unread = earlier
+        } else {
+            unread = bytes
         }
+        if !paused { process(context: context) }
+    }
+
+    /// Looks at the unread bytes request by request, until they run out, a head is not whole
+    /// yet, or the client is not reading the answers.
+    private func process(context: ChannelHandlerContext) {
+        guard var bytes = unread else { return }
+        unread = nil
         var wrote = false
-        while bytes.readableBytes > 0 {
+        scanning: while bytes.readableBytes > 0 {
+            if handingOn || limiter.closing {
+                // Given up on (the connection closes): the rest is not read.
+                if !limiter.closing { context.fireChannelRead(wrapInboundOut(bytes)) }
+                bytes.moveReaderIndex(to: bytes.writerIndex)
+                break
+            }
+            if !context.channel.isWritable {
+                paused = true
+                break
+            }
             switch bytes.withUnsafeReadableBytes({ SimpleRequestHead.scan($0) }) {
             case .incomplete:
-                partial = bytes
-                bytes.clear()
+                break scanning
             case .handOn:
                 handingOn = true
-                context.fireChannelRead(wrapInboundOut(bytes))
-                bytes.clear()
             case let .complete(head, length):
-                guard let request = bytes.readSlice(length: length) else { return }
+                guard let request = bytes.readSlice(length: length) else { break scanning }
                 if answer(head, context: context) {
                     wrote = true
                 } else {
@@ -71,7 +101,31 @@ final class OriginWire: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
         }
-        if wrote { context.flush() }
+        if bytes.readableBytes > 0 {
+            var kept = context.channel.allocator.buffer(capacity: bytes.readableBytes)
+            kept.writeBuffer(&bytes)
+            unread = kept
+        }
+        if wrote || paused { context.flush() }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if paused {
+            readWanted = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        context.fireChannelWritabilityChanged()
+        guard paused, context.channel.isWritable else { return }
+        paused = false
+        process(context: context)
+        if !paused, readWanted {
+            readWanted = false
+            context.read()
+        }
     }
 
     /// A drain: every later request goes to the decoder, whose answers the limiter closes after.

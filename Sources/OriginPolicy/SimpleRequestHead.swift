@@ -54,7 +54,8 @@ public struct SimpleRequestHead: Sendable, Equatable {
 
     /// Field names (lower case) that give a request a body, change the connection or ask for
     /// an interim answer: never simple.
-    static let excluded: Set<String> = ["content-length", "transfer-encoding", "upgrade", "expect", "te", "http2-settings"]
+    /// `Proxy-Connection` too: NIO's decoder (llhttp) reads it as `Connection`.
+    static let excluded: Set<String> = ["content-length", "transfer-encoding", "upgrade", "expect", "te", "http2-settings", "proxy-connection"]
 
     public static func scan(_ bytes: UnsafeRawBufferPointer) -> Scan {
         let count = bytes.count

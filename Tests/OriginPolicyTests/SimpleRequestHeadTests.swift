@@ -37,6 +37,7 @@ import Testing
         "GET /live/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n",                              // says it has a body
         "GET /live/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
         "GET /live/ HTTP/1.1\r\nConnection: close\r\n\r\n",                             // ends the connection
+        "GET /live/ HTTP/1.1\r\nProxy-Connection: close\r\n\r\n",                       // so does this, to NIO's decoder
         "GET /live/ HTTP/1.1\r\nconnection: keep-alive, Upgrade\r\nUpgrade: h2c\r\n\r\n",
         "GET /live/ HTTP/1.1\r\nExpect: 100-continue\r\n\r\n",
         "GET /live/ HTTP/1.0\r\n\r\n",                                                   // other versions
