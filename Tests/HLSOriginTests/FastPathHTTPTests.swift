@@ -209,6 +209,65 @@ import Testing
         await stopped.value
     }
 
+    /// A client that pipelines requests and reads none of the answers: the server stops reading
+    /// once its answers wait for the client (a few socket buffers' worth), instead of answering
+    /// every request into memory, and answers the rest once the client reads.
+    @Test func aClientThatSendsAndDoesNotReadIsNotAnsweredIntoMemory() async throws {
+        let (registry, _) = try makeRegistry()
+        let admission = AdmissionControl()
+        try await withServer(registry, fastPath: true, admission: admission) { port in
+            let fd = try await LoopbackSockets.connect(port: port, receiveBuffer: 4096)
+            defer { close(fd) }
+            let request = Array("HEAD /live/main/master.m3u8 HTTP/1.1\r\nHost: a\r\n\r\n".utf8)
+            let count = 20_000
+            let sent = try await LoopbackSockets.onOwnThread { () -> Int in
+                var timeout = timeval(tv_sec: 3, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                let all = [UInt8]((0..<count).map { _ in request }.joined())
+                var offset = 0
+                while offset < all.count {
+                    let n = all[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { break }
+                    offset += n
+                }
+                return offset / request.count
+            }
+            // Long enough for a server that kept reading to answer far past the bound (7,570
+            // answers in 500 ms without the pause, 2026-11-29), while one that pauses stays put.
+            try await Task.sleep(for: .seconds(1))
+            let answeredUnread = admission.fastPathAnswers
+            print("fast path, a client reading nothing: \(answeredUnread) of \(sent) requests answered")
+            #expect(answeredUnread < 5_000, "\(answeredUnread) of \(sent) requests answered while the client read nothing")
+            // Now read: every whole request sent is answered.
+            let answered = try await LoopbackSockets.onOwnThread { () -> Int in
+                var timeout = timeval(tv_sec: 3, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var seen = 0
+                var carry: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                let marker = Array("HTTP/1.1 200 OK".utf8)
+                while seen < sent {
+                    let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { break }
+                    carry += chunk[0..<n]
+                    var index = 0
+                    while index + marker.count <= carry.count {
+                        if carry[index] == marker[0], Array(carry[index..<(index + marker.count)]) == marker {
+                            seen += 1
+                            index += marker.count
+                        } else {
+                            index += 1
+                        }
+                    }
+                    carry = Array(carry[max(0, carry.count - marker.count + 1)...])
+                }
+                return seen
+            }
+            #expect(sent > 5_000, "the test sent enough to fill the buffers (\(sent))")
+            #expect(answered == sent)
+        }
+    }
+
     @Test func connectionsServedByTheFastPathStayOpenWhileUsedAndCloseWhenIdle() async throws {
         let (registry, _) = try makeRegistry()
         // 3 s, with a request every 300 ms: a loaded machine (the suite runs the pipeline tests
