@@ -588,10 +588,47 @@ def sockets_of(pid):
     return count
 
 
+def rss_kilobytes(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def probe_unread_pipeline(venue, group, requests=400_000):
+    """Requests pipelined and no answer read (the fast path's review, 2026-11-29): the server
+    must stop reading once its answers wait, not answer every request into memory (about
+    180 MB of answers here). The client's send then stops once the kernel's buffers are full
+    (a few MB), so fewer than all are sent; the bound on memory leaves room for the venue's
+    own growth over the same seconds (up to 18 MB seen)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.bind(("127.0.3.1", 0))
+    sock.settimeout(5)
+    sock.connect(("127.0.0.1", venue.tls_port))
+    tls = venue.context.wrap_socket(sock, server_hostname="127.0.0.1")
+    before = rss_kilobytes(venue.server.pid)
+    payload = b"HEAD /live/open/master.m3u8 HTTP/1.1\r\nHost: x\r\n\r\n" * requests
+    sent = 0
+    deadline = time.monotonic() + 20
+    try:
+        while sent < len(payload) and time.monotonic() < deadline:
+            sent += tls.send(payload[sent:sent + 65536])
+    except (socket.timeout, ssl.SSLError, OSError):
+        pass
+    time.sleep(2)
+    grown = rss_kilobytes(venue.server.pid) - before
+    fresh = Client(venue.tls_port, venue.context, source="127.0.3.2").status("GET", "/live/open/master.m3u8", timeout=10)
+    record(group, f"a client pipelining {requests:,} requests and reading none: the server grows by under 64 MB and a fresh player is served",
+           grown < 65536 and fresh == 200, f"{sent // 49:,} requests sent, resident memory {grown / 1024:+.1f} MB, fresh player {fresh}")
+    tls.close()
+
+
 def probe_connections(venue, addresses=20, per_address=64):
     group = "connections"
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
+    probe_unread_pipeline(venue, group)
     index = venue.origin.request("GET", "/live/open/360p/index.m3u8")[2]
     segment = re.findall(rb"^(\S+\.ts)$", index, re.M)[0].decode()
     request = (f"GET /live/open/360p/{segment} HTTP/1.1\r\nHost: x\r\n\r\n" * 30).encode()
