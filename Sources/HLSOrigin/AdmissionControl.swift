@@ -37,7 +37,7 @@ public final class AdmissionControl: Sendable {
     private let requests = Atomic<Int>(0)
     /// Requests refused by admission control or draining, for metrics and tests.
     private let refused = Atomic<Int>(0)
-    /// Requests the fast path answered on the event loop (OriginFastPath).
+    /// Requests the fast path answered on the event loop (OriginWire).
     private let fastAnswers = Atomic<Int>(0)
 
     /// Connections per client address (`limits.maxConnectionsPerClient`), and the one place

@@ -71,7 +71,7 @@ public enum OriginServer {
         let clients = admission.clients
         let idle = admission.limits.idleTimeout
         let serverName = "Sideline"
-        // The fast path answers from memory on the event loop (OriginFastPath). Per-route
+        // The fast path answers from memory on the event loop (OriginWire). Per-route
         // request metrics are counted by a router middleware, so with them on every request
         // goes through the router.
         let fast = fastPath && !requestMetrics

@@ -115,7 +115,7 @@ public struct ServerSettings: Sendable, Equatable {
     /// (Hummingbird's metrics middleware). Off by default: it costs throughput at full load.
     public var requestMetrics = false
     /// `server.fast_path`: answer playlists and cached segments on the event loop that read
-    /// the request, without the hop to a Swift task (HLSOrigin's OriginFastPath). Same bytes
+    /// the request, without the hop to a Swift task (HLSOrigin's OriginWire). Same bytes
     /// either way; off only to compare or to rule it out when diagnosing.
     public var fastPath = true
     /// `server.log_headers`: request headers each request's log line carries (a player's
