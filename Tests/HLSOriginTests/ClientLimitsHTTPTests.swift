@@ -91,12 +91,18 @@ import Glibc
         let app = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission)
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            let fd = try await LoopbackSockets.connect(port: port)
-            defer { close(fd) }
-            // A head that promises 1,000 bytes, then 10 of them, then nothing.
+            // A head that promises 1,000 bytes, then 10 of them, then nothing. Connected and sent
+            // on one thread in one go: in the parallel unit phase of CI=true scripts/test
+            // (2026-11-29 06:34) the test's task resumed after connecting more than the 1 s idle
+            // timeout late, the server rightly closed the silent connection, and the close was
+            // timed from the late send (under 900 ms).
             let request = Array("POST /api/streams HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n0123456789".utf8)
-            _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            let started = ContinuousClock.now
+            let (fd, started) = try await LoopbackSockets.onOwnThread { () -> (Int32, ContinuousClock.Instant) in
+                let fd = try LoopbackSockets.connectBlocking(port: port)
+                _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+                return (fd, ContinuousClock.now)
+            }
+            defer { close(fd) }
             // Whatever the route answers, the connection must end: read to the end of the stream.
             // Generous: the suite runs in parallel with the encoding tests, and at load average 15
             // (seen) the server's 1 s timer once fired more than 6 s late.
