@@ -77,9 +77,13 @@ final class OriginWire: ChannelDuplexHandler, RemovableChannelHandler {
         unread = nil
         var wrote = false
         scanning: while bytes.readableBytes > 0 {
-            if handingOn || limiter.closing {
-                // Given up on (the connection closes): the rest is not read.
-                if !limiter.closing { context.fireChannelRead(wrapInboundOut(bytes)) }
+            if limiter.closing {
+                // The connection closes: the rest is not read.
+                bytes.moveReaderIndex(to: bytes.writerIndex)
+                break
+            }
+            if handingOn {
+                context.fireChannelRead(wrapInboundOut(bytes))
                 bytes.moveReaderIndex(to: bytes.writerIndex)
                 break
             }

@@ -40,4 +40,12 @@ public enum HeaderTokens {
     }
 
     public static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
+
+    /// RFC 9110 §5.6.2 tchar: what a field name (or a token) is made of.
+    public static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
 }

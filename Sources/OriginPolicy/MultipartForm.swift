@@ -90,7 +90,7 @@ public enum MultipartForm {
             defer { position = lineEnd + 2 }
             if lineEnd == position { return .success(headers) }
             let line = bytes[position..<lineEnd]
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > position, line[..<colon].allSatisfy(isTokenByte) else {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > position, line[..<colon].allSatisfy(HeaderTokens.isTokenByte) else {
                 return .failure(Rejection(description: "a part's header line is not 'Name: value' with a token for its name"))
             }
             let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingBlanks
@@ -104,12 +104,6 @@ public enum MultipartForm {
         let others = Set("'()+_,-./:=? ".utf8)
         return (1...70).contains(bytes.count) && bytes.last != space
             && bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) || others.contains($0) }
-    }
-
-    /// RFC 9110 §5.6.2 tchar.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-            || Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
     }
 
     static let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), dash = UInt8(ascii: "-"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")

@@ -53,9 +53,9 @@ public struct SimpleRequestHead: Sendable, Equatable {
     public static let maxFields = 64
 
     /// Field names (lower case) that give a request a body, change the connection or ask for
-    /// an interim answer: never simple.
-    /// `Proxy-Connection` too: NIO's decoder (llhttp) reads it as `Connection`.
-    static let excluded: Set<String> = ["content-length", "transfer-encoding", "upgrade", "expect", "te", "http2-settings", "proxy-connection"]
+    /// an interim answer: never simple. `Proxy-Connection` too: NIO's decoder (llhttp) reads
+    /// it as `Connection`.
+    static let excluded: [StaticString] = ["content-length", "transfer-encoding", "upgrade", "expect", "te", "http2-settings", "proxy-connection"]
 
     public static func scan(_ bytes: UnsafeRawBufferPointer) -> Scan {
         let count = bytes.count
@@ -107,7 +107,7 @@ public struct SimpleRequestHead: Sendable, Equatable {
         while position < end + 2 {
             guard fields.count < maxFields else { return .handOn }
             let nameStart = position
-            while position < end, isTokenByte(bytes[position]) { position += 1 }
+            while position < end, HeaderTokens.isTokenByte(bytes[position]) { position += 1 }
             guard position > nameStart, position < end, bytes[position] == colon else { return .handOn }
             let name = ascii(bytes, nameStart, position)
             position += 1
@@ -119,12 +119,13 @@ public struct SimpleRequestHead: Sendable, Equatable {
             // Every line ends CR LF (the one before `end` included): a bare CR is not simple.
             guard position + 1 < count, bytes[position] == cr, bytes[position + 1] == lf else { return .handOn }
             var valueEnd = position
-            while valueStart < valueEnd, isSpace(bytes[valueStart]) { valueStart += 1 }
-            while valueEnd > valueStart, isSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
+            while valueStart < valueEnd, HeaderTokens.isSpace(bytes[valueStart]) { valueStart += 1 }
+            while valueEnd > valueStart, HeaderTokens.isSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
             let value = ascii(bytes, valueStart, valueEnd)
-            let lowered = name.lowercased()
-            if excluded.contains(lowered) { return .handOn }
-            if lowered == "connection", value.lowercased() != "keep-alive" { return .handOn }
+            // Compared on the bytes, without a lower-cased copy: this runs for every field.
+            let nameBytes = Substring(name).utf8
+            if excluded.contains(where: { HeaderTokens.equalsIgnoringCase(nameBytes, $0) }) { return .handOn }
+            if HeaderTokens.equalsIgnoringCase(nameBytes, "connection"), !HeaderTokens.equalsIgnoringCase(Substring(value).utf8, "keep-alive") { return .handOn }
             fields.append(Field(name: name, value: value))
             position += 2
         }
@@ -163,16 +164,6 @@ public struct SimpleRequestHead: Sendable, Equatable {
     /// Visible ASCII: what an origin-form target may hold (anything else, percent-encoded).
     private static func isTargetByte(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
-    /// RFC 9110's tchar.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
-        default: return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
     /// A field value's bytes this scan vouches for: visible ASCII, space and tab (no obs-text).
     private static func isValueByte(_ byte: UInt8) -> Bool { (byte >= 0x20 && byte < 0x7F) || byte == 0x09 }
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 }
