@@ -23,7 +23,7 @@ import SidelineCore
 /// Why one handler for both jobs, and why only some writes are tracked: every request passes
 /// here, and the serving benchmark measured both a second handler and a completion for each
 /// answer part (a promise, a closure, two clock readings) in the CPU per request. Writes
-/// complete in order, so the completion of an answer's end, and of each 64 KiB piece of a large
+/// complete in order, so the completion of an answer's end, and of each 128 KiB piece of a large
 /// body, says everything before it was taken too; a stream of small body parts the client
 /// stops reading makes the channel unwritable, which counts as a write waiting.
 final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
@@ -33,9 +33,12 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     typealias OutboundOut = HTTPResponsePart
 
     /// Body parts are written in pieces of at most this size, each with its own completion, so
-    /// progress is seen every 64 KiB a client reads: a slow player on a big segment keeps
-    /// showing progress, where one 6 MB write would complete only at its end.
-    static let pieceBytes = 64 << 10
+    /// progress is seen every 128 KiB a client reads: a slow player on a big segment keeps
+    /// showing progress (`ConnectionEviction.stalledWriterSeconds`), where one 6 MB write would
+    /// complete only at its end. Each piece costs a completion: a 1 MB segment in 64 KiB pieces
+    /// cost 8% more CPU per request than in one, in 128 KiB pieces 4% less than at 1cafd67
+    /// (Docs/benchmarks.md, "Issue 33: the bound on unsent bytes").
+    static let pieceBytes = 128 << 10
 
     let clients: ClientConnections
     let throttle: CredentialThrottleState?

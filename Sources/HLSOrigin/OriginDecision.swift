@@ -64,36 +64,26 @@ public enum OriginDecision: Equatable, Sendable {
         if case let .master(name) = resource, let set = registry.angleSet(named: name) {
             return setMaster(set, variantLimit: variantLimit, registry: registry, server: server, policy: policy)
         }
-        let snapshot = registry.snapshot(of: resource.stream)
-        let stream = snapshot?.stream
-        let variant = resource.variant.flatMap { stream?.variants[$0] }
-        let served = resource.variant.flatMap { snapshot?.served.variants[$0] }
+        let found = registry.lookUp(resource, variantLimit: variantLimit)
         var facts = StatusPolicy.Facts(
-            resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: stream?.phase, variantExists: variant != nil,
-            targetDuration: stream?.targetDuration ?? 0, lastPublished: variant?.status.lastPublished, servingSince: registry.servingSince, now: registry.clock()
+            resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: found?.phase, variantExists: found?.variantExists ?? false,
+            targetDuration: found?.targetDuration ?? 0, lastPublished: found?.lastPublished, servingSince: registry.servingSince, now: registry.clock()
         )
-        var bytes: RenderedPlaylist?
-        var media: ServedMediaPlaylist?
-        var file: StreamRegistry.SegmentFile?
+        let bytes = found?.master
+        let media = found?.media
+        let file = found?.file
         switch resource {
         case .master:
-            if let variantLimit, let stream {
-                guard let limited = snapshot?.served.limitedMasters[variantLimit] else {
-                    return Described(decision: .refuse(.noSuchVariant(variantLimit, of: resource.stream, has: stream.variantOrder)))
-                }
-                bytes = limited
-            } else {
-                bytes = snapshot?.served.master
+            // A limit that names no variant of the stream (a credential outliving its ladder).
+            if let variantLimit, let found, bytes == nil {
+                return Described(decision: .refuse(.noSuchVariant(variantLimit, of: resource.stream, has: found.variantOrder)))
             }
         case .mediaPlaylist:
             facts.resource = .mediaPlaylist
-            media = served?.playlist
         case .iFramePlaylist:
             facts.resource = .iFramePlaylist
-            media = served?.iFrames
-        case let .segment(_, _, name):
-            file = variant?.segments[name]
-            facts.resource = .segment(file != nil ? .listed : variant?.gaps.contains(name) == true ? .gap : .unlisted)
+        case .segment:
+            facts.resource = .segment(file != nil ? .listed : found?.gap == true ? .gap : .unlisted)
         }
         facts.playlistAvailable = bytes != nil || media != nil
         switch policy.decide(facts) {
@@ -101,7 +91,7 @@ public enum OriginDecision: Equatable, Sendable {
             return Described(decision: .refuse(refusal))
         case let .serve(cache):
             // Live until ended or removed: CMSD's stream type, from the lookup above (not a second one).
-            let live = stream?.isLive ?? false
+            let live = found?.isLive ?? false
             if let file { return Described(decision: .segment(file), live: live) }
             if let media, let variant = resource.variant {
                 let hold = { (sequence: Int, seconds: Double) in

@@ -24,18 +24,28 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// Refused credentials slowed per address (429); nil: not slowed.
     var throttling: CredentialThrottling?
 
-    /// The kernel send buffer of each client socket (Linux doubles it for its bookkeeping). Left
-    /// to autotuning, each socket may grow to tcp_wmem's 4 MiB; a few hundred clients that ask
-    /// for segments and never read them then hold gigabytes of kernel memory, past tcp_mem, and
-    /// the kernel resets connections across the machine ("TCP: out of memory", seen in dmesg
-    /// while 80 stalled downloads ran beside the other HTTP tests: unrelated tests' connections
-    /// were reset). 256 KiB holds several times the bandwidth-delay product of a venue LAN or
-    /// Wi-Fi (1 Gbit/s x 1 ms is 125 KB; 50 Mbit/s x 20 ms is 125 KB), so it costs players nothing.
-    static let sendBufferBytes: SocketOptionValue = 256 << 10
+    /// The bytes a client socket may hold that the kernel has not yet sent (TCP_NOTSENT_LOWAT):
+    /// what a client that stops reading makes the server keep, on top of what is in flight.
+    ///
+    /// Why this bound and not the send buffer's size: left to autotuning, each socket may grow
+    /// to tcp_wmem's 4 MiB, and a few hundred clients that ask for segments and never read them
+    /// then hold gigabytes of kernel memory, past tcp_mem, and the kernel resets connections
+    /// across the machine ("TCP: out of memory", seen in dmesg while 80 stalled downloads ran
+    /// beside the other HTTP tests). Issue 26 bounded SO_SNDBUF to 256 KiB; that also bounded
+    /// what a reading client may have in flight, so a 1 MB answer took several writes and a
+    /// wake-up between them, and cost more CPU than at 1cafd67. This bounds only what waits
+    /// unsent: 300 stalled downloads of a 1 MB segment held +395 KiB each at both ends (against
+    /// +589 KiB with the 256 KiB send buffer and +3,896 KiB with no bound), and a reading client
+    /// takes a segment in one write (Docs/benchmarks.md, "Issue 33: the bound on unsent bytes").
+    /// 256 KiB holds several times the bandwidth-delay product of a venue LAN or Wi-Fi
+    /// (1 Gbit/s x 1 ms is 125 KB; 50 Mbit/s x 20 ms is 125 KB), so it costs players nothing.
+    static let unsentBytes: SocketOptionValue = 256 << 10
+    /// `TCP_NOTSENT_LOWAT` (linux/tcp.h), which NIO does not name.
+    static let notSentLowWater = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 25))
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
+            try channel.syncOptions?.setOption(Self.notSentLowWater, value: Self.unsentBytes)
             let pipeline = channel.pipeline.syncOperations
             let limiter = ClientConnectionLimiter(clients: clients, throttling: throttling, idleTimeout: idleTimeout)
             if let fastPath { try pipeline.addHandler(OriginWire(responder: fastPath, limiter: limiter, secure: secure)) }

@@ -14,9 +14,11 @@ import Synchronization
 /// A segment that is not cached is read once however many requests ask for it at the same
 /// time: players on blocking reload all learn of a new segment at the same instant.
 ///
-/// Why not sendfile: Hummingbird 2's response body is a sequence of `ByteBuffer`s; NIO's
-/// `FileRegion` cannot pass through it. `scripts/bench/run serve` measures segments served
-/// this way against nginx with sendfile (Docs/benchmarks.md, "Serving").
+/// Why not sendfile: tried from the fast path (`OriginWire` could write a `FileRegion`), it cost
+/// more CPU per 1 MB answer than one write of the cached buffer (136.7 against 123.3 µs:
+/// opening the file per answer, and a second call beside the head's); Docs/benchmarks.md,
+/// "Issue 33: the bound on unsent bytes". `scripts/bench/run serve` measures segments served
+/// this way against nginx with sendfile.
 public final class SegmentCache: Sendable {
     /// Bytes the cache may hold; 0 turns it off.
     public let budget: Int

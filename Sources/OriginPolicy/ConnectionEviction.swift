@@ -31,10 +31,15 @@ public enum ConnectionEviction {
         }
     }
 
-    /// A writer with no progress for this long counts as stalled, and a connection idle this long
-    /// may be taken. A reading player on a slow link completes a 64 KiB write well within it;
-    /// a connection a moment old (whose first request is on its way) is not taken.
+    /// A connection idle this long may be taken; a connection a moment old (whose first request
+    /// is on its way) is not taken.
     public static let graceSeconds = 1.0
+
+    /// A writer with no progress for this long counts as stalled. Progress is seen once per
+    /// piece of an answer the kernel takes (`ClientConnectionLimiter.pieceBytes`, 128 KiB): a
+    /// player reading at 1 Mbit/s completes one in 1.05 s, within it; one that stopped reading
+    /// is taken a moment later than an idle connection would be.
+    public static let stalledWriterSeconds = 1.5
 
     /// The write timeout: true when `activity` is writing and no write has completed for
     /// `timeout` seconds. Based on progress, not on the answer's total time, so a slow player
@@ -47,22 +52,22 @@ public enum ConnectionEviction {
     /// The connection to close so one more client can be served, or nil (the new client is then
     /// refused as before). The least useful first: stalled writers, then idle connections; within
     /// each, the address holding the most connections, then the one waiting longest. A busy
-    /// connection, a writer making progress and a connection idle for less than `grace` are never
-    /// chosen.
-    public static func victim(among connections: [Connection], now: Double, grace: Double = graceSeconds) -> UInt64? {
-        victims(among: connections, now: now, count: 1, grace: grace).first
+    /// connection, a writer that made progress within `stalled` and a connection idle for less
+    /// than `grace` are never chosen.
+    public static func victim(among connections: [Connection], now: Double, grace: Double = graceSeconds, stalled: Double = stalledWriterSeconds) -> UInt64? {
+        victims(among: connections, now: now, count: 1, grace: grace, stalled: stalled).first
     }
 
     /// Up to `count` connections to close, least useful first (as `victim`): a server far over
     /// its cap frees room for a new client in one go.
-    public static func victims(among connections: [Connection], now: Double, count: Int, grace: Double = graceSeconds) -> [UInt64] {
+    public static func victims(among connections: [Connection], now: Double, count: Int, grace: Double = graceSeconds, stalled: Double = stalledWriterSeconds) -> [UInt64] {
         guard count > 0 else { return [] }
         var held: [String: Int] = [:]
         for connection in connections { held[connection.address, default: 0] += 1 }
         let ranked = connections.compactMap { connection -> (id: UInt64, kind: Int, held: Int, waited: Double)? in
             let held = held[connection.address] ?? 0
             switch connection.activity {
-            case let .writing(lastProgress) where now - lastProgress >= grace: return (connection.id, 0, held, now - lastProgress)
+            case let .writing(lastProgress) where now - lastProgress >= stalled: return (connection.id, 0, held, now - lastProgress)
             case let .idle(since) where now - since >= grace: return (connection.id, 1, held, now - since)
             default: return nil
             }

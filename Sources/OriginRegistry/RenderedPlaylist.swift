@@ -6,7 +6,11 @@ import NIOCore
 /// playlist with a camera's dates shrinks 14.8 times at level 9, `scripts/bench/run playlist-gzip`), and an entity tag per
 /// representation. Built when the playlist
 /// changes, on the publisher's thread, never per request and never on an event loop.
-public struct RenderedPlaylist: Sendable, Equatable {
+///
+/// A class, not a struct, for the reason `ServedMediaPlaylist` is one: each request takes it
+/// out of the registry, and the struct's copy retained and released its four buffers and
+/// strings. Immutable, so sharing it is safe.
+public final class RenderedPlaylist: Sendable, Equatable {
     public let plain: ByteBuffer
     /// Nil when compressing failed (then only the plain bytes are offered) or did not pay.
     public let gzip: ByteBuffer?
@@ -37,5 +41,5 @@ public struct RenderedPlaylist: Sendable, Equatable {
         return compressed
     }
 
-    public static func == (a: RenderedPlaylist, b: RenderedPlaylist) -> Bool { a.etag == b.etag && a.plain == b.plain }
+    public static func == (a: RenderedPlaylist, b: RenderedPlaylist) -> Bool { a === b || (a.etag == b.etag && a.plain == b.plain) }
 }

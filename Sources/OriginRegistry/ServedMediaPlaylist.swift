@@ -6,7 +6,11 @@ import OriginPolicy
 /// - `full`: the playlist, with EXT-X-SERVER-CONTROL while it is live;
 /// - `skip` and `skipDateRanges`: its delta updates for `_HLS_skip=YES` and `_HLS_skip=v2`
 ///   (nil until there is something to skip; the full form answers meanwhile).
-public struct ServedMediaPlaylist: Sendable, Equatable {
+///
+/// A class, not a struct: every playlist request takes it out of the registry, and a copy of
+/// the struct retained and released each of its dozen buffers and strings (Docs/benchmarks.md,
+/// "Issue 33: the bound on unsent bytes"). Immutable, so sharing it is safe.
+public final class ServedMediaPlaylist: Sendable, Equatable {
     public let full: RenderedPlaylist
     public let skip: RenderedPlaylist?
     public let skipDateRanges: RenderedPlaylist?
@@ -40,7 +44,7 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
     /// hour 3 costs more than the incremental text and less than the gzip that follows
     /// (Docs/benchmarks.md, "Playlist rendering with markers"). That is one version per segment
     /// per variant, never per request.
-    init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String) {
+    convenience init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String) {
         let raw = live.playlist
         let complete = raw.endList || raw.playlistType == .vod
         let control = complete ? ServerControl() : offer.control(targetDuration: raw.targetDuration)
@@ -58,6 +62,11 @@ public struct ServedMediaPlaylist: Sendable, Equatable {
     }
 
     /// The form a request's `_HLS_skip` asks for; the full one when there is no delta yet.
+    public static func == (a: ServedMediaPlaylist, b: ServedMediaPlaylist) -> Bool {
+        a === b || (a.full == b.full && a.skip == b.skip && a.skipDateRanges == b.skipDateRanges && a.lastSequence == b.lastSequence
+            && a.complete == b.complete && a.playlist == b.playlist)
+    }
+
     public func form(for skip: PlaylistDirectives.Skip?) -> RenderedPlaylist {
         switch skip {
         case nil: full

@@ -62,6 +62,27 @@ import Testing
         #expect(refusal.retryAfter == nil)
     }
 
+    /// The registry's narrow lookup (`StreamRegistry.lookUp`): a viewer limited to one variant
+    /// gets that variant's master, a limit the ladder lacks is refused with the ladder named,
+    /// and an entry published as a gap answers as one, not as unlisted.
+    @Test func limitedMastersAndGapEntriesAreDecidedFromTheLookup() {
+        let live = registry()
+        guard case let .playlist(limited, _) = OriginDecision.decide(OriginPath.parse("/live/main/master.m3u8"), variantLimit: "720p", registry: live) else {
+            Issue.record("the limited master should be served")
+            return
+        }
+        #expect(String(buffer: limited.plain).contains("720p/index.m3u8"))
+        #expect(OriginDecision.decide(OriginPath.parse("/live/main/master.m3u8"), variantLimit: "1080p", registry: live)
+            == .refuse(.noSuchVariant("1080p", of: "main", has: ["720p"])))
+        live.apply(.publish(.init(.gap("000001.ts"), stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 2))))
+        guard case let .refuse(gap) = decide("/live/main/720p/000001.ts", live) else {
+            Issue.record("a gap entry should be refused as a gap")
+            return
+        }
+        #expect(gap.kind == .gapSegment)
+        #expect(decide("/live/main/720p/000002.ts", live) == .refuse(Refusal(.segmentNotAvailable, "segment not available")))
+    }
+
     @Test func startingStreamAnswers503WithRetryAfter() {
         let starting = registry(phase: .starting)
         for path in ["/live/main/master.m3u8", "/live/main/720p/index.m3u8"] {

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import OriginRegistry
 import OriginState
+import OriginPolicy
 import SidelineTesting
 import TestSupport
 import Testing
@@ -137,10 +138,10 @@ import Glibc
                 for _ in 0..<perAddress { stalled.append(try await Self.stalledDownload(port: port, from: "127.0.0.\(address)")) }
             }
             // Every download has been taken and written into until it stalls (no progress for
-            // the 1 s grace).
+            // `ConnectionEviction.stalledWriterSeconds`).
             let total = addresses * perAddress
             _ = try await Self.within(.seconds(20)) { admission.openConnections >= cap && admission.refusedRequests >= total - cap }
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .seconds(ConnectionEviction.stalledWriterSeconds + 0.5))
             let before = admission.openConnections
             let started = ContinuousClock.now
             let status = try await LoopbackSockets.status(port: port, path: "/live/main/master.m3u8", from: "127.0.0.99")

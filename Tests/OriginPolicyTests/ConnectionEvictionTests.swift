@@ -25,6 +25,8 @@ import Testing
         Row(name: "never a writer making progress", connections: [c(1, "a", .writing(lastProgress: 99.2))], victim: nil),
         Row(name: "never a connection idle for less than the grace", connections: [c(1, "a", .idle(since: 99.5))], victim: nil),
         Row(name: "exactly the grace counts", connections: [c(1, "a", .idle(since: 99))], victim: 1),
+        Row(name: "never a writer between two pieces of a slow read (1.2 s)", connections: [c(1, "a", .writing(lastProgress: 98.8))], victim: nil),
+        Row(name: "a writer is stalled at exactly the stalled-writer time", connections: [c(1, "a", .writing(lastProgress: 98.5))], victim: 1),
         Row(name: "among stalled writers, the address holding more connections",
             connections: [c(1, "a", .writing(lastProgress: 10)), c(2, "b", .writing(lastProgress: 80)), c(3, "b", .busy)], victim: 2),
         Row(name: "same address count: the one stalled longest",

@@ -6,6 +6,11 @@ stream (no encoder runs, so only serving is counted); the rounds alternate the t
 the medians are compared. CPU is read from /proc in clock ticks (10 ms): keep N * time per
 request well above a second.
 
+The client's own CPU per request is printed beside it: on loopback the kernel charges part of
+a transfer to whichever side's call moves it, so a server that hands a large answer to the
+kernel in one write leaves more of the sending to the client's reads (Docs/benchmarks.md,
+"Issue 33: the bound on unsent bytes"). The two together are the transfer's whole cost.
+
   [N=6000] [ROUNDS=5] [PATHS=/live/main/master.m3u8,...] \
     python3 scripts/bench/serving/cpu_per_request.py <this sideline> <anchor sideline>
 
@@ -92,6 +97,7 @@ def main():
     sides = {"this": start("this", sys.argv[1]), "anchor": start("anchor", sys.argv[2])}
     try:
         results = {(side, path): [] for side in sides for path in PATHS}
+        clients = {(side, path): [] for side in sides for path in PATHS}
         for path in PATHS:
             for side, (_, connection) in sides.items():
                 for _ in range(300):
@@ -101,14 +107,18 @@ def main():
             for path in PATHS:
                 order = list(sides.items())
                 for side, (server, connection) in (order if round_index % 2 == 0 else reversed(order)):
-                    before = cpu(server.pid)
+                    before, mine = cpu(server.pid), os.times()
                     for _ in range(N):
                         fetch(connection, path, side)
                     results[(side, path)].append((cpu(server.pid) - before) / N * 1e6)
+                    now = os.times()
+                    clients[(side, path)].append((now.user + now.system - mine.user - mine.system) / N * 1e6)
         for path in PATHS:
             this, anchor = statistics.median(results[("this", path)]), statistics.median(results[("anchor", path)])
+            client = {side: statistics.median(clients[(side, path)]) for side in sides}
             print(f"{path:40} this {this:6.1f} us/req  anchor {anchor:6.1f}  ratio {this / anchor:.3f}x   rounds "
-                  f"{' '.join(f'{x:.0f}' for x in results[('this', path)])} / {' '.join(f'{x:.0f}' for x in results[('anchor', path)])}")
+                  f"{' '.join(f'{x:.0f}' for x in results[('this', path)])} / {' '.join(f'{x:.0f}' for x in results[('anchor', path)])}"
+                  f"   client this {client['this']:.1f} anchor {client['anchor']:.1f}")
         print(f"N={N} ROUNDS={ROUNDS}; load average before {' '.join(load)}, after {' '.join(open('/proc/loadavg').read().split()[:3])}")
     finally:
         for server, _ in sides.values():
