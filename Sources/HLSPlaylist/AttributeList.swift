@@ -25,4 +25,14 @@ enum AttributeList {
         }
         return values
     }
+
+    /// An enumerated-string YES/NO attribute: absent is NO (the draft's default for every such
+    /// attribute Sideline reads); another value, malformed (nil).
+    static func flag(_ value: String?) -> Bool? {
+        switch value {
+        case nil, "NO": false
+        case "YES": true
+        default: nil
+        }
+    }
 }

@@ -7,19 +7,32 @@ public struct LiveMediaPlaylist: Sendable {
     public private(set) var version: Int
     private var header: String
     private var body: String
+    /// Where each entry's EXTINF line starts in `body` (UTF-8 offsets): where a low-latency
+    /// playlist lists that entry's parts (`text(control:edge:)`).
+    private var extinfOffsets: [Int] = []
 
     public init(_ playlist: MediaPlaylist) {
         self.playlist = playlist
         self.version = 0
         self.header = playlist.renderHeader()
-        self.body = playlist.segments.map(MediaPlaylist.renderLines(for:)).joined() + playlist.trailingDateRanges.map { $0.render() }.joined()
+        self.body = ""
+        extinfOffsets.reserveCapacity(playlist.segments.count)
+        for segment in playlist.segments { appendLines(of: segment) }
+        body += playlist.trailingDateRanges.map { $0.render() }.joined()
+    }
+
+    private mutating func appendLines(of segment: MediaSegment) {
+        let (opening, closing) = MediaPlaylist.renderLineHalves(for: segment)
+        body += opening
+        extinfOffsets.append(body.utf8.count)
+        body += closing
     }
 
     /// Appends an entry. Date ranges appended since the last entry (`appendTrailing`) become
     /// the first of its own, as a parser reading the text would attach them.
     public mutating func append(_ segment: MediaSegment) {
         precondition(!playlist.endList, "cannot append to a playlist that has EXT-X-ENDLIST")
-        body += MediaPlaylist.renderLines(for: segment)
+        appendLines(of: segment)
         var segment = segment
         segment.dateRanges = playlist.trailingDateRanges + segment.dateRanges
         playlist.trailingDateRanges = []
@@ -45,6 +58,27 @@ public struct LiveMediaPlaylist: Sendable {
     /// Identical to `playlist.render()`, without the per-segment work.
     public var text: String {
         header + body + (playlist.endList ? "#EXT-X-ENDLIST\n" : "")
+    }
+
+    /// Identical to `playlist.render(control:edge:)`, without the per-segment work: the text up
+    /// to each parted entry's EXTINF is copied as it is, with the parts put in between.
+    public func text(control: ServerControl, edge: LowLatencyEdge) -> String {
+        var text = playlist.renderHeader(control: control, edge: edge)
+        let utf8 = body.utf8
+        var from = utf8.startIndex
+        for (sequence, parts) in edge.listedParts.sorted(by: { $0.key < $1.key }) where !parts.isEmpty {
+            let entry = sequence - playlist.mediaSequence
+            guard entry >= 0, entry < extinfOffsets.count else { continue }
+            let at = utf8.index(utf8.startIndex, offsetBy: extinfOffsets[entry])
+            guard at >= from else { continue }
+            text += body[from..<at]
+            text += LowLatencyEdge.lines(of: parts)
+            from = at
+        }
+        text += body[from...]
+        text += edge.tail()
+        if playlist.endList { text += "#EXT-X-ENDLIST\n" }
+        return text
     }
 
     /// Identical to `playlist.render(control:)`, without the per-segment work.

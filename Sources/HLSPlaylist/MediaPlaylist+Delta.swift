@@ -29,14 +29,17 @@ extension MediaPlaylist {
     ///   them Media Metadata tags, which EXT-X-SKIP does not replace), just after EXT-X-SKIP.
     /// - With `v2`, they are left out too; an EVENT playlist never removes a date range, so
     ///   RECENTLY-REMOVED-DATERANGES is always empty.
-    public func renderDelta(control: ServerControl, skippingDateRanges: Bool) -> String? {
+    ///
+    /// With `edge` (Low-Latency HLS), the kept segments carry their parts and the edge's tail
+    /// follows, as in the full playlist: a delta differs from it only in what it skips.
+    public func renderDelta(control: ServerControl, skippingDateRanges: Bool, edge: LowLatencyEdge? = nil) -> String? {
         guard let boundary = control.canSkipUntil else { return nil }
         let skipDateRanges = skippingDateRanges && control.canSkipDateRanges
         let skipped = skippableCount(boundary: boundary)
         guard skipped > 0 else { return nil }
         var header = self
         header.version = max(version, skipDateRanges ? 10 : 9)
-        var text = header.renderHeader(control: control)
+        var text = header.renderHeader(control: control, edge: edge)
         text += "#EXT-X-SKIP:SKIPPED-SEGMENTS=\(skipped)"
         text += skipDateRanges ? ",RECENTLY-REMOVED-DATERANGES=\"\"\n" : "\n"
         if !skipDateRanges {
@@ -44,10 +47,11 @@ extension MediaPlaylist {
                 text += segment.dateRanges.map { $0.render() }.joined()
             }
         }
-        for segment in segments[skipped...] {
-            text += Self.renderLines(for: segment)
+        for (offset, segment) in segments.enumerated().dropFirst(skipped) {
+            text += Self.renderLines(for: segment, parts: edge?.listedParts[mediaSequence + offset])
         }
         text += trailingDateRanges.map { $0.render() }.joined()
+        if let edge { text += edge.tail() }
         if endList { text += "#EXT-X-ENDLIST\n" }
         return text
     }

@@ -34,7 +34,19 @@ extension MediaPlaylist {
     /// Reads a live media playlist with the `#EXT-X-SERVER-CONTROL` its server sent (nil when it
     /// sent none): what a client (a mirror) may ask of that server on its next reload.
     public static func parseWithServerControl(_ text: String) throws(PlaylistParseError) -> (playlist: MediaPlaylist, serverControl: ServerControl?) {
+        let parsed = try parseLive(text)
+        return (parsed.playlist, parsed.serverControl)
+    }
+
+    /// Reads a live media playlist with its `#EXT-X-SERVER-CONTROL` and, when it lists parts
+    /// (Low-Latency HLS), its edge: the parts of each segment (by media sequence number) and of
+    /// the segment being made, the preload hint, the rendition reports. `edge` is nil when the
+    /// playlist has no EXT-X-PART-INF. Parts without EXT-X-PART-INF are malformed (§4.4.3.7).
+    public static func parseLive(_ text: String) throws(PlaylistParseError) -> (playlist: MediaPlaylist, serverControl: ServerControl?, edge: LowLatencyEdge?) {
         var serverControl: ServerControl?
+        var edge: LowLatencyEdge?
+        var nextParts: [PartialSegment] = []
+        var firstPartLine = 0
         var playlist = MediaPlaylist(targetDuration: 0, playlistType: nil, independentSegments: false)
         var sawTarget = false
         var pending: MediaSegment?
@@ -46,6 +58,11 @@ extension MediaPlaylist {
         var nextRangeLine = 0
         var nextDateRanges: [DateRange] = []
         var previousRangeEnd: [String: Int] = [:]
+        /// Parts by the index of their segment (made sequence numbers at the end, once
+        /// EXT-X-MEDIA-SEQUENCE is known wherever it stood).
+        var listedParts: [Int: [PartialSegment]] = [:]
+        var hint: PreloadHint?
+        var reports: [RenditionReport] = []
 
         for (lineNumber, line) in try PlaylistLines.read(text) {
             if !line.hasPrefix("#") {
@@ -68,7 +85,9 @@ extension MediaPlaylist {
                     previousRangeEnd[line] = range.offset + range.length
                     segment.byteRange = range
                 }
+                if !nextParts.isEmpty { listedParts[playlist.segments.count] = nextParts }
                 playlist.segments.append(segment)
+                nextParts = []
                 pending = nil
                 nextDate = nil
                 nextDiscontinuity = false
@@ -113,6 +132,21 @@ extension MediaPlaylist {
                     throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
                 }
                 serverControl = control
+            case "#EXT-X-PART-INF":
+                guard let v = value, let list = AttributeList.parse(v), let target = list["PART-TARGET"],
+                      let seconds = PlaylistLimits.decimal(target, in: 0...PlaylistLimits.longestSegment), seconds > 0 else { throw invalid() }
+                edge = LowLatencyEdge(partTarget: seconds)
+            case "#EXT-X-PART":
+                guard let v = value, let part = PartialSegment.parse(attributes: v) else { throw invalid() }
+                if firstPartLine == 0 { firstPartLine = lineNumber }
+                nextParts.append(part)
+            case "#EXT-X-PRELOAD-HINT":
+                // A hint of another TYPE (MAP) is left to the clients that use it.
+                guard let v = value, AttributeList.parse(v) != nil else { throw invalid() }
+                if let parsed = PreloadHint.parse(attributes: v) { hint = parsed }
+            case "#EXT-X-RENDITION-REPORT":
+                guard let v = value, let report = RenditionReport.parse(attributes: v) else { throw invalid() }
+                reports.append(report)
             case "#EXT-X-BYTERANGE":
                 // <length>[@<offset>]; without an offset the range follows the previous one of the
                 // same URI (§4.3.2.2). Sideline always writes the offset.
@@ -143,7 +177,17 @@ extension MediaPlaylist {
         if pending != nil { throw .extinfWithoutURI(line: pendingLine) }
         playlist.trailingDateRanges = nextDateRanges
         guard sawTarget else { throw .missingTargetDuration }
-        return (playlist, serverControl)
+        if var found = edge {
+            for (index, parts) in listedParts { found.listedParts[playlist.mediaSequence + index] = parts }
+            found.openParts = nextParts
+            found.openProgramDateTime = nextParts.isEmpty ? nil : nextDate
+            found.hint = hint
+            found.reports = reports
+            edge = found
+        } else if firstPartLine != 0 {
+            throw .invalidValue(tag: "#EXT-X-PART", value: "without #EXT-X-PART-INF", line: firstPartLine)
+        }
+        return (playlist, serverControl, edge)
     }
 
     private static func split(_ line: String) -> (String, String?) {

@@ -51,6 +51,13 @@ enum FuzzInputs {
             _ = LiveMediaPlaylist(playlist).text(control: offered)
             _ = playlist.segmentsExceedingTargetDuration
             _ = playlist.dateSpan
+            // A low-latency edge as read (parts by any sequence number, a hint, reports), through
+            // both renderers: the full one and the incremental one, which slices the text it keeps.
+            if let edge = (try? MediaPlaylist.parseLive(text))?.edge {
+                _ = playlist.render(control: offered, edge: edge)
+                _ = playlist.renderDelta(control: offered, skippingDateRanges: true, edge: edge)
+                _ = LiveMediaPlaylist(playlist).text(control: offered, edge: edge)
+            }
             let marker = Marker(id: "m", label: "goal", time: now, duration: 12, created: now, listedBefore: playlist.mediaSequence + 1)
             _ = playlist.placingByTime([marker]).render()
             _ = playlist.placingLive([marker]).render()

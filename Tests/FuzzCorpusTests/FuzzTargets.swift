@@ -83,7 +83,7 @@ enum FuzzTargets {
         },
         // Playlists a mirror reads from its upstream and the ingest reads from a pusher.
         "media-playlist": { bytes in
-            _ = try? MediaPlaylist.parseWithServerControl(String(decoding: bytes, as: UTF8.self))
+            _ = try? MediaPlaylist.parseLive(String(decoding: bytes, as: UTF8.self))
         },
         "multivariant-playlist": { bytes in
             _ = try? MultivariantPlaylist.parse(String(decoding: bytes, as: UTF8.self))

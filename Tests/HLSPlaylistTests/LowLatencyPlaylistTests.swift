@@ -1,0 +1,117 @@
+import Foundation
+import HLSPlaylist
+import Testing
+
+/// Low-Latency HLS's tags (draft-pantos-hls-rfc8216bis §4.4.3.7, §4.4.4.9, §4.4.5.3, §4.4.5.4)
+/// as Sideline writes and reads them: the edge's parts before their segment's EXTINF, the open
+/// segment's parts and the hint after the last entry, the incremental text equal to the full
+/// render, and every form read back to the same values.
+@Suite struct LowLatencyPlaylistTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let control = ServerControl(canSkipUntil: 12, canSkipDateRanges: true, canBlockReload: true, holdBack: 6, partHoldBack: 1.5)
+
+    static func segment(_ i: Int) -> MediaSegment {
+        MediaSegment(uri: String(format: "%06d.ts", i), duration: 2, programDateTime: start.addingTimeInterval(Double(2 * i)))
+    }
+
+    static func parts(of sequence: Int, count: Int = 4) -> [PartialSegment] {
+        (0..<count).map { PartialSegment(uri: String(format: "%06d.%d.ts", sequence, $0), duration: 0.5, independent: $0 == 0) }
+    }
+
+    /// Ten entries; the last two with parts, two parts of the eleventh made, the third hinted.
+    static func edge(sequenceOffset: Int = 0) -> LowLatencyEdge {
+        LowLatencyEdge(partTarget: 0.5, listedParts: [8 + sequenceOffset: parts(of: 8 + sequenceOffset), 9 + sequenceOffset: parts(of: 9 + sequenceOffset)],
+                       openParts: Array(parts(of: 10 + sequenceOffset).prefix(2)), openProgramDateTime: start.addingTimeInterval(20),
+                       hint: PreloadHint(uri: String(format: "%06d.2.ts", 10 + sequenceOffset)),
+                       reports: [RenditionReport(uri: "../360p/index.m3u8", lastSequence: 9 + sequenceOffset, lastPart: 1)])
+    }
+
+    static func playlist(count: Int = 10) -> MediaPlaylist {
+        MediaPlaylist(targetDuration: 2, segments: (0..<count).map(segment))
+    }
+
+    @Test func theTagsAreWrittenAsTheDraftSpellsThem() {
+        #expect(PartialSegment(uri: "000010.0.ts", duration: 0.5, independent: true).render() == "#EXT-X-PART:DURATION=0.500000,URI=\"000010.0.ts\",INDEPENDENT=YES\n")
+        #expect(PartialSegment(uri: "000010.1.ts", duration: 0.5, gap: true).render() == "#EXT-X-PART:DURATION=0.500000,URI=\"000010.1.ts\",GAP=YES\n")
+        #expect(PreloadHint(uri: "000010.2.ts").render() == "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"000010.2.ts\"\n")
+        #expect(RenditionReport(uri: "../360p/index.m3u8", lastSequence: 9, lastPart: 1).render() == "#EXT-X-RENDITION-REPORT:URI=\"../360p/index.m3u8\",LAST-MSN=9,LAST-PART=1\n")
+        #expect(Self.control.render() == "#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=12,CAN-SKIP-DATERANGES=YES,CAN-BLOCK-RELOAD=YES,HOLD-BACK=6.000,PART-HOLD-BACK=1.500\n")
+        // Without hold-backs, the tag is what it was before parts.
+        #expect(ServerControl(canSkipUntil: 12, canBlockReload: true).render() == "#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=12,CAN-BLOCK-RELOAD=YES\n")
+    }
+
+    @Test func partsStandBetweenTheirSegmentsDateAndItsExtinfAndTheEdgeFollowsTheLastEntry() throws {
+        let text = Self.playlist().render(control: Self.control, edge: Self.edge())
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.firstIndex(of: "#EXT-X-PART-INF:PART-TARGET=0.500000") == lines.firstIndex(of: "#EXT-X-TARGETDURATION:2").map { $0 + 1 })
+        let uri8 = try #require(lines.firstIndex(of: "000008.ts"))
+        #expect(lines[uri8 - 6].hasPrefix("#EXT-X-PROGRAM-DATE-TIME:"))
+        #expect(lines[(uri8 - 5)...(uri8 - 2)] == ArraySlice(Self.parts(of: 8).map { $0.render().dropLast() }.map(String.init)))
+        #expect(lines[uri8 - 1] == "#EXTINF:2.000000,")
+        #expect(!text.contains("000007.0.ts"), "older segments are listed without parts")
+        let tail = try #require(lines.firstIndex(of: "000009.ts"))
+        #expect(lines[(tail + 1)...] == [
+            "#EXT-X-PROGRAM-DATE-TIME:" + ProgramDateTime.format(Self.start.addingTimeInterval(20)),
+            "#EXT-X-PART:DURATION=0.500000,URI=\"000010.0.ts\",INDEPENDENT=YES",
+            "#EXT-X-PART:DURATION=0.500000,URI=\"000010.1.ts\"",
+            "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"000010.2.ts\"",
+            "#EXT-X-RENDITION-REPORT:URI=\"../360p/index.m3u8\",LAST-MSN=9,LAST-PART=1",
+        ])
+        // Without an edge, nothing changes.
+        #expect(Self.playlist().render(control: Self.control, edge: nil) == Self.playlist().render(control: Self.control))
+    }
+
+    @Test func theIncrementalTextIsTheFullRenderByteForByte() {
+        var live = LiveMediaPlaylist(Self.playlist(count: 8))
+        for i in 8..<10 { live.append(Self.segment(i)) }
+        #expect(live.text(control: Self.control, edge: Self.edge()) == Self.playlist().render(control: Self.control, edge: Self.edge()))
+        // A marker after the last entry stays before the open segment's parts.
+        live.appendTrailing(DateRange(id: "mark", classLabel: "com.example", startDate: Self.start.addingTimeInterval(19)))
+        #expect(live.text(control: Self.control, edge: Self.edge()) == live.playlist.render(control: Self.control, edge: Self.edge()))
+        // A playlist that does not start at 0, and an edge naming entries it does not list.
+        var shifted = Self.playlist()
+        shifted.mediaSequence = 100
+        var odd = Self.edge(sequenceOffset: 100)
+        odd.listedParts[3] = Self.parts(of: 3)
+        odd.listedParts[500] = Self.parts(of: 500)
+        let expected = LiveMediaPlaylist(shifted).text(control: Self.control, edge: odd)
+        #expect(expected.contains("000108.0.ts") && !expected.contains("000003.0.ts") && !expected.contains("000500.0.ts"))
+    }
+
+    @Test func everyFormReadsBackToTheSameValues() throws {
+        let text = Self.playlist().render(control: Self.control, edge: Self.edge())
+        let parsed = try MediaPlaylist.parseLive(text)
+        #expect(parsed.playlist == Self.playlist())
+        #expect(parsed.serverControl == Self.control)
+        #expect(parsed.edge == Self.edge())
+        let delta = try #require(Self.playlist().renderDelta(control: Self.control, skippingDateRanges: false, edge: Self.edge()))
+        #expect(delta.contains("#EXT-X-SKIP:SKIPPED-SEGMENTS=4\n"))
+        #expect(delta.contains("#EXT-X-PART-INF:PART-TARGET=0.500000\n"))
+        #expect(delta.hasSuffix(Self.edge().tail()), "the delta ends with the same edge as the full playlist")
+        #expect(delta.contains(Self.parts(of: 9)[3].render()))
+    }
+
+    @Test(arguments: [
+        "#EXT-X-PART:DURATION=0.5,URI=\"a.ts\"",                                        // parts without PART-INF
+        "#EXT-X-PART-INF:PART-TARGET=0\n",                                             // a target of nothing
+        "#EXT-X-PART-INF:PART-TARGET=nan\n",
+        "#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5\n",                 // no URI
+        "#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=1e300,URI=\"a.ts\"\n",  // a duration out of bounds
+        "#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5,URI=\"a.ts\",INDEPENDENT=MAYBE\n",
+        "#EXT-X-RENDITION-REPORT:URI=\"../a/index.m3u8\",LAST-MSN=-1\n",
+        "#EXT-X-RENDITION-REPORT:URI=\"../a/index.m3u8\",LAST-MSN=3,LAST-PART=99999999999999999999\n",
+        "#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=-1\n",
+        "#EXT-X-SERVER-CONTROL:HOLD-BACK=inf\n",
+    ])
+    func malformedLowLatencyTagsAreRefusedWithTheirLine(tag: String) {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + tag + "\n#EXTINF:2,\n000000.ts\n"
+        #expect(throws: PlaylistParseError.self) { try MediaPlaylist.parseLive(text) }
+    }
+
+    @Test func aPlaylistWithoutPartsHasNoEdgeAndAHintOfAnotherTypeIsLeftAlone() throws {
+        #expect(try MediaPlaylist.parseLive(Self.playlist().render(control: Self.control)).edge == nil)
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PART-INF:PART-TARGET=0.5\n#EXTINF:2,\n000000.ts\n#EXT-X-PRELOAD-HINT:TYPE=MAP,URI=\"init.mp4\"\n"
+        let edge = try #require(try MediaPlaylist.parseLive(text).edge)
+        #expect(edge.hint == nil && edge.openParts.isEmpty && edge.listedParts.isEmpty)
+    }
+}
