@@ -247,7 +247,7 @@ let testSupport: [Target] = [
 // MARK: - Tests
 let tests: [Target] = [
     // The pure cores' tests (unit phase).
-    .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], resources: [.copy("Golden")]),
+    .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist", "SidelineTesting"], resources: [.copy("Golden")]),
     .testTarget(name: "MPEGTSTests", dependencies: ["MPEGTS"]),
     .testTarget(name: "SidelineCoreTests", dependencies: ["SidelineCore"]),
     .testTarget(name: "SidelineConfigTests", dependencies: ["SidelineConfig", "SidelineCore"]),

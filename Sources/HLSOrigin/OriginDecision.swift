@@ -120,6 +120,10 @@ public enum OriginDecision: Equatable, Sendable {
             return .playlist(media.form(for: asked.skip), cache)
         case let .hold(sequence, seconds):
             return .hold(hold(sequence, seconds))
+        case let .holdForPart(sequence, _, seconds):
+            // The edge passed above lists no parts, so this is not asked for yet (issue 34 wires
+            // parts in); a wait for the whole segment answers any part of it.
+            return .hold(hold(sequence, seconds))
         case let .badRequest(reason):
             return .refuse(policy.refuse(.malformed(reason)))
         }

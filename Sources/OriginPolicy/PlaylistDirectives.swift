@@ -11,8 +11,8 @@ public struct PlaylistDirectives: Sendable, Equatable {
 
     /// `_HLS_msn`: hold the answer until the playlist lists this media sequence number.
     public var mediaSequence: Int?
-    /// `_HLS_part`: Sideline has no partial segments, so a part of segment N is ready when
-    /// segment N is listed; kept only to check that it comes with `_HLS_msn`.
+    /// `_HLS_part`: with `_HLS_msn`, hold the answer until the playlist lists this part of that
+    /// segment (Low-Latency HLS); where a stream lists no parts, until the segment is listed.
     public var part: Int?
     public var skip: Skip?
 
@@ -54,13 +54,36 @@ public struct PlaylistDirectives: Sendable, Equatable {
     }
 }
 
+/// How far one version of a media playlist has got, as blocking reload weighs it: its last
+/// listed segment and, where the stream lists parts (Low-Latency HLS), how many parts of the
+/// segment being made it lists.
+public struct PublishedEdge: Sendable, Equatable {
+    /// The media sequence number of the last entry (-1 while there is none).
+    public var lastSequence: Int
+    /// Parts listed of segment `lastSequence + 1`, the one being made.
+    public var partsOfNext: Int
+    /// How many parts each segment is cut into (`PartClock.partsPerSegment`); nil: no parts.
+    public var partsPerSegment: Int?
+
+    public init(lastSequence: Int, partsOfNext: Int = 0, partsPerSegment: Int? = nil) {
+        self.lastSequence = lastSequence
+        self.partsOfNext = partsOfNext
+        self.partsPerSegment = partsPerSegment
+    }
+}
+
 /// Blocking playlist reload (draft-pantos-hls-rfc8216bis §6.2.5.2) as a pure decision over the
-/// playlist version at hand: answer now, hold until a sequence number is listed, or refuse.
+/// playlist version at hand: answer now, hold until a sequence number (or one of its parts) is
+/// listed, or refuse.
 public enum BlockingReload: Sendable, Equatable {
     case answerNow
     /// Hold until the playlist lists `sequence`, for at most `seconds`; then answer with
     /// whatever is current (never a 503: every player measured here stops on one).
     case hold(sequence: Int, seconds: Double)
+    /// Hold until the playlist lists part `part` of segment `sequence` (or the whole segment),
+    /// for at most `seconds`; then 503, as the draft says. Only players that ask for parts ask
+    /// this (hls.js in low-latency mode), and they reload on a 503.
+    case holdForPart(sequence: Int, part: Int, seconds: Double)
     case badRequest(String)
 
     /// How long a held request waits at most, in target durations: the draft's suggested
@@ -70,12 +93,27 @@ public enum BlockingReload: Sendable, Equatable {
     /// `lastSequence`: the media sequence number of the playlist version's last entry (-1 while
     /// there is none); `complete`: ended or VOD, so it never changes again.
     public static func decide(_ directives: PlaylistDirectives, lastSequence: Int, complete: Bool, targetDuration: Int, offered: Bool) -> BlockingReload {
+        decide(directives, edge: PublishedEdge(lastSequence: lastSequence), complete: complete, targetDuration: targetDuration, offered: offered)
+    }
+
+    /// The decision at part granularity. `_HLS_msn` alone waits for the whole segment; with
+    /// `_HLS_part`, for that part of it, which a listed segment holds whole. Refused (400): a
+    /// segment more than two past the last listed, as the draft says, and a part past the last
+    /// a segment is cut into (the client has the wrong playlist).
+    public static func decide(_ directives: PlaylistDirectives, edge: PublishedEdge, complete: Bool, targetDuration: Int, offered: Bool) -> BlockingReload {
         guard let wanted = directives.mediaSequence, offered, !complete else { return .answerNow }
-        if wanted <= lastSequence { return .answerNow }
         // "more than two past the last segment": the client has the wrong playlist or clock.
-        if wanted > lastSequence + 2 {
-            return .badRequest("_HLS_msn=\(wanted) is more than two segments past the last one listed (\(lastSequence))")
+        if wanted > edge.lastSequence + 2 {
+            return .badRequest("_HLS_msn=\(wanted) is more than two segments past the last one listed (\(edge.lastSequence))")
         }
-        return .hold(sequence: wanted, seconds: holdFactor * Double(max(targetDuration, 1)))
+        let seconds = holdFactor * Double(max(targetDuration, 1))
+        guard let part = directives.part, let partsPerSegment = edge.partsPerSegment else {
+            return wanted <= edge.lastSequence ? .answerNow : .hold(sequence: wanted, seconds: seconds)
+        }
+        if part >= partsPerSegment {
+            return .badRequest("_HLS_part=\(part) is past the last part of a segment (parts 0-\(partsPerSegment - 1))")
+        }
+        if wanted <= edge.lastSequence || (wanted == edge.lastSequence + 1 && part < edge.partsOfNext) { return .answerNow }
+        return .holdForPart(sequence: wanted, part: part, seconds: seconds)
     }
 }

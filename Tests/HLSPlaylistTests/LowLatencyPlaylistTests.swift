@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import SidelineTesting
 import Testing
 
 /// Low-Latency HLS's tags (draft-pantos-hls-rfc8216bis §4.4.3.7, §4.4.4.9, §4.4.5.3, §4.4.5.4)
@@ -113,5 +114,63 @@ import Testing
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PART-INF:PART-TARGET=0.5\n#EXTINF:2,\n000000.ts\n#EXT-X-PRELOAD-HINT:TYPE=MAP,URI=\"init.mp4\"\n"
         let edge = try #require(try MediaPlaylist.parseLive(text).edge)
         #expect(edge.hint == nil && edge.openParts.isEmpty && edge.listedParts.isEmpty)
+    }
+}
+
+/// The validator the tests hold every live low-latency playlist to: a playlist Sideline's
+/// renderer makes passes, and each rule, broken on its own, is named.
+@Suite struct LowLatencyPlaylistRulesTests {
+    typealias Make = LowLatencyPlaylistTests
+
+    static func text(control: ServerControl = Make.control, edit: (inout LowLatencyEdge) -> Void = { _ in }) -> String {
+        var edge = Make.edge()
+        edit(&edge)
+        return Make.playlist().render(control: control, edge: edge)
+    }
+
+    @Test func aRenderedEdgePasses() {
+        #expect(LowLatencyPlaylistRules.violations(of: Self.text(), renditions: ["../360p/index.m3u8"]) == [])
+    }
+
+    struct Broken: Sendable, CustomTestStringConvertible {
+        let name: String
+        let expected: String
+        let edit: @Sendable (inout LowLatencyEdge) -> Void
+        var testDescription: String { name }
+    }
+
+    static let broken: [Broken] = [
+        Broken(name: "a part longer than PART-TARGET", expected: "longer than PART-TARGET") { $0.openParts[1].duration = 0.6 },
+        Broken(name: "a short part that is not a segment's last", expected: "less than 85%") {
+            $0.openParts[1].duration = 0.3
+            $0.openParts.append(PartialSegment(uri: "000010.2.ts", duration: 0.5))
+            $0.hint = PreloadHint(uri: "000010.3.ts")
+        },
+        Broken(name: "INDEPENDENT on a part that does not start its segment", expected: "does not start") { $0.listedParts[8]?[2].independent = true },
+        Broken(name: "a segment's first part not INDEPENDENT", expected: "is not INDEPENDENT=YES") { $0.openParts[0].independent = false },
+        Broken(name: "parts that do not add up to their segment", expected: "its EXTINF") { _ = $0.listedParts[8]?.removeLast() },
+        Broken(name: "no preload hint", expected: "EXT-X-PRELOAD-HINT") { $0.hint = nil },
+        Broken(name: "a hint naming a listed part", expected: "already listed") { $0.hint = PreloadHint(uri: "000010.1.ts") },
+        Broken(name: "no report for another rendition", expected: "no EXT-X-RENDITION-REPORT") { $0.reports = [] },
+        Broken(name: "a report without LAST-PART", expected: "no LAST-PART") { $0.reports[0].lastPart = nil },
+        Broken(name: "open parts without a date", expected: "no EXT-X-PROGRAM-DATE-TIME") { $0.openProgramDateTime = nil },
+    ]
+
+    @Test(arguments: broken)
+    func eachBrokenRuleIsNamed(rule: Broken) {
+        let found = LowLatencyPlaylistRules.violations(of: Self.text(edit: rule.edit), renditions: ["../360p/index.m3u8"])
+        #expect(found.count == 1 && found.first?.contains(rule.expected) == true, "\(rule.name): \(found)")
+    }
+
+    @Test func theServerControlsRulesAreNamed() {
+        let noHoldBack = ServerControl(canSkipUntil: 12, canBlockReload: true)
+        #expect(LowLatencyPlaylistRules.violations(of: Self.text(control: noHoldBack)) == ["EXT-X-SERVER-CONTROL lacks PART-HOLD-BACK, which parts require"])
+        let short = ServerControl(canBlockReload: true, holdBack: 4, partHoldBack: 1.0)
+        #expect(LowLatencyPlaylistRules.violations(of: Self.text(control: short)) == [
+            "PART-HOLD-BACK 1.0 is less than three PART-TARGETs (1.5)", "HOLD-BACK 4.0 is less than three target durations (6)",
+        ])
+        let noBlocking = ServerControl(partHoldBack: 1.5)
+        #expect(LowLatencyPlaylistRules.violations(of: Self.text(control: noBlocking)) == ["EXT-X-SERVER-CONTROL lacks CAN-BLOCK-RELOAD=YES, which parts require"])
+        #expect(LowLatencyPlaylistRules.violations(of: Make.playlist().render(control: Make.control)) == ["no EXT-X-PART-INF: the playlist lists no parts"])
     }
 }

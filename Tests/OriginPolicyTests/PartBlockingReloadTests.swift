@@ -1,0 +1,59 @@
+import OriginPolicy
+import Testing
+
+/// Blocking reload at part granularity (draft-pantos-hls-rfc8216bis §6.2.5.2): rows of
+/// directives against a playlist's published edge. Segment 10 is the last listed; two parts of
+/// segment 11 are listed; segments are cut into four parts; the target duration is 2 s.
+@Suite struct PartBlockingReloadTests {
+    static let edge = PublishedEdge(lastSequence: 10, partsOfNext: 2, partsPerSegment: 4)
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var msn: Int?
+        var part: Int?
+        var edge = PartBlockingReloadTests.edge
+        var complete = false
+        var offered = true
+        var decision: BlockingReload
+        var testDescription: String { name }
+    }
+
+    static let rows: [Row] = [
+        Row(name: "no directive: now", msn: nil, part: nil, decision: .answerNow),
+        Row(name: "a listed segment: now", msn: 10, part: nil, decision: .answerNow),
+        Row(name: "the segment being made, whole: held as before parts", msn: 11, part: nil, decision: .hold(sequence: 11, seconds: 6)),
+        Row(name: "a listed part of the segment being made: now", msn: 11, part: 1, decision: .answerNow),
+        Row(name: "the next part of the segment being made: held for it", msn: 11, part: 2, decision: .holdForPart(sequence: 11, part: 2, seconds: 6)),
+        Row(name: "the last part a segment has: held for it", msn: 11, part: 3, decision: .holdForPart(sequence: 11, part: 3, seconds: 6)),
+        Row(name: "any part of a listed segment: now (the segment holds it whole)", msn: 9, part: 3, decision: .answerNow),
+        Row(name: "the first part of the segment after next: held", msn: 12, part: 0, decision: .holdForPart(sequence: 12, part: 0, seconds: 6)),
+        Row(name: "two past the last listed is the draft's limit", msn: 12, part: nil, decision: .hold(sequence: 12, seconds: 6)),
+        Row(name: "three past the last listed: 400", msn: 13, part: 0,
+            decision: .badRequest("_HLS_msn=13 is more than two segments past the last one listed (10)")),
+        Row(name: "a part past the last a segment is cut into: 400", msn: 11, part: 4,
+            decision: .badRequest("_HLS_part=4 is past the last part of a segment (parts 0-3)")),
+        Row(name: "a part past the last, of a listed segment: still 400", msn: 9, part: 99,
+            decision: .badRequest("_HLS_part=99 is past the last part of a segment (parts 0-3)")),
+        Row(name: "a stream without parts: a part waits for its segment", msn: 11, part: 2, edge: PublishedEdge(lastSequence: 10),
+            decision: .hold(sequence: 11, seconds: 6)),
+        Row(name: "a stream without parts: any part of a listed segment now", msn: 10, part: 7, edge: PublishedEdge(lastSequence: 10), decision: .answerNow),
+        Row(name: "an ended playlist never holds", msn: 11, part: 2, complete: true, decision: .answerNow),
+        Row(name: "blocking reload not offered: now", msn: 11, part: 2, offered: false, decision: .answerNow),
+        Row(name: "nothing listed yet: the first part of the first segment is held", msn: 0, part: 0, edge: PublishedEdge(lastSequence: -1, partsPerSegment: 4),
+            decision: .holdForPart(sequence: 0, part: 0, seconds: 6)),
+    ]
+
+    @Test(arguments: rows)
+    func decision(row: Row) {
+        let directives = PlaylistDirectives(mediaSequence: row.msn, part: row.part)
+        #expect(BlockingReload.decide(directives, edge: row.edge, complete: row.complete, targetDuration: 2, offered: row.offered) == row.decision)
+    }
+
+    @Test func withoutPartsTheDecisionIsTheSegmentOneAsBefore() {
+        for msn in [8, 10, 11, 12, 13] {
+            let directives = PlaylistDirectives(mediaSequence: msn, part: 1)
+            #expect(BlockingReload.decide(directives, lastSequence: 10, complete: false, targetDuration: 2, offered: true)
+                == BlockingReload.decide(directives, edge: PublishedEdge(lastSequence: 10), complete: false, targetDuration: 2, offered: true))
+        }
+    }
+}
