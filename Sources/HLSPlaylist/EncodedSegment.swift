@@ -34,3 +34,28 @@ public struct EncodedSegment: Sendable {
         self.file = file
     }
 }
+
+/// One part of a segment being made (Low-Latency HLS), handed on as soon as it is muxed: MPEG-TS
+/// beginning with PAT and PMT. A segment's bytes are exactly its parts' bytes one after another.
+public struct EncodedPart: Sendable, Equatable {
+    /// The segment it is part of (`EncodedSegment.index`).
+    public var segment: Int
+    /// Its place in the segment, from 0.
+    public var index: Int
+    /// Seconds, from its first video PTS to the next part's.
+    public var duration: Double
+    /// Output-timeline PTS of its first video frame, in seconds.
+    public var startTime: Double
+    public var bytes: [UInt8]
+    /// Starts with the segment's IDR (the first part of every segment, and only it).
+    public var independent: Bool
+
+    public init(segment: Int, index: Int, duration: Double, startTime: Double, bytes: [UInt8], independent: Bool) {
+        self.segment = segment
+        self.index = index
+        self.duration = duration
+        self.startTime = startTime
+        self.bytes = bytes
+        self.independent = independent
+    }
+}

@@ -12,6 +12,11 @@ import PipelineCore
 /// Packets are interleaved here rather than by libavformat: audio waits in `pendingAudio`
 /// until the video reaches its time, so each segment holds the audio of its own media span
 /// even though the video encoder runs frames behind the audio.
+///
+/// With a `PartClock` (Low-Latency HLS), each part is cut the same way a segment is: at the
+/// first frame of each part the muxer is flushed into the part's own buffer and the next part
+/// starts with PAT and PMT; the part is handed on at once, and the segment is its parts'
+/// bytes one after another, so nothing is muxed or stored twice.
 final class SegmentMuxer {
     /// Added to every output timestamp, so B-frame DTS never goes negative. The muxer adds its
     /// own PCR lead on top (`muxDelayMicroseconds`, the ffmpeg CLI's default): output time 0
@@ -26,6 +31,13 @@ final class SegmentMuxer {
     private let audioTimeBase: AVRational
     private var pendingAudio: [OwnedPacket] = []
     private var open: (index: Int, startPTS: Int64, captured: Date, keyframeRanges: [Range<Int>])?
+    /// The part being written (with parts): its index in the segment, where it starts in the
+    /// segment's bytes and on the timeline, and whether it starts with the segment's IDR.
+    private var openPart: (index: Int, offset: Int, startPTS: Int64, independent: Bool)?
+    /// The open segment's bytes so far: its closed parts, one after another.
+    private var segmentBytes: [UInt8] = []
+    private let parts: PartClock?
+    private let emitPart: ((EncodedPart) -> Void)?
     private var lastVideoPTS: Int64 = 0
     /// The last video DTS written, in the stream's time base (see `write`).
     private var lastVideoDTS: Int64?
@@ -33,9 +45,14 @@ final class SegmentMuxer {
     private let emit: (EncodedSegment) -> Void
     private let clock: SegmentClock
 
-    init(video: VideoEncoder, audio: AudioEncoder?, clock: SegmentClock, emit: @escaping (EncodedSegment) -> Void) throws(FFmpegError) {
+    /// `parts` and `emitPart`: cut each segment into parts on that clock and hand each on as it
+    /// closes; nil: whole segments only.
+    init(video: VideoEncoder, audio: AudioEncoder?, clock: SegmentClock, parts: PartClock? = nil, emitPart: ((EncodedPart) -> Void)? = nil,
+         emit: @escaping (EncodedSegment) -> Void) throws(FFmpegError) {
         self.emit = emit
         self.clock = clock
+        self.parts = parts
+        self.emitPart = parts == nil ? nil : emitPart
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_alloc_output_context2(&ctx, nil, "mpegts", nil), "avformat_alloc_output_context2(mpegts)")
         context = ctx
@@ -87,6 +104,11 @@ final class SegmentMuxer {
             try writeAudio(before: pts90k)
             try closeSegment(endPTS: pts90k)
             try startSegment(index: clock.segment(ofFrame: packet.pointee.pts), pts90k: pts90k, captured: captured ?? Date())
+        } else if let parts, open != nil, !clock.startsSegment(frame: packet.pointee.pts), parts.startsPart(frame: packet.pointee.pts) {
+            // (A segment's first frame that is not a keyframe continues the segment, and its part.)
+            try writeAudio(before: pts90k)
+            try closePart(endPTS: pts90k)
+            try startPart(index: parts.position(ofFrame: packet.pointee.pts).part, pts90k: pts90k, independent: false)
         } else {
             try writeAudio(before: rescale90k(packet.pointee.dts, videoTimeBase) + 1)
         }
@@ -96,8 +118,10 @@ final class SegmentMuxer {
         let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
         try write(packet, stream: videoStream, from: videoTimeBase)
         // The TS muxer writes video PES packets at once (only audio is buffered), so the
-        // position after the write is the end of this frame's TS packets.
-        if isKeyframe { open!.keyframeRanges.append(before..<Int(avio_tell(ctx.pointee.pb))) }
+        // position after the write is the end of this frame's TS packets. Offsets in the
+        // segment: the part's own offset plus the position in its buffer.
+        let base = openPart?.offset ?? 0
+        if isKeyframe { open!.keyframeRanges.append((base + before)..<(base + Int(avio_tell(ctx.pointee.pb)))) }
     }
 
     /// Writes what is left and emits the last (possibly shorter) segment.
@@ -108,24 +132,43 @@ final class SegmentMuxer {
     }
 
     private func startSegment(index: Int, pts90k: Int64, captured: Date) throws(FFmpegError) {
-        guard let ctx = context else { return }
-        if ctx.pointee.pb == nil { try check(avio_open_dyn_buf(&ctx.pointee.pb), "avio_open_dyn_buf") }
-        // Every segment must begin with PAT and PMT so it decodes on its own.
-        av_opt_set(ctx.pointee.priv_data, "mpegts_flags", "+resend_headers", 0)
         open = (index, pts90k, captured, [])
+        segmentBytes = []
+        try startPart(index: 0, pts90k: pts90k, independent: true)
     }
 
-    private func closeSegment(endPTS: Int64) throws(FFmpegError) {
-        guard let segment = open, let ctx = context else { return }
+    /// A new buffer for what comes next (a segment's first part, or the whole segment without
+    /// parts), beginning with PAT and PMT so it decodes on its own.
+    private func startPart(index: Int, pts90k: Int64, independent: Bool) throws(FFmpegError) {
+        guard let ctx = context else { return }
+        if ctx.pointee.pb == nil { try check(avio_open_dyn_buf(&ctx.pointee.pb), "avio_open_dyn_buf") }
+        av_opt_set(ctx.pointee.priv_data, "mpegts_flags", "+resend_headers", 0)
+        openPart = (index, segmentBytes.count, pts90k, independent)
+    }
+
+    /// Flushes the muxer into the open buffer and takes its bytes, PAT then PMT first
+    /// (libavformat writes the SDT before them); with parts, hands the part on.
+    private func closePart(endPTS: Int64) throws(FFmpegError) {
+        guard let part = openPart, let segment = open, let ctx = context, ctx.pointee.pb != nil else { return }
         try check(av_write_frame(ctx, nil), "av_write_frame(flush)")
         avio_flush(ctx.pointee.pb)
         var buffer: UnsafeMutablePointer<UInt8>?
         let size = avio_close_dyn_buf(ctx.pointee.pb, &buffer)
         ctx.pointee.pb = nil
         defer { av_free(buffer) }
-        // PAT, then PMT, first: libavformat writes the SDT before them.
         let bytes = TransportStreamHeaders.patFirst(buffer.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? [])
+        openPart = nil
+        segmentBytes += bytes
+        emitPart?(EncodedPart(segment: segment.index, index: part.index, duration: Double(endPTS - part.startPTS) / 90_000,
+                              startTime: Double(part.startPTS) / 90_000, bytes: bytes, independent: part.independent))
+    }
+
+    private func closeSegment(endPTS: Int64) throws(FFmpegError) {
+        guard let segment = open else { return }
+        try closePart(endPTS: endPTS)
         open = nil
+        let bytes = segmentBytes
+        segmentBytes = []
         emit(EncodedSegment(
             index: segment.index,
             duration: Double(endPTS - segment.startPTS) / 90_000,

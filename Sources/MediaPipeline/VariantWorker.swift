@@ -28,6 +28,8 @@ final class VariantWorker {
     let spec: Rung
     let queue: BoundedQueue<VariantMessage>
     private let clock: SegmentClock
+    /// Where parts fall (Low-Latency HLS); nil: whole segments only.
+    private let parts: PartClock?
     private let scaler: VideoScaler
     private let audio: AudioEncoder?
     private var encoder: VideoEncoder
@@ -68,12 +70,13 @@ final class VariantWorker {
 
     /// `queueCapacity`: frames the variant may fall behind before the input leaves frames out
     /// for it; `live`: whether effort follows the machine (see `EffortSettings`).
-    init(spec: Rung, clock: SegmentClock, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
+    init(spec: Rung, clock: SegmentClock, parts: PartClock? = nil, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
          live: Bool = false, now: @escaping @Sendable () -> Double = MonotonicClock.seconds,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
          onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) {
         self.spec = spec
         self.clock = clock
+        self.parts = parts
         self.queue = BoundedQueue(capacity: queueCapacity)
         self.scaler = VideoScaler(width: spec.width, height: spec.height)
         self.audio = audio
@@ -88,19 +91,19 @@ final class VariantWorker {
         self.effort = EffortState(rule: settings.rule, costs: costs, frameRate: clock.frameRate.value, startingStep: adapts ? settings.startingStep : 0)
         self.threads = settings.threadsPerRung
         self.now = now
-        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, step: steps[effort.step], threads: settings.threadsPerRung, audio: audio,
+        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, parts: parts, step: steps[effort.step], threads: settings.threadsPerRung, audio: audio,
                                                 onEvent: onEvent, onEncoded: onEncoded)
     }
 
     /// A new encoder and muxer for this variant. The muxer starts its first segment at the
     /// first IDR it is given, so a replacement joins the output timeline at a segment boundary.
-    private static func makeEncoder(spec: Rung, clock: SegmentClock, step: EffortStep, threads: Int, audio: AudioEncoder?,
+    private static func makeEncoder(spec: Rung, clock: SegmentClock, parts: PartClock?, step: EffortStep, threads: Int, audio: AudioEncoder?,
                                     onEvent: @escaping @Sendable (PipelineEvent) -> Void,
                                     onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) -> (VideoEncoder, SegmentMuxer) {
         let encoder = try VideoEncoder(spec: spec, clock: clock, step: step, threads: threads)
         let name = spec.name
         do {
-            let muxer = try SegmentMuxer(video: encoder, audio: audio, clock: clock) { segment in
+            let muxer = try SegmentMuxer(video: encoder, audio: audio, clock: clock, parts: parts, emitPart: { onEvent(.part(variant: name, $0)) }) { segment in
                 onEncoded(segment.startTime + segment.duration, segment.bytes.count)
                 onEvent(.segment(variant: name, segment))
             }
@@ -196,7 +199,7 @@ final class VariantWorker {
 
     private func rebuildEncoder() throws {
         if drills?.isVariantHeldDown(spec.name) == true { throw DrillFailure(variant: spec.name) }
-        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, step: steps[effort.step], threads: threads, audio: audio,
+        (encoder, muxer) = try Self.makeEncoder(spec: spec, clock: clock, parts: parts, step: steps[effort.step], threads: threads, audio: audio,
                                                 onEvent: onEvent, onEncoded: onEncoded)
         captureTimes = [:]
         reportedFormat = false

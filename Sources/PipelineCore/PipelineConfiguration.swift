@@ -23,6 +23,9 @@ public struct PipelineConfiguration: Sendable {
     public var audioInputOptions: [String: String] = [:]
     public var frameRate: FrameRate
     public var segmentDuration: Double
+    /// Low-Latency HLS: each segment is also handed on in parts of this many seconds
+    /// (`PartClock`); nil: whole segments only.
+    public var partDuration: Double?
     public var variants: [Rung]
     public var audio: AudioSpec
     /// Effort steps, threads per rung (see `EffortSettings`).
@@ -50,6 +53,12 @@ public struct PipelineConfiguration: Sendable {
     }
 
     public var clock: SegmentClock { SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration) }
+
+    /// Where parts fall, when there are parts.
+    public var partClock: PartClock? {
+        guard let partDuration, partDuration > 0, partDuration <= segmentDuration else { return nil }
+        return PartClock(segments: clock, partDuration: partDuration)
+    }
 }
 
 /// How hard each rung's encoder works on a live input (`EncoderEffort`): the step it starts at,

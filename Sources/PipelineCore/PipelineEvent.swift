@@ -8,6 +8,9 @@ public enum PipelineEvent: Sendable {
     case variantFormat(variant: String, VariantFormat)
     /// A finished segment of one variant.
     case segment(variant: String, EncodedSegment)
+    /// A finished part of a segment being made (with `PipelineConfiguration.partDuration`),
+    /// before the segment it is part of.
+    case part(variant: String, EncodedPart)
     /// One variant's encoder failed; the others go on.
     case variantFailed(variant: String, reason: String)
     /// The input failed while reading. The pipeline flushes what it has and finishes.

@@ -71,6 +71,8 @@ public final class PushSession: Sendable {
             logger.error("a rung's encoder failed; the server fills its slots until it recovers", metadata: ["variant": "\(variant)", "reason": "\(reason)"])
         case .effort:
             break // the pipeline logs every change itself
+        case .part:
+            break // a pushed stream sends whole segments (its configuration asks for no parts)
         case let .inputLost(reason, _, first):
             logger.error("input lost; the slate is pushed while reconnecting", metadata: ["reason": "\(reason)", "first-slate-segment": "\(first)"])
         case let .inputRestored(_, first):

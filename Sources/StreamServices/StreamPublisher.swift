@@ -150,6 +150,10 @@ public final class StreamPublisher: Sendable {
             writer.noteFormat(format, of: variant)
         case let .segment(variant, segment):
             publish(segment, of: variant)
+        case .part:
+            // Parts are cut only when the pipeline's configuration asks (`partDuration`), which
+            // `sideline serve` does not yet: the origin does not list parts (issue 34).
+            break
         case let .variantFailed(variant, reason):
             let fill = stream.onVariantFailure
             logger.error("variant failed; its slots are filled until it recovers", metadata: [

@@ -10,6 +10,8 @@ import TestSupport
 final class PipelineRun: Sendable {
     struct Outcome: Sendable {
         var segments: [String: [EncodedSegment]] = [:]
+        /// Each variant's parts, in the order they came (with `partDuration`).
+        var parts: [String: [EncodedPart]] = [:]
         var formats: [String: VariantFormat] = [:]
         var failures: [String] = []
         var endOfStream: Bool?
@@ -61,6 +63,7 @@ final class PipelineRun: Sendable {
                     if stopOnInputLoss { stop = true }
                 case let .inputRestored(_, firstLiveSegment): o.outages.append("restored \(firstLiveSegment)")
                 case let .effort(variant, report): o.efforts[variant, default: []].append(report)
+                case let .part(variant, part): o.parts[variant, default: []].append(part)
                 }
             }
             if let stopWhen, outcome.withLock({ stopWhen($0) }) { stop = true }

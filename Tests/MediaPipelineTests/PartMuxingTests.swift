@@ -1,0 +1,49 @@
+import Foundation
+import HLSPlaylist
+@testable import MediaPipeline
+import Testing
+import TestSupport
+
+/// Low-Latency HLS parts from the real muxer (issue 34, item 2): each part is MPEG-TS that
+/// begins with PAT then PMT, a segment is exactly its parts one after another, the parts fall
+/// on the part clock, only a segment's first part holds its IDR, and ffmpeg reads a part and a
+/// segment made of parts without an error.
+@Suite struct PartMuxingTests {
+    @Test func aSegmentIsItsPartsOneAfterAnotherAndEachPartStartsWithTheTables() async throws {
+        var configuration = PipelineRun.configuration(input: Repository.sample, variants: [StandInTests.spec])
+        configuration.partDuration = 0.5
+        let clock = try #require(configuration.partClock)
+        let outcome = try await PipelineRun.run(configuration, stopAfterSegments: 4)
+        let segments = try #require(outcome.segments["180p"])
+        let parts = try #require(outcome.parts["180p"])
+        #expect(segments.count >= 3)
+        for segment in segments {
+            let own = parts.filter { $0.segment == segment.index }
+            // The last segment is cut short where the run stopped: fewer parts, in order.
+            let expected = segment.index == segments.last?.index ? Array(0..<max(own.count, 1)) : Array(0..<clock.partsPerSegment)
+            #expect(own.map(\.index) == expected, "segment \(segment.index) has parts \(own.map(\.index))")
+            #expect(own.flatMap(\.bytes) == segment.bytes, "segment \(segment.index) is its parts' bytes one after another")
+            #expect(abs(own.reduce(0) { $0 + $1.duration } - segment.duration) < 1e-6)
+            #expect(own.map(\.independent) == [true] + Array(repeating: false, count: own.count - 1))
+            // The segment's IDR lies in its first part.
+            let keyframe = try #require(segment.keyframeRanges.first)
+            #expect(keyframe.upperBound <= own[0].bytes.count, "the IDR (\(keyframe)) is in the first part (\(own[0].bytes.count) bytes)")
+            for part in own {
+                let pids = EncodedSegmentHeadersTests.pids(Array(part.bytes.prefix(2 * 188)))
+                #expect(pids == [0, 0x1000], "part \(segment.index).\(part.index) starts with \(pids)")
+                #expect(part.duration <= clock.partTarget + 1e-6, "part \(segment.index).\(part.index) lasts \(part.duration) s, PART-TARGET \(clock.partTarget)")
+                #expect(abs(part.startTime - segment.startTime - Double(clock.firstFrame(ofPart: part.index, inSegment: segment.index)
+                    - clock.firstFrame(ofPart: 0, inSegment: segment.index)) / 30) < 1e-6, "part \(segment.index).\(part.index) starts on the part clock")
+            }
+        }
+        // Parts come before the segment they are part of.
+        let directory = try makeTemporaryDirectory("parts")
+        let second = try #require(parts.first { $0.segment == segments[1].index && $0.index == 2 })
+        let partFile = "\(directory)/part.ts"
+        try Data(second.bytes).write(to: URL(fileURLWithPath: partFile))
+        let files = try PipelineRun.write(segments, to: directory)
+        #expect(try await Command.run("ffmpeg", ["-v", "error", "-i", files[1], "-f", "null", "-"]).status == 0)
+        let probe = try await Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", partFile])
+        #expect(probe.status == 0 && probe.stdout.contains("video"), "a part on its own is read as MPEG-TS with its video stream: \(probe.stdout)")
+    }
+}
