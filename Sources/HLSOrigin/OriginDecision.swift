@@ -84,6 +84,8 @@ public enum OriginDecision: Equatable, Sendable {
             facts.resource = .iFramePlaylist
         case .segment:
             facts.resource = .segment(file != nil ? .listed : found?.gap == true ? .gap : .unlisted)
+        case .part:
+            facts.resource = .segment(.unlisted)
         }
         facts.playlistAvailable = bytes != nil || media != nil
         switch policy.decide(facts) {

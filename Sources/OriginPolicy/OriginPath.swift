@@ -8,6 +8,23 @@ public enum OriginPath: Equatable, Sendable {
     case mediaPlaylist(stream: String, variant: String)
     case iFramePlaylist(stream: String, variant: String)
     case segment(stream: String, variant: String, name: String)
+    /// A part of a segment (Low-Latency HLS): `parts/<segment's name without .ts>.<index>.ts`
+    /// under the variant. In a folder of its own so that no segment name, a pushed one
+    /// included, can be a part's name.
+    case part(stream: String, variant: String, segment: String, index: Int)
+
+    /// The folder of parts under a variant, and the relative URI a playlist lists a part by.
+    public static let partsFolder = "parts"
+
+    /// The URI of part `index` of the segment named `segment` (`000123.ts`), relative to the
+    /// variant's media playlist.
+    public static func partURI(segment: String, index: Int) -> String {
+        let stem = segment.utf8.count > 3 && segment.hasSuffix(".ts") ? String(segment.dropLast(3)) : segment
+        return "\(partsFolder)/\(stem).\(index).ts"
+    }
+
+    /// The most parts a segment can have (a part index has at most three digits).
+    public static let largestPartIndex = 999
 
     public enum Rejection: Error, Equatable, Sendable {
         /// Well formed, but no resource can have this path (404).
@@ -18,7 +35,7 @@ public enum OriginPath: Equatable, Sendable {
 
     public var stream: String {
         switch self {
-        case let .master(s), let .mediaPlaylist(s, _), let .iFramePlaylist(s, _), let .segment(s, _, _): s
+        case let .master(s), let .mediaPlaylist(s, _), let .iFramePlaylist(s, _), let .segment(s, _, _), let .part(s, _, _, _): s
         }
     }
 
@@ -26,7 +43,7 @@ public enum OriginPath: Equatable, Sendable {
     public var variant: String? {
         switch self {
         case .master: nil
-        case let .mediaPlaylist(_, v), let .iFramePlaylist(_, v), let .segment(_, v, _): v
+        case let .mediaPlaylist(_, v), let .iFramePlaylist(_, v), let .segment(_, v, _), let .part(_, v, _, _): v
         }
     }
 
@@ -55,9 +72,25 @@ public enum OriginPath: Equatable, Sendable {
             return .success(.iFramePlaylist(stream: names[0], variant: names[1]))
         case 3 where names[2].utf8.count > 3 && names[2].utf8.suffix(3).elementsEqual(".ts".utf8):
             return .success(.segment(stream: names[0], variant: names[1], name: names[2]))
+        case 4 where names[2] == partsFolder:
+            guard let (segment, index) = partName(names[3]) else { return .failure(.notFound) }
+            return .success(.part(stream: names[0], variant: names[1], segment: segment, index: index))
         default:
             return .failure(.notFound)
         }
+    }
+
+    /// `<stem>.<index>.ts` as the segment `<stem>.ts` and the index (0 to 999, no leading
+    /// zero); nil for any other name.
+    static func partName(_ name: String) -> (segment: String, index: Int)? {
+        let utf8 = Array(name.utf8)
+        guard utf8.count > 5, utf8.suffix(3).elementsEqual(".ts".utf8) else { return nil }
+        let body = utf8.dropLast(3)
+        guard let dot = body.lastIndex(of: UInt8(ascii: ".")), dot > body.startIndex else { return nil }
+        let digits = body[(dot + 1)...]
+        guard (1...3).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), digits.count == 1 || digits.first != 0x30 else { return nil }
+        let index = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return (String(decoding: body[..<dot], as: UTF8.self) + ".ts", index)
     }
 
     static func isPlainName(_ name: String) -> Bool {

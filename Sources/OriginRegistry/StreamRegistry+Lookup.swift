@@ -60,6 +60,10 @@ extension StreamRegistry {
             case let .segment(_, _, name):
                 file = variant?.segments[name]
                 gap = file == nil && variant?.gaps.contains(name) == true
+            case .part:
+                // No stream lists parts yet (issue 34): a part is answered as a segment that is
+                // not listed.
+                break
             }
             return ResourceLookup(phase: stream.phase, targetDuration: stream.targetDuration, isLive: stream.isLive, variantExists: variant != nil,
                                   lastPublished: variant?.status.lastPublished, master: master, variantOrder: order, media: media, file: file, gap: gap)

@@ -52,6 +52,7 @@ import Testing
         ("/live/main/../../etc/passwd", 404),        // escape attempt
         ("/nothing/here", 404),
         ("/live/main/720p/%00.ts", 400),             // malformed
+        ("/live/main/720p/parts/000000.0.ts", 404),  // a part: no stream lists parts yet
     ])
     func refusals(path: String, status: Int) {
         guard case let .refuse(refusal) = decide(path, registry()) else {

@@ -133,6 +133,9 @@ import Testing
         #expect(status(VODDecision.decide(path: "/vod/nope/master.m3u8", query: nil, registry: registry)) == 404)
         #expect(status(VODDecision.decide(path: "/vod/main/1080p/index.m3u8", query: nil, registry: registry)) == 404)
         #expect(status(VODDecision.decide(path: "/vod/main/720p/000009.ts", query: nil, registry: registry)) == 404)
+        // A recording lists whole segments: a part path is no VOD resource (it would otherwise
+        // fall through to the variant's VOD playlist).
+        #expect(status(VODDecision.decide(path: "/vod/main/720p/parts/000000.0.ts", query: nil, registry: registry)) == 404)
         #expect(status(VODDecision.decide(path: "/vod/../etc/passwd", query: nil, registry: registry)) == 404)
         let backwards = VODDecision.decide(path: "/vod/main/720p/index.m3u8", query: "start=4&end=2", registry: registry)
         #expect(status(backwards) == 400)

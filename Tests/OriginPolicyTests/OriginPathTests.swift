@@ -10,9 +10,23 @@ import Testing
         ("/live/main/720p/000042.ts?_HLS_msn=3", .segment(stream: "main", variant: "720p", name: "000042.ts")),
         ("/live/cam-2_north/720p/index.m3u8", .mediaPlaylist(stream: "cam-2_north", variant: "720p")),
         ("/live/m%61in/master.m3u8", .master(stream: "main")),
+        ("/live/main/720p/parts/000042.0.ts", .part(stream: "main", variant: "720p", segment: "000042.ts", index: 0)),
+        ("/live/main/720p/parts/000042.13.ts?_HLS_msn=3", .part(stream: "main", variant: "720p", segment: "000042.ts", index: 13)),
+        ("/live/main/720p/parts/cam.b-7.999.ts", .part(stream: "main", variant: "720p", segment: "cam.b-7.ts", index: 999)),
+        // A segment named like a part is a segment: parts are only ever under parts/.
+        ("/live/main/720p/000042.1.ts", .segment(stream: "main", variant: "720p", name: "000042.1.ts")),
     ])
     func resourcesParse(path: String, expected: OriginPath) {
         #expect(OriginPath.parse(path) == .success(expected))
+    }
+
+    /// The URI a playlist lists a part by parses back to that part.
+    @Test func aPartsURIParsesBackToThePart() {
+        for (segment, index) in [("000042.ts", 0), ("000042.ts", 7), ("cam.b-7.ts", 999)] {
+            let uri = OriginPath.partURI(segment: segment, index: index)
+            #expect(OriginPath.parse("/live/main/720p/" + uri) == .success(.part(stream: "main", variant: "720p", segment: segment, index: index)), "\(uri)")
+        }
+        #expect(OriginPath.partURI(segment: "000042.ts", index: 3) == "parts/000042.3.ts")
     }
 
     /// Every way a request could try to leave the data directory, or name nothing.
@@ -35,6 +49,14 @@ import Testing
         "live/main/master.m3u8",
         "/live/main/720p/%2Fetc%2Fpasswd.ts",
         "/live/main/720p/\\..\\x.ts",
+        "/live/main/720p/parts/000042.ts",          // a part without an index
+        "/live/main/720p/parts/000042.01.ts",       // a leading zero: one spelling per part
+        "/live/main/720p/parts/000042.1000.ts",     // past the largest index
+        "/live/main/720p/parts/000042.-1.ts",
+        "/live/main/720p/parts/.1.ts",              // no segment name
+        "/live/main/720p/parts/000042.1.m3u8",
+        "/live/main/720p/parts/%2e%2e.1.ts",        // not a plain name once decoded
+        "/live/main/720p/parts/000042.1.ts/x",
     ])
     func escapesAndUnknownPathsAreNotFound(path: String) {
         #expect(OriginPath.parse(path) == .failure(.notFound))
