@@ -36,7 +36,15 @@ import TestSupport
                     - clock.firstFrame(ofPart: 0, inSegment: segment.index)) / 30) < 1e-6, "part \(segment.index).\(part.index) starts on the part clock")
             }
         }
-        // Parts come before the segment they are part of.
+        // What parts cost in bytes: a PAT and PMT per part, and audio PES cut at each part.
+        let whole = try await PipelineRun.run(PipelineRun.configuration(input: Repository.sample, variants: [StandInTests.spec]), stopAfterSegments: 4)
+        let compared = min(segments.count, whole.segments["180p"]?.count ?? 0) - 1
+        #expect(compared >= 2)
+        let withParts = segments.prefix(compared).reduce(0) { $0 + $1.bytes.count }
+        let without = (whole.segments["180p"] ?? []).prefix(compared).reduce(0) { $0 + $1.bytes.count }
+        let overhead = Double(withParts - without) / Double(without)
+        print("parts: \(compared) segments of 180p at 250 kbit/s, \(withParts) bytes in parts of 0.5 s, \(without) whole: \(String(format: "%+.2f", overhead * 100))%")
+        #expect(abs(overhead) < 0.05, "parts add tables and cut audio, never a second copy of anything")
         let directory = try makeTemporaryDirectory("parts")
         let second = try #require(parts.first { $0.segment == segments[1].index && $0.index == 2 })
         let partFile = "\(directory)/part.ts"
