@@ -267,7 +267,7 @@ let tests: [Target] = [
     // (MediaPipelineTests, the pipeline phase).
     .testTarget(
         name: "MediaPipelineTests",
-        dependencies: ["MediaPipeline", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        dependencies: ["MediaPipeline", "CFFmpeg", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
     ),
     .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist", "SidelineCore", .product(name: "Logging", package: "swift-log")]),
     .testTarget(

@@ -39,13 +39,36 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// takes a segment in one write (Docs/benchmarks.md, "Issue 33: the bound on unsent bytes").
     /// 256 KiB holds several times the bandwidth-delay product of a venue LAN or Wi-Fi
     /// (1 Gbit/s x 1 ms is 125 KB; 50 Mbit/s x 20 ms is 125 KB), so it costs players nothing.
+    /// What is in flight is bounded apart (`sendBufferCeiling`, `userTimeoutMilliseconds`).
     static let unsentBytes: SocketOptionValue = 256 << 10
-    /// `TCP_NOTSENT_LOWAT` (linux/tcp.h), which NIO does not name.
+    /// The send buffer's ceiling (Linux doubles it): what a client that stops acknowledging,
+    /// rather than reading, can make the server keep in flight. Without a ceiling autotuning
+    /// takes it to tcp_wmem's maximum (4 MiB here, more on a tuned host) once the client has
+    /// read fast enough to open its window (the review of 2026-11-29). 1 MiB still takes a
+    /// 1 MB segment in one write.
+    static let sendBufferCeiling: SocketOptionValue = 1 << 20
+    #if os(Linux)
+    /// `TCP_NOTSENT_LOWAT` and `TCP_USER_TIMEOUT` (linux/tcp.h), which NIO does not name.
     static let notSentLowWater = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 25))
+    static let userTimeout = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: 18))
+    #endif
+
+    /// The kernel's own write timeout, in milliseconds: data sent and not acknowledged for this
+    /// long aborts the connection, also after the server has closed it (an orphaned socket
+    /// would otherwise retransmit for minutes, its buffers no longer counted against the
+    /// connection cap). The configured write timeout, 30 s by default; none when it is off.
+    var userTimeoutMilliseconds: SocketOptionValue? {
+        guard let timeout = clients.writeTimeout, timeout > .zero else { return nil }
+        return SocketOptionValue(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+    }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            try channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: Self.sendBufferCeiling)
+            #if os(Linux)
             try channel.syncOptions?.setOption(Self.notSentLowWater, value: Self.unsentBytes)
+            if let userTimeoutMilliseconds { try channel.syncOptions?.setOption(Self.userTimeout, value: userTimeoutMilliseconds) }
+            #endif
             let pipeline = channel.pipeline.syncOperations
             let limiter = ClientConnectionLimiter(clients: clients, throttling: throttling, idleTimeout: idleTimeout)
             if let fastPath { try pipeline.addHandler(OriginWire(responder: fastPath, limiter: limiter, secure: secure)) }

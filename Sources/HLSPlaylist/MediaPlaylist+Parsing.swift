@@ -33,8 +33,12 @@ extension MediaPlaylist {
 
     /// Reads a live media playlist with the `#EXT-X-SERVER-CONTROL` its server sent (nil when it
     /// sent none): what a client (a mirror) may ask of that server on its next reload.
+    ///
+    /// Low-Latency HLS's tags are skipped here, as before Sideline listed parts: a mirror or an
+    /// ingest reading an upstream's playlist does not use them, and a tag it does not use must
+    /// not make it refuse the playlist (§4.1).
     public static func parseWithServerControl(_ text: String) throws(PlaylistParseError) -> (playlist: MediaPlaylist, serverControl: ServerControl?) {
-        let parsed = try parseLive(text)
+        let parsed = try read(text, lowLatency: false)
         return (parsed.playlist, parsed.serverControl)
     }
 
@@ -42,7 +46,13 @@ extension MediaPlaylist {
     /// (Low-Latency HLS), its edge: the parts of each segment (by media sequence number) and of
     /// the segment being made, the preload hint, the rendition reports. `edge` is nil when the
     /// playlist has no EXT-X-PART-INF. Parts without EXT-X-PART-INF are malformed (§4.4.3.7).
+    /// A rendition report it cannot read is left out rather than refused: the draft lets a
+    /// server leave out attributes whose values the client can take from this playlist.
     public static func parseLive(_ text: String) throws(PlaylistParseError) -> (playlist: MediaPlaylist, serverControl: ServerControl?, edge: LowLatencyEdge?) {
+        try read(text, lowLatency: true)
+    }
+
+    private static func read(_ text: String, lowLatency: Bool) throws(PlaylistParseError) -> (playlist: MediaPlaylist, serverControl: ServerControl?, edge: LowLatencyEdge?) {
         var serverControl: ServerControl?
         var edge: LowLatencyEdge?
         var nextParts: [PartialSegment] = []
@@ -132,21 +142,24 @@ extension MediaPlaylist {
                     throw .invalidValue(tag: tag, value: value ?? "", line: lineNumber)
                 }
                 serverControl = control
-            case "#EXT-X-PART-INF":
-                guard let v = value, let list = AttributeList.parse(v), let target = list["PART-TARGET"],
-                      let seconds = PlaylistLimits.decimal(target, in: 0...PlaylistLimits.longestSegment), seconds > 0 else { throw invalid() }
-                edge = LowLatencyEdge(partTarget: seconds)
-            case "#EXT-X-PART":
-                guard let v = value, let part = PartialSegment.parse(attributes: v) else { throw invalid() }
-                if firstPartLine == 0 { firstPartLine = lineNumber }
-                nextParts.append(part)
-            case "#EXT-X-PRELOAD-HINT":
-                // A hint of another TYPE (MAP) is left to the clients that use it.
-                guard let v = value, AttributeList.parse(v) != nil else { throw invalid() }
-                if let parsed = PreloadHint.parse(attributes: v) { hint = parsed }
-            case "#EXT-X-RENDITION-REPORT":
-                guard let v = value, let report = RenditionReport.parse(attributes: v) else { throw invalid() }
-                reports.append(report)
+            case "#EXT-X-PART-INF", "#EXT-X-PART", "#EXT-X-PRELOAD-HINT", "#EXT-X-RENDITION-REPORT":
+                guard lowLatency else { continue }
+                switch tag {
+                case "#EXT-X-PART-INF":
+                    guard let v = value, let list = AttributeList.parse(v), let target = list["PART-TARGET"],
+                          let seconds = PlaylistLimits.decimal(target, in: 0...PlaylistLimits.longestSegment), seconds > 0 else { throw invalid() }
+                    edge = LowLatencyEdge(partTarget: seconds)
+                case "#EXT-X-PART":
+                    guard let v = value, let part = PartialSegment.parse(attributes: v) else { throw invalid() }
+                    if firstPartLine == 0 { firstPartLine = lineNumber }
+                    nextParts.append(part)
+                case "#EXT-X-PRELOAD-HINT":
+                    // A hint of another TYPE (MAP) is left to the clients that use it.
+                    guard let v = value, AttributeList.parse(v) != nil else { throw invalid() }
+                    if let parsed = PreloadHint.parse(attributes: v) { hint = parsed }
+                default:
+                    if let report = value.flatMap(RenditionReport.parse(attributes:)) { reports.append(report) }
+                }
             case "#EXT-X-BYTERANGE":
                 // <length>[@<offset>]; without an offset the range follows the previous one of the
                 // same URI (§4.3.2.2). Sideline always writes the offset.

@@ -3,10 +3,10 @@
 public struct RenditionReport: Sendable, Equatable {
     /// The other rendition's media playlist, relative to this one.
     public var uri: String
-    /// LAST-MSN: the sequence number of its last listed segment.
+    /// LAST-MSN: the sequence number of its last segment, or, when it lists parts, of its last
+    /// part's segment (the one being made, once it has a part).
     public var lastSequence: Int
-    /// LAST-PART: the index of its last listed part (of segment LAST-MSN + 1 when that segment is
-    /// being made, else of LAST-MSN); nil when it lists no parts.
+    /// LAST-PART: the index of its last part within segment LAST-MSN; nil when it lists no parts.
     public var lastPart: Int?
 
     public init(uri: String, lastSequence: Int, lastPart: Int? = nil) {

@@ -54,11 +54,10 @@ public struct ServerControl: Sendable, Equatable {
             guard let seconds = PlaylistLimits.decimal(skip, in: 0...PlaylistLimits.longestSpan) else { return nil }
             control.canSkipUntil = seconds
         }
-        for (name, keyPath) in [("HOLD-BACK", \ServerControl.holdBack), ("PART-HOLD-BACK", \ServerControl.partHoldBack)] {
-            guard let text = list[name] else { continue }
-            guard let seconds = PlaylistLimits.decimal(text, in: 0...PlaylistLimits.longestSpan) else { return nil }
-            control[keyPath: keyPath] = seconds
-        }
+        // Advice to players, which no reader of Sideline's acts on: a value out of range is left
+        // out, not a reason to refuse the playlist.
+        control.holdBack = list["HOLD-BACK"].flatMap { PlaylistLimits.decimal($0, in: 0...PlaylistLimits.longestSpan) }
+        control.partHoldBack = list["PART-HOLD-BACK"].flatMap { PlaylistLimits.decimal($0, in: 0...PlaylistLimits.longestSpan) }
         guard let dateRanges = AttributeList.flag(list["CAN-SKIP-DATERANGES"]), let block = AttributeList.flag(list["CAN-BLOCK-RELOAD"]) else { return nil }
         control.canSkipDateRanges = dateRanges
         control.canBlockReload = block

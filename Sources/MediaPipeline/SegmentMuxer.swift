@@ -33,7 +33,7 @@ final class SegmentMuxer {
     private var open: (index: Int, startPTS: Int64, captured: Date, keyframeRanges: [Range<Int>])?
     /// The part being written (with parts): its index in the segment, where it starts in the
     /// segment's bytes and on the timeline, and whether it starts with the segment's IDR.
-    private var openPart: (index: Int, offset: Int, startPTS: Int64, independent: Bool)?
+    private var openPart: (index: Int, position: (segment: Int, part: Int), offset: Int, startPTS: Int64, independent: Bool)?
     /// The open segment's bytes so far: its closed parts, one after another.
     private var segmentBytes: [UInt8] = []
     private let parts: PartClock?
@@ -104,11 +104,14 @@ final class SegmentMuxer {
             try writeAudio(before: pts90k)
             try closeSegment(endPTS: pts90k)
             try startSegment(index: clock.segment(ofFrame: packet.pointee.pts), pts90k: pts90k, captured: captured ?? Date())
-        } else if let parts, open != nil, !clock.startsSegment(frame: packet.pointee.pts), parts.startsPart(frame: packet.pointee.pts) {
-            // (A segment's first frame that is not a keyframe continues the segment, and its part.)
+        } else if let parts, open != nil, let part = openPart, parts.position(ofFrame: packet.pointee.pts) != part.position {
+            // The first frame on a new part of the grid, whether or not the frame that starts it
+            // was left out (a variant that falls behind has frames left out): a part never runs
+            // past its span. Numbered on from the open part, so a segment that runs on past its
+            // boundary (its first frame was no keyframe) never repeats an index.
             try writeAudio(before: pts90k)
             try closePart(endPTS: pts90k)
-            try startPart(index: parts.position(ofFrame: packet.pointee.pts).part, pts90k: pts90k, independent: false)
+            try startPart(index: part.index + 1, at: parts.position(ofFrame: packet.pointee.pts), pts90k: pts90k, independent: false)
         } else {
             try writeAudio(before: rescale90k(packet.pointee.dts, videoTimeBase) + 1)
         }
@@ -132,18 +135,19 @@ final class SegmentMuxer {
     }
 
     private func startSegment(index: Int, pts90k: Int64, captured: Date) throws(FFmpegError) {
-        open = (index, pts90k, captured, [])
         segmentBytes = []
-        try startPart(index: 0, pts90k: pts90k, independent: true)
+        try startPart(index: 0, at: (index, 0), pts90k: pts90k, independent: true)
+        open = (index, pts90k, captured, [])
     }
 
     /// A new buffer for what comes next (a segment's first part, or the whole segment without
     /// parts), beginning with PAT and PMT so it decodes on its own.
-    private func startPart(index: Int, pts90k: Int64, independent: Bool) throws(FFmpegError) {
+    /// `position`: where on the part grid it starts (`PartClock.position`).
+    private func startPart(index: Int, at position: (segment: Int, part: Int), pts90k: Int64, independent: Bool) throws(FFmpegError) {
         guard let ctx = context else { return }
         if ctx.pointee.pb == nil { try check(avio_open_dyn_buf(&ctx.pointee.pb), "avio_open_dyn_buf") }
         av_opt_set(ctx.pointee.priv_data, "mpegts_flags", "+resend_headers", 0)
-        openPart = (index, segmentBytes.count, pts90k, independent)
+        openPart = (index, position, segmentBytes.count, pts90k, independent)
     }
 
     /// Flushes the muxer into the open buffer and takes its bytes, PAT then PMT first
@@ -158,7 +162,8 @@ final class SegmentMuxer {
         defer { av_free(buffer) }
         let bytes = TransportStreamHeaders.patFirst(buffer.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? [])
         openPart = nil
-        segmentBytes += bytes
+        // Without parts this is the whole segment: taken as it is, not copied.
+        if segmentBytes.isEmpty { segmentBytes = bytes } else { segmentBytes += bytes }
         emitPart?(EncodedPart(segment: segment.index, index: part.index, duration: Double(endPTS - part.startPTS) / 90_000,
                               startTime: Double(part.startPTS) / 90_000, bytes: bytes, independent: part.independent))
     }

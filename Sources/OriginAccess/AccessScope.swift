@@ -42,8 +42,9 @@ enum AccessScope: Equatable {
         var variant: Range<Int>?
         if count >= 2, equals(c0, "live") || equals(c0, "vod") {
             stream = c1
-            // /live/<stream>/<variant>/<file>: the variant is the component before a file.
-            if count == 4 { variant = c2 }
+            // /live/<stream>/<variant>/<file>, and /live/<stream>/<variant>/parts/<part>: the
+            // variant is the third component of any path below a variant.
+            if count >= 4 { variant = c2 }
         } else if count >= 3, equals(c0, "api"), equals(c1, "streams") {
             stream = c2
         } else if count >= 4, equals(c0, "api"), equals(c1, "sets") {

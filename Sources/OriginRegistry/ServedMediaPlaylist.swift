@@ -61,12 +61,12 @@ public final class ServedMediaPlaylist: Sendable, Equatable {
         skipDateRanges = placed.renderDelta(control: control, skippingDateRanges: true).map { RenderedPlaylist(text: $0, tag: tag + "-s2") }
     }
 
-    /// The form a request's `_HLS_skip` asks for; the full one when there is no delta yet.
     public static func == (a: ServedMediaPlaylist, b: ServedMediaPlaylist) -> Bool {
         a === b || (a.full == b.full && a.skip == b.skip && a.skipDateRanges == b.skipDateRanges && a.lastSequence == b.lastSequence
             && a.complete == b.complete && a.playlist == b.playlist)
     }
 
+    /// The form a request's `_HLS_skip` asks for; the full one when there is no delta yet.
     public func form(for skip: PlaylistDirectives.Skip?) -> RenderedPlaylist {
         switch skip {
         case nil: full

@@ -24,7 +24,7 @@ import Testing
         LowLatencyEdge(partTarget: 0.5, listedParts: [8 + sequenceOffset: parts(of: 8 + sequenceOffset), 9 + sequenceOffset: parts(of: 9 + sequenceOffset)],
                        openParts: Array(parts(of: 10 + sequenceOffset).prefix(2)), openProgramDateTime: start.addingTimeInterval(20),
                        hint: PreloadHint(uri: String(format: "%06d.2.ts", 10 + sequenceOffset)),
-                       reports: [RenditionReport(uri: "../360p/index.m3u8", lastSequence: 9 + sequenceOffset, lastPart: 1)])
+                       reports: [RenditionReport(uri: "../360p/index.m3u8", lastSequence: 10 + sequenceOffset, lastPart: 1)])
     }
 
     static func playlist(count: Int = 10) -> MediaPlaylist {
@@ -35,7 +35,7 @@ import Testing
         #expect(PartialSegment(uri: "000010.0.ts", duration: 0.5, independent: true).render() == "#EXT-X-PART:DURATION=0.500000,URI=\"000010.0.ts\",INDEPENDENT=YES\n")
         #expect(PartialSegment(uri: "000010.1.ts", duration: 0.5, gap: true).render() == "#EXT-X-PART:DURATION=0.500000,URI=\"000010.1.ts\",GAP=YES\n")
         #expect(PreloadHint(uri: "000010.2.ts").render() == "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"000010.2.ts\"\n")
-        #expect(RenditionReport(uri: "../360p/index.m3u8", lastSequence: 9, lastPart: 1).render() == "#EXT-X-RENDITION-REPORT:URI=\"../360p/index.m3u8\",LAST-MSN=9,LAST-PART=1\n")
+        #expect(RenditionReport(uri: "../360p/index.m3u8", lastSequence: 10, lastPart: 1).render() == "#EXT-X-RENDITION-REPORT:URI=\"../360p/index.m3u8\",LAST-MSN=10,LAST-PART=1\n")
         #expect(Self.control.render() == "#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=12,CAN-SKIP-DATERANGES=YES,CAN-BLOCK-RELOAD=YES,HOLD-BACK=6.000,PART-HOLD-BACK=1.500\n")
         // Without hold-backs, the tag is what it was before parts.
         #expect(ServerControl(canSkipUntil: 12, canBlockReload: true).render() == "#EXT-X-SERVER-CONTROL:CAN-SKIP-UNTIL=12,CAN-BLOCK-RELOAD=YES\n")
@@ -56,7 +56,7 @@ import Testing
             "#EXT-X-PART:DURATION=0.500000,URI=\"000010.0.ts\",INDEPENDENT=YES",
             "#EXT-X-PART:DURATION=0.500000,URI=\"000010.1.ts\"",
             "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"000010.2.ts\"",
-            "#EXT-X-RENDITION-REPORT:URI=\"../360p/index.m3u8\",LAST-MSN=9,LAST-PART=1",
+            "#EXT-X-RENDITION-REPORT:URI=\"../360p/index.m3u8\",LAST-MSN=10,LAST-PART=1",
         ])
         // Without an edge, nothing changes.
         #expect(Self.playlist().render(control: Self.control, edge: nil) == Self.playlist().render(control: Self.control))
@@ -99,13 +99,32 @@ import Testing
         "#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5\n",                 // no URI
         "#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=1e300,URI=\"a.ts\"\n",  // a duration out of bounds
         "#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-PART:DURATION=0.5,URI=\"a.ts\",INDEPENDENT=MAYBE\n",
-        "#EXT-X-RENDITION-REPORT:URI=\"../a/index.m3u8\",LAST-MSN=-1\n",
-        "#EXT-X-RENDITION-REPORT:URI=\"../a/index.m3u8\",LAST-MSN=3,LAST-PART=99999999999999999999\n",
-        "#EXT-X-SERVER-CONTROL:PART-HOLD-BACK=-1\n",
-        "#EXT-X-SERVER-CONTROL:HOLD-BACK=inf\n",
     ])
     func malformedLowLatencyTagsAreRefusedWithTheirLine(tag: String) {
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + tag + "\n#EXTINF:2,\n000000.ts\n"
+        #expect(throws: PlaylistParseError.self) { try MediaPlaylist.parseLive(text) }
+    }
+
+    /// What a reader that does not use low-latency tags skips (§4.1), and what parseLive leaves
+    /// out rather than refuses: reports it cannot read (the draft lets a server leave their
+    /// attributes out) and hold-backs out of range (advice, not structure).
+    @Test(arguments: [
+        "#EXT-X-RENDITION-REPORT:URI=\"../a/index.m3u8\",LAST-MSN=-1\n",
+        "#EXT-X-RENDITION-REPORT:URI=\"../a/index.m3u8\"\n",
+        "#EXT-X-RENDITION-REPORT:URI=\"../a/index.m3u8\",LAST-MSN=3,LAST-PART=99999999999999999999\n",
+        "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=-1\n",
+        "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,HOLD-BACK=inf\n",
+    ])
+    func unreadableAdviceIsLeftOutNotRefused(tag: String) throws {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PART-INF:PART-TARGET=0.5\n" + tag + "#EXTINF:2,\n000000.ts\n"
+        let parsed = try MediaPlaylist.parseLive(text)
+        #expect(parsed.edge?.reports == [])
+        #expect(parsed.serverControl?.holdBack == nil && parsed.serverControl?.partHoldBack == nil)
+    }
+
+    @Test func aReaderThatDoesNotUsePartsSkipsTheirTagsHoweverMalformed() throws {
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PART:DURATION=nan\n#EXT-X-PRELOAD-HINT:junk\n#EXT-X-RENDITION-REPORT:junk\n#EXTINF:2,\n000000.ts\n"
+        #expect(try MediaPlaylist.parse(text).segments.count == 1)
         #expect(throws: PlaylistParseError.self) { try MediaPlaylist.parseLive(text) }
     }
 

@@ -98,6 +98,9 @@ import Testing
         #expect(outcome("/access/\(only540)/live/home/540p/000007.ts") == .pass)
         #expect(outcome("/access/\(only540)/live/home/720p/index.m3u8") == .forbidden)
         #expect(outcome("/access/\(only540)/live/home/720p/000007.ts") == .forbidden)
+        // Parts (Low-Latency HLS) sit one folder deeper: still the variant's.
+        #expect(outcome("/access/\(only540)/live/home/540p/parts/000007.2.ts") == .pass)
+        #expect(outcome("/access/\(only540)/live/home/720p/parts/000007.2.ts") == .forbidden)
         #expect(gate.check(target: "/access/\(only540)/live/home/master.m3u8", authorization: nil, now: Self.now)
             == .pass(target: "/live/home/master.m3u8", variant: "540p"))
         // Signed URLs off on the server: 401 that says so.
