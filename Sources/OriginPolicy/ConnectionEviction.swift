@@ -35,10 +35,13 @@ public enum ConnectionEviction {
     /// is on its way) is not taken.
     public static let graceSeconds = 1.0
 
-    /// A writer with no progress for this long counts as stalled. Progress is seen once per
-    /// piece of an answer the kernel takes (`ClientConnectionLimiter.pieceBytes`, 128 KiB): a
-    /// player reading at 1 Mbit/s completes one in 1.05 s, within it; one that stopped reading
-    /// is taken a moment later than an idle connection would be.
+    /// A writer with no progress for this long counts as stalled. Progress is seen when a piece
+    /// of an answer completes (`ClientConnectionLimiter.pieceBytes`, 128 KiB), and the kernel
+    /// takes more of an answer only once its unsent bytes fall below half their bound
+    /// (`OriginHTTP1Channel.unsentBytes`), so progress comes in steps of 128-192 KiB: a player
+    /// reading at about 1 Mbit/s or more shows progress within it (the review of 2026-11-29
+    /// worked the steps out); one that stopped reading is taken a moment later than an idle
+    /// connection would be.
     public static let stalledWriterSeconds = 1.5
 
     /// The write timeout: true when `activity` is writing and no write has completed for

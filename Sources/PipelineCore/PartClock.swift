@@ -16,8 +16,17 @@ public struct PartClock: Sendable, Equatable {
     /// the last).
     public private(set) var minimumFramesPerPart: Int64
 
-    public init(segments: SegmentClock, partDuration: Double) {
-        precondition(partDuration > 0 && partDuration <= segments.segmentDuration)
+    /// The most parts a segment may be cut into: a part's index in its URI has at most three
+    /// digits (`OriginPath.largestPartIndex`).
+    public static let mostPartsPerSegment = 1000
+
+    /// Nil when P cannot cut D: under a millisecond (the clock counts in them), longer than D,
+    /// or so short that a segment would have more than `mostPartsPerSegment` parts.
+    public init?(segments: SegmentClock, partDuration: Double) {
+        let partMilliseconds = (partDuration * 1000).rounded()
+        let segmentMilliseconds = (segments.segmentDuration * 1000).rounded()
+        guard partDuration.isFinite, partMilliseconds >= 1, partMilliseconds <= segmentMilliseconds,
+              (segmentMilliseconds / partMilliseconds).rounded(.up) <= Double(Self.mostPartsPerSegment) else { return nil }
         self.segments = segments
         self.partDuration = partDuration
         maximumFramesPerPart = 0

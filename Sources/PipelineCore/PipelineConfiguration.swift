@@ -56,8 +56,7 @@ public struct PipelineConfiguration: Sendable {
 
     /// Where parts fall, when there are parts.
     public var partClock: PartClock? {
-        guard let partDuration, partDuration > 0, partDuration <= segmentDuration else { return nil }
-        return PartClock(segments: clock, partDuration: partDuration)
+        partDuration.flatMap { PartClock(segments: clock, partDuration: $0) }
     }
 }
 

@@ -5,7 +5,20 @@ import Testing
 /// segment clock and the draft's bounds on part durations.
 @Suite struct PartClockTests {
     static func clock(_ numerator: Int, _ denominator: Int = 1, segment: Double = 2, part: Double) -> PartClock {
-        PartClock(segments: SegmentClock(frameRate: FrameRate(numerator: numerator, denominator: denominator), segmentDuration: segment), partDuration: part)
+        PartClock(segments: SegmentClock(frameRate: FrameRate(numerator: numerator, denominator: denominator), segmentDuration: segment), partDuration: part)!
+    }
+
+    /// Part durations that cannot cut a segment make no clock, never a division by zero.
+    @Test(arguments: [0.0, -1, 0.0004, 2.5, .nan, .infinity, 0.001])
+    func aPartDurationThatCannotCutTheSegmentMakesNoClock(part: Double) {
+        // 2 s in parts of 1 ms would be 2,000 parts: more than a part URI can number.
+        #expect(PartClock(segments: SegmentClock(frameRate: FrameRate(30), segmentDuration: 2), partDuration: part) == nil)
+    }
+
+    @Test func theShortestAndLongestPartsThatCutASegment() {
+        let segments = SegmentClock(frameRate: FrameRate(30), segmentDuration: 2)
+        #expect(PartClock(segments: segments, partDuration: 0.002)?.partsPerSegment == 1000)
+        #expect(PartClock(segments: segments, partDuration: 2)?.partsPerSegment == 1)
     }
 
     @Test func partsAtThirtyFramesASecondAreFifteenFramesEach() {
