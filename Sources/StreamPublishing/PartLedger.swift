@@ -1,0 +1,95 @@
+/// Which parts (Low-Latency HLS) each variant's live playlist lists, decided beside the slots
+/// (`SlotPublisher`): a part belongs to the segment being made only while that segment's slot
+/// is the one the variant lists next and the camera, not the slate, fills it; when the slot's
+/// entry is listed its parts move under the entry's media sequence number, and when a fill
+/// takes the slot first (a stand-in, a sibling's segment, a GAP entry) its parts leave the
+/// playlist. Only the newest entries keep their parts listed (`keep`), as the draft lets a
+/// server drop them past three target durations.
+///
+/// Pure: plain values in, plain values out; the owner serialises calls (the stream's lock).
+public struct PartLedger: Sendable, Equatable {
+    /// One part as a playlist lists it.
+    public struct Part: Sendable, Equatable {
+        public var index: Int
+        public var duration: Double
+        public var independent: Bool
+
+        public init(index: Int, duration: Double, independent: Bool) {
+            self.index = index
+            self.duration = duration
+            self.independent = independent
+        }
+    }
+
+    /// One variant's edge.
+    public struct Edge: Sendable, Equatable {
+        /// The segment being made: its slot and the parts made of it so far, in order.
+        public internal(set) var open: OpenSegment?
+        /// The parts of the newest listed entries, oldest first, by media sequence number.
+        public internal(set) var listed: [ListedEntry] = []
+
+        public struct OpenSegment: Sendable, Equatable {
+            public var slot: Int
+            public var parts: [Part]
+        }
+
+        public struct ListedEntry: Sendable, Equatable {
+            public var sequence: Int
+            public var parts: [Part]
+        }
+
+        /// The index of the next part of the segment being made (the preload hint's), or 0
+        /// (the next segment's first) when nothing of it is listed yet.
+        public var nextPartIndex: Int { open?.parts.count ?? 0 }
+    }
+
+    /// How many of the newest listed entries keep their parts in the playlist.
+    public let keep: Int
+    public private(set) var edges: [String: Edge] = [:]
+
+    /// `keep`: at least one; three target durations' worth of segments is what the draft allows.
+    public init(keep: Int) {
+        self.keep = max(1, keep)
+    }
+
+    /// The entries whose parts stay listed for segments of `segmentDuration` and a target
+    /// duration of `targetDuration`: those within three target durations of the live edge.
+    public static func kept(targetDuration: Int, segmentDuration: Double) -> Int {
+        guard segmentDuration > 0, segmentDuration.isFinite else { return 1 }
+        return max(1, Int((Double(3 * max(targetDuration, 1)) / segmentDuration).rounded(.up)))
+    }
+
+    /// What to do with a part of `variant`'s segment for `slot`: true when it is listed (a new
+    /// playlist version), false when it is not part of the segment being made.
+    /// - `nextSlot`: the slot the variant lists next (`SlotPublisher.nextSlot(of:)`);
+    /// - `camera`: the slot shows the camera (not the slate, not withheld during an outage).
+    /// A part out of order (not the next index of its segment) is not listed: a part never
+    /// stands where another should be.
+    public mutating func partArrived(variant: String, slot: Int, part: Part, nextSlot: Int?, camera: Bool) -> Bool {
+        guard camera, slot == nextSlot else { return false }
+        var edge = edges[variant] ?? Edge()
+        if edge.open?.slot != slot { edge.open = Edge.OpenSegment(slot: slot, parts: []) }
+        guard part.index == edge.open?.parts.count else {
+            edges[variant] = edge
+            return false
+        }
+        edge.open?.parts.append(part)
+        edges[variant] = edge
+        return true
+    }
+
+    /// `variant`'s entry for `slot` was listed as media sequence number `sequence`: `real` when
+    /// it is the variant's own segment (its parts move under the entry), false for a fill (the
+    /// parts made for the slot leave the playlist).
+    public mutating func entryListed(variant: String, slot: Int, sequence: Int, real: Bool) {
+        var edge = edges[variant] ?? Edge()
+        if let open = edge.open, open.slot <= slot {
+            if open.slot == slot, real, !open.parts.isEmpty { edge.listed.append(Edge.ListedEntry(sequence: sequence, parts: open.parts)) }
+            edge.open = nil
+        }
+        // Only the newest entries keep their parts; an entry listed without parts (a fill, a
+        // segment made before parts) still pushes the oldest out of the window.
+        edge.listed.removeAll { $0.sequence <= sequence - keep }
+        edges[variant] = edge
+    }
+}
