@@ -16,42 +16,21 @@ queued bytes (`ss -tm`, wmem_queued) and send buffers are printed. Needs BENCH_D
 """
 import os, re, resource, socket, subprocess, sys, time
 
-WORK = os.environ.get("BENCH_DIR", "/tmp/sideline-serve-bench")
-SEGMENT = "/live/main/360p/000100.ts"
+import probe_server
 
-
-def serve(binary, port):
-    return subprocess.Popen([binary, "serve", "--config", f"{WORK}/cpu-probe/config.yaml", "--data-dir", f"{WORK}/cpu-probe/data-this",
-                             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def wait_until_served(port, server):
-    deadline = time.time() + 60
-    while time.time() < deadline and server.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=2) as probe:
-                probe.sendall(f"GET {SEGMENT} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-                answer = b""
-                while chunk := probe.recv(1 << 20):
-                    answer += chunk
-                if len(answer) > 900_000:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    sys.exit(f"unacked_memory: the server did not serve {SEGMENT}")
+PROBE = probe_server.PROBE
+SEGMENT = probe_server.SEGMENT
 
 
 def main():
-    if len(sys.argv) not in (2, 3) or not os.path.isdir(f"{WORK}/cpu-probe/data-this"):
+    if len(sys.argv) not in (2, 3) or not os.path.isdir(f"{PROBE}/data-this"):
         sys.exit(__doc__)
     binary, count = sys.argv[1], int(sys.argv[2]) if len(sys.argv) == 3 else 50
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     port = 18777
-    server = serve(binary, port)
+    server = probe_server.start(binary, f"{PROBE}/data-this", port, "unacked_memory")
     clients = []
     try:
-        wait_until_served(port, server)
         request = f"GET {SEGMENT} HTTP/1.1\r\nHost: x\r\n\r\n".encode() * 200
         for _ in range(count):
             client = socket.create_connection(("127.0.0.1", port))

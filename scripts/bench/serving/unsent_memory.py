@@ -13,11 +13,12 @@ cpu_per_request.py once first). Machine-wide memory: run it on a quiet machine.
 """
 import os, resource, signal, socket, statistics, subprocess, sys, time
 
-WORK = os.environ.get("BENCH_DIR", "/tmp/sideline-serve-bench")
-PROBE = f"{WORK}/cpu-probe"
+import probe_server
+
+PROBE = probe_server.PROBE
 N = int(os.environ.get("N", "300"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
-SEGMENT = "/live/main/360p/000100.ts"
+SEGMENT = probe_server.SEGMENT
 
 
 def tcp_pages():
@@ -36,25 +37,9 @@ def free_port():
 
 def measure(binary, data):
     port = free_port()
-    server = subprocess.Popen([binary, "serve", "--config", f"{PROBE}/config.yaml", "--data-dir", data, "--host", "127.0.0.1", "--port", str(port),
-                               "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = probe_server.start(binary, data, port, "unsent_memory")
     held = []
     try:
-        deadline = time.time() + 60
-        while True:  # ready, and the segment in the cache, once one whole answer came back
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=5) as probe:
-                    probe.sendall(f"GET {SEGMENT} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
-                    answer = b""
-                    while chunk := probe.recv(1 << 20):
-                        answer += chunk
-                    if answer.startswith(b"HTTP/1.1 200") and len(answer) > 900_000:
-                        break
-            except OSError:
-                pass
-            if time.time() > deadline or server.poll() is not None:
-                sys.exit(f"unsent_memory: {binary} did not serve {SEGMENT}")
-            time.sleep(0.3)
         time.sleep(0.5)
         before = tcp_pages()
         request = f"GET {SEGMENT} HTTP/1.1\r\nHost: x\r\n\r\n".encode() * 30
