@@ -45,7 +45,9 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// rather than reading, can make the server keep in flight. Without a ceiling autotuning
     /// takes it to tcp_wmem's maximum (4 MiB here, more on a tuned host) once the client has
     /// read fast enough to open its window (the review of 2026-11-29). 1 MiB still takes a
-    /// 1 MB segment in one write.
+    /// 1 MB segment in one write (`strace -c -f -p <server>` over 1,000 requests of the 957,860-byte
+    /// segment on one connection: 1,003 `writev`), and holds a client that stops acknowledging
+    /// to 2,090 KiB queued (`scripts/bench/run unacked-memory`, Docs/benchmarks.md).
     static let sendBufferCeiling: SocketOptionValue = 1 << 20
     #if os(Linux)
     /// `TCP_NOTSENT_LOWAT` and `TCP_USER_TIMEOUT` (linux/tcp.h), which NIO does not name.

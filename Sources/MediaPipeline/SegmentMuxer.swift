@@ -104,14 +104,14 @@ final class SegmentMuxer {
             try writeAudio(before: pts90k)
             try closeSegment(endPTS: pts90k)
             try startSegment(index: clock.segment(ofFrame: packet.pointee.pts), pts90k: pts90k, captured: captured ?? Date())
-        } else if let parts, open != nil, let part = openPart, parts.position(ofFrame: packet.pointee.pts) != part.position {
+        } else if let parts, open != nil, let part = openPart, case let position = parts.position(ofFrame: packet.pointee.pts), position != part.position {
             // The first frame on a new part of the grid, whether or not the frame that starts it
             // was left out (a variant that falls behind has frames left out): a part never runs
             // past its span. Numbered on from the open part, so a segment that runs on past its
             // boundary (its first frame was no keyframe) never repeats an index.
             try writeAudio(before: pts90k)
             try closePart(endPTS: pts90k)
-            try startPart(index: part.index + 1, at: parts.position(ofFrame: packet.pointee.pts), pts90k: pts90k, independent: false)
+            try startPart(index: part.index + 1, at: position, pts90k: pts90k, independent: false)
         } else {
             try writeAudio(before: rescale90k(packet.pointee.dts, videoTimeBase) + 1)
         }

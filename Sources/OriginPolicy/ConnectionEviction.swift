@@ -38,10 +38,10 @@ public enum ConnectionEviction {
     /// A writer with no progress for this long counts as stalled. Progress is seen when a piece
     /// of an answer completes (`ClientConnectionLimiter.pieceBytes`, 128 KiB), and the kernel
     /// takes more of an answer only once its unsent bytes fall below half their bound
-    /// (`OriginHTTP1Channel.unsentBytes`), so progress comes in steps of 128-192 KiB: a player
-    /// reading at about 1 Mbit/s or more shows progress within it (the review of 2026-11-29
-    /// worked the steps out); one that stopped reading is taken a moment later than an idle
-    /// connection would be.
+    /// (`OriginHTTP1Channel.unsentBytes`), so progress should come in steps of about 128-192 KiB:
+    /// a player reading at about 1 Mbit/s or more would show progress within it. That is
+    /// worked out from the kernel's rule (the review of 2026-11-29), not measured on a slow
+    /// link. One that stopped reading is taken a moment later than an idle connection would be.
     public static let stalledWriterSeconds = 1.5
 
     /// The write timeout: true when `activity` is writing and no write has completed for

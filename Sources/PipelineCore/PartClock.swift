@@ -56,12 +56,16 @@ public struct PartClock: Sendable, Equatable {
         return firstFrame(atOrAfter: Int64(segment) * segmentMilliseconds + offset)
     }
 
-    /// The segment and part that frame `index` belongs to.
+    /// The segment and part that frame `index` belongs to. Asked for every frame the muxer
+    /// writes: the part is estimated from the frame's time and corrected by at most a step each
+    /// way (a part starts on the first frame at or after its time), not searched from part 0.
     public func position(ofFrame index: Int64) -> (segment: Int, part: Int) {
         let segment = segments.segment(ofFrame: index)
-        // The part is the last whose first frame is at or before this one; at most a few steps
-        // from the estimate by time, whatever the frame rate.
-        var part = 0
+        // The frame's time in whole milliseconds, rounded down, from its segment's start.
+        let milliseconds = index * Int64(frameRate.denominator) * 1000 / Int64(frameRate.numerator)
+        let offset = max(0, milliseconds - Int64(segment) * segmentMilliseconds)
+        var part = Int(min(offset / partMilliseconds, Int64(partsPerSegment - 1)))
+        while part > 0, firstFrame(ofPart: part, inSegment: segment) > index { part -= 1 }
         while part + 1 < partsPerSegment, firstFrame(ofPart: part + 1, inSegment: segment) <= index { part += 1 }
         return (segment, part)
     }
