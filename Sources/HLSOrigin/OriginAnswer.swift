@@ -75,9 +75,19 @@ enum OriginAnswer: Sendable {
         let file: StreamRegistry.SegmentFile
         let range: ClosedRange<Int>?
         let headers: HTTPFields
+        /// A part of the segment (Low-Latency HLS): these bytes of the file, answered 200.
+        var part: Range<Int>? = nil
 
-        /// 200 with the whole file, or 206 with a slice that shares the buffer's storage.
+        /// 200 with the whole file (or the part), or 206 with a slice that shares the buffer's storage.
         func response(with bytes: ByteBuffer) -> OriginResponse {
+            if let part {
+                // The file is the part's segment as listed: a part past its end is a file that
+                // changed under us, the server's fault.
+                guard let slice = bytes.getSlice(at: bytes.readerIndex + part.lowerBound, length: part.count) else {
+                    return Refusal(.internalError, "part \(part) of \(file.path) is past the file's \(bytes.readableBytes) bytes").response(requestID: nil, audience: .everyone)
+                }
+                return OriginResponse(status: .ok, headers: headers, body: slice)
+            }
             guard let range else { return OriginResponse(status: .ok, headers: headers, body: bytes) }
             var headers = headers
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(file.size)"
@@ -128,6 +138,16 @@ enum OriginAnswer: Sendable {
             case .unsatisfiable:
                 self = .ready(Refusal.rangeNotSatisfiable(size: file.size).response(requestID: request.requestID, audience: request.audience))
             }
+        case let .part(bytes):
+            headers.append(Self.segmentType)
+            headers.append(HTTPField(name: .cacheControl, value: CachePolicy.segment.headerValue(for: request.audience)))
+            if let vary = request.audience.vary(adding: nil) { headers.append(HTTPField(name: .vary, value: vary)) }
+            self = .ready(OriginResponse(status: .ok, headers: headers, body: bytes))
+        case let .partOfFile(file, range):
+            headers.append(Self.segmentType)
+            headers.append(HTTPField(name: .cacheControl, value: CachePolicy.segment.headerValue(for: request.audience)))
+            if let vary = request.audience.vary(adding: nil) { headers.append(HTTPField(name: .vary, value: vary)) }
+            self = .segment(SegmentAnswer(file: file, range: nil, headers: headers, part: range))
         case let .refuse(refusal):
             self = .ready(refusal.response(requestID: request.requestID, audience: request.audience))
         case let .hold(hold):

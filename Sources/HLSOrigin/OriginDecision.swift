@@ -8,6 +8,10 @@ import OriginState
 public enum OriginDecision: Equatable, Sendable {
     case playlist(RenderedPlaylist, CachePolicy)
     case segment(StreamRegistry.SegmentFile)
+    /// A part (Low-Latency HLS) of the segment being made, from memory.
+    case part(ByteBuffer)
+    /// A part of a listed segment: bytes `range` of its file.
+    case partOfFile(StreamRegistry.SegmentFile, Range<Int>)
     case refuse(Refusal)
     /// Blocking reload: wait until the playlist lists `sequence` (or `seconds` pass), then
     /// decide again with `held: true`.
@@ -18,6 +22,8 @@ public enum OriginDecision: Equatable, Sendable {
         public let variant: String
         public let iFrames: Bool
         public let sequence: Int
+        /// With a part (Low-Latency HLS): until that part of `sequence` is listed.
+        public var part: Int? = nil
         public let seconds: Double
     }
 
@@ -85,19 +91,26 @@ public enum OriginDecision: Equatable, Sendable {
         case .segment:
             facts.resource = .segment(file != nil ? .listed : found?.gap == true ? .gap : .unlisted)
         case .part:
-            facts.resource = .segment(.unlisted)
+            // A part made, or the hinted one (held below), passes as a listed segment would.
+            let exists = found?.partBytes != nil || found?.partRange != nil || found?.hinted != nil
+            facts.resource = .segment(exists ? .listed : .unlisted)
         }
         facts.playlistAvailable = bytes != nil || media != nil
         switch policy.decide(facts) {
-        case let .refuse(refusal):
+        case var .refuse(refusal):
+            // A part not made is never stored as a refusal by a cache in front (issue 34).
+            if case .part = resource, refusal.kind != .streamRemoved { refusal.cache = .noStore }
             return Described(decision: .refuse(refusal))
         case let .serve(cache):
             // Live until ended or removed: CMSD's stream type, from the lookup above (not a second one).
             let live = found?.isLive ?? false
+            if case let .part(_, variant, _, _) = resource, let found {
+                return Described(decision: part(found, stream: resource.stream, variant: variant, held: held), live: live)
+            }
             if let file { return Described(decision: .segment(file), live: live) }
             if let media, let variant = resource.variant {
-                let hold = { (sequence: Int, seconds: Double) in
-                    Hold(stream: resource.stream, variant: variant, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, seconds: seconds)
+                let hold = { (sequence: Int, part: Int?, seconds: Double) in
+                    Hold(stream: resource.stream, variant: variant, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, part: part, seconds: seconds)
                 }
                 let decision = answer(media, directives: directives, held: held, cache: cache, targetDuration: facts.targetDuration, hold: hold, registry: registry, policy: policy)
                 return Described(decision: decision, publishedAgo: facts.lastPublished.map { max(0, facts.now - $0) }, live: live)
@@ -107,25 +120,37 @@ public enum OriginDecision: Equatable, Sendable {
         }
     }
 
+    /// A part the status policy lets through: its bytes, a range of its segment's file, or the
+    /// hinted part held until it is made (then 503 if it still is not).
+    private static func part(_ found: StreamRegistry.ResourceLookup, stream: String, variant: String, held: Bool) -> OriginDecision {
+        if let bytes = found.partBytes { return .part(bytes) }
+        if let file = found.file, let range = found.partRange { return .partOfFile(file, range) }
+        if let hinted = found.hinted {
+            let seconds = BlockingReload.holdFactor * Double(max(found.targetDuration, 1))
+            if held { return .refuse(.partNotReady(sequence: hinted.sequence, part: hinted.part, waited: seconds)) }
+            return .hold(Hold(stream: stream, variant: variant, iFrames: false, sequence: hinted.sequence, part: hinted.part, seconds: seconds))
+        }
+        return .refuse(StatusPolicy.missingContent)
+    }
+
     /// A media or I-frame playlist the status policy lets through: the form `_HLS_skip` asks
-    /// for, now or after a hold (`_HLS_msn`), or 400 for a directive the draft refuses.
+    /// for, now or after a hold (`_HLS_msn`, `_HLS_part`), or 400 for a directive the draft
+    /// refuses. A hold for a part that ends without it is a 503, as the draft says (only
+    /// players that ask for parts get one); a hold for a segment answers what is current.
     private static func answer(_ media: ServedMediaPlaylist, directives: Result<PlaylistDirectives, OriginPath.Rejection>, held: Bool, cache: CachePolicy,
-                               targetDuration: Int, hold: (Int, Double) -> Hold, registry: StreamRegistry, policy: StatusPolicy) -> OriginDecision {
+                               targetDuration: Int, hold: (Int, Int?, Double) -> Hold, registry: StreamRegistry, policy: StatusPolicy) -> OriginDecision {
         let asked: PlaylistDirectives
         switch directives {
         case let .success(parsed): asked = parsed
         case let .failure(rejection): return .refuse(policy.refuse(rejection))
         }
-        switch held ? .answerNow : BlockingReload.decide(asked, lastSequence: media.lastSequence, complete: media.complete, targetDuration: targetDuration,
-                                                         offered: registry.offer.blockingReload) {
+        switch BlockingReload.decide(asked, playlist: media, targetDuration: targetDuration, offered: registry.offer.blockingReload) {
         case .answerNow:
             return .playlist(media.form(for: asked.skip), cache)
         case let .hold(sequence, seconds):
-            return .hold(hold(sequence, seconds))
-        case let .holdForPart(sequence, _, seconds):
-            // The edge passed above lists no parts, so this is not asked for yet (issue 34 wires
-            // parts in); a wait for the whole segment answers any part of it.
-            return .hold(hold(sequence, seconds))
+            return held ? .playlist(media.form(for: asked.skip), cache) : .hold(hold(sequence, nil, seconds))
+        case let .holdForPart(sequence, part, seconds):
+            return held ? .refuse(.partNotReady(sequence: sequence, part: part, waited: seconds)) : .hold(hold(sequence, part, seconds))
         case let .badRequest(reason):
             return .refuse(policy.refuse(.malformed(reason)))
         }

@@ -56,7 +56,7 @@ public struct OriginRoutes: Sendable {
             // Blocking reload: this task is suspended (no thread) until the sequence number is
             // listed or the bound passes, then the request is decided again on what is current.
             let start = ContinuousClock.now
-            await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, seconds: hold.seconds)
+            await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, part: hold.part, seconds: hold.seconds)
             held = (ContinuousClock.now - start).inSeconds
             described = OriginDecision.decideTimed(path, directives: directives, held: true, variantLimit: asked.variantLimit, registry: registry, policy: policy)
         }

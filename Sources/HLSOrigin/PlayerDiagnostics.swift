@@ -88,7 +88,7 @@ public final class PlayerDiagnostics: Sendable {
     func observe(_ path: Result<OriginPath, OriginPath.Rejection>, decision: OriginDecision, query: String?, headers: HTTPFields) {
         guard case let .success(resource) = path else { return }
         switch decision {
-        case .playlist, .segment: observe(query: query, headers: headers, stream: resource.stream, variant: resource.variant)
+        case .playlist, .segment, .part, .partOfFile: observe(query: query, headers: headers, stream: resource.stream, variant: resource.variant)
         case .refuse, .hold: break
         }
     }
@@ -98,7 +98,8 @@ public final class PlayerDiagnostics: Sendable {
         guard response.status == .ok || response.status == .partialContent else { return }
         switch decision {
         case .playlist: describe(&response.headers, playlist: true, live: live, fill: nil, bodyBytes: response.body.readableBytes)
-        case let .segment(file): describe(&response.headers, playlist: false, live: live, fill: file.fill, bodyBytes: response.body.readableBytes)
+        case let .segment(file), let .partOfFile(file, _): describe(&response.headers, playlist: false, live: live, fill: file.fill, bodyBytes: response.body.readableBytes)
+        case .part: describe(&response.headers, playlist: false, live: live, fill: nil, bodyBytes: response.body.readableBytes)
         case .refuse, .hold: break
         }
     }

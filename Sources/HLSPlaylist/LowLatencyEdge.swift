@@ -24,15 +24,27 @@ public struct LowLatencyEdge: Sendable, Equatable {
     public var hint: PreloadHint?
     /// Every other rendition a player may switch to.
     public var reports: [RenditionReport]
+    /// How many parts each segment is cut into (`PartClock.partsPerSegment`). Not rendered:
+    /// blocking reload refuses a part index past it, and a rendition report is read from it.
+    public var partsPerSegment: Int
 
-    public init(partTarget: Double, listedParts: [Int: [PartialSegment]] = [:], openParts: [PartialSegment] = [], openProgramDateTime: Date? = nil,
-                hint: PreloadHint? = nil, reports: [RenditionReport] = []) {
+    public init(partTarget: Double, partsPerSegment: Int = 1, listedParts: [Int: [PartialSegment]] = [:], openParts: [PartialSegment] = [],
+                openProgramDateTime: Date? = nil, hint: PreloadHint? = nil, reports: [RenditionReport] = []) {
         self.partTarget = partTarget
+        self.partsPerSegment = max(1, partsPerSegment)
         self.listedParts = listedParts
         self.openParts = openParts
         self.openProgramDateTime = openProgramDateTime
         self.hint = hint
         self.reports = reports
+    }
+
+    /// Where this edge has got, as a rendition report gives it: the segment of the last part
+    /// listed and that part's index, for a playlist whose last entry is `lastSequence`.
+    public func lastPart(after lastSequence: Int) -> (sequence: Int, part: Int?) {
+        if !openParts.isEmpty { return (lastSequence + 1, openParts.count - 1) }
+        if let parts = listedParts[lastSequence], !parts.isEmpty { return (lastSequence, parts.count - 1) }
+        return (lastSequence, nil)
     }
 
     /// The header line, after EXT-X-TARGETDURATION.

@@ -25,6 +25,8 @@ public struct MediaPlaylist: Sendable, Equatable {
     /// the next. Needs EXT-X-VERSION 4.
     public var iFramesOnly: Bool
     public var segments: [MediaSegment]
+    /// The media sequence number of the last entry (one before the first while there is none).
+    public var lastSequence: Int { mediaSequence + segments.count - 1 }
     /// `#EXT-X-DATERANGE` tags after the last entry (§4.3.2.7 lets them stand anywhere): the
     /// markers added since the last entry was published (`placingLive`).
     public var trailingDateRanges: [DateRange] = []

@@ -38,3 +38,13 @@ public struct MediaSegment: Sendable, Equatable {
         self.byteRange = byteRange
     }
 }
+
+extension MediaSegment {
+    /// The file (and URL) name Sideline's recordings give the segment with media sequence
+    /// number `sequence`: six digits at least, then `.ts`. The recording names its files so
+    /// (`StreamLayout`), and the origin names a segment's parts before it is listed.
+    public static func recordedName(sequence: Int) -> String {
+        let digits = String(sequence)
+        return String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".ts"
+    }
+}

@@ -35,3 +35,15 @@ public struct PartialSegment: Sendable, Equatable {
         return PartialSegment(uri: uri, duration: duration, independent: independent, gap: gap)
     }
 }
+
+extension PartialSegment {
+    /// The folder of parts under a variant (`/live/<stream>/<variant>/parts/`).
+    public static let partsFolder = "parts"
+
+    /// The URI Sideline lists part `index` of the segment named `segment` (`000123.ts`) by,
+    /// relative to the variant's media playlist: `parts/000123.<index>.ts`.
+    public static func recordedURI(segment: String, index: Int) -> String {
+        let stem = segment.utf8.count > 3 && segment.hasSuffix(".ts") ? String(segment.dropLast(3)) : segment
+        return "\(partsFolder)/\(stem).\(index).ts"
+    }
+}

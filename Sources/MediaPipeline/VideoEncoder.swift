@@ -9,13 +9,16 @@ import SidelineCore
 ///
 /// `step` is the effort it runs at (the rung's own preset, or a cheaper step the effort rule
 /// chose); `threads` is x264's thread count (0: x264's own choice, 1.5 per core).
+/// `forParts`: the output is cut into parts (Low-Latency HLS), so no B-frames: a B-frame's
+/// packet comes out after the frame it refers to forward, so parts cut in decode order
+/// would overlap in presentation time (seen: parts of -0.07 s), and it holds frames back.
 final class VideoEncoder {
     let spec: Rung
     let step: EffortStep
     private(set) var context: UnsafeMutablePointer<AVCodecContext>?
     private let packet: UnsafeMutablePointer<AVPacket>
 
-    init(spec: Rung, clock: SegmentClock, step: EffortStep? = nil, threads: Int = 0) throws(PipelineError) {
+    init(spec: Rung, clock: SegmentClock, step: EffortStep? = nil, threads: Int = 0, forParts: Bool = false) throws(PipelineError) {
         self.spec = spec
         let step = step ?? EffortSteps.steps(for: spec)[0]
         self.step = step
@@ -45,6 +48,7 @@ final class VideoEncoder {
         var x264Params = "scenecut=0:open-gop=0"
         if let lookahead = spec.lookahead { x264Params += ":rc-lookahead=\(lookahead)" }
         if !step.x264Params.isEmpty { x264Params += ":" + step.x264Params }
+        if forParts { x264Params += ":bframes=0" }
         av_opt_set(context.pointee.priv_data, "x264-params", x264Params, 0)
         let opened = avcodec_open2(context, codec, nil)
         if opened < 0 {

@@ -1,3 +1,5 @@
+import HLSPlaylist
+
 /// The resources under `/live/`, parsed from the raw request path. Every component is
 /// percent-decoded once and must then be a plain name (letters, digits, '-', '_', '.', not
 /// starting with '.'), so no request can name a file outside the stream's directory: `..`,
@@ -14,14 +16,11 @@ public enum OriginPath: Equatable, Sendable {
     case part(stream: String, variant: String, segment: String, index: Int)
 
     /// The folder of parts under a variant, and the relative URI a playlist lists a part by.
-    public static let partsFolder = "parts"
+    public static let partsFolder = PartialSegment.partsFolder
 
     /// The URI of part `index` of the segment named `segment` (`000123.ts`), relative to the
     /// variant's media playlist.
-    public static func partURI(segment: String, index: Int) -> String {
-        let stem = segment.utf8.count > 3 && segment.hasSuffix(".ts") ? String(segment.dropLast(3)) : segment
-        return "\(partsFolder)/\(stem).\(index).ts"
-    }
+    public static func partURI(segment: String, index: Int) -> String { PartialSegment.recordedURI(segment: segment, index: index) }
 
     /// The most parts a segment can have (a part index has at most three digits).
     public static let largestPartIndex = 999

@@ -70,6 +70,25 @@ public struct PublishedEdge: Sendable, Equatable {
         self.partsOfNext = partsOfNext
         self.partsPerSegment = partsPerSegment
     }
+
+    /// Where this version stands, as one number a held request compares with the one it waits
+    /// for (`position(sequence:part:)`): a listed segment counts as all its parts.
+    public var position: Int {
+        partsOfNext > 0 ? Self.position(sequence: lastSequence + 1, part: partsOfNext - 1) : Self.position(sequence: lastSequence, part: nil)
+    }
+
+    /// The position of part `part` of segment `sequence`, or of the whole segment (nil).
+    /// Saturating: a client's number cannot wrap it round (blocking reload refuses a sequence
+    /// more than two past the last listed before anything waits for it).
+    public static func position(sequence: Int, part: Int?) -> Int {
+        let (scaled, overflow) = sequence.multipliedReportingOverflow(by: partsPerPosition)
+        guard !overflow else { return sequence < 0 ? Int.min : Int.max }
+        let (sum, over) = scaled.addingReportingOverflow(min(max(part ?? (partsPerPosition - 1), 0), partsPerPosition - 1))
+        return over ? Int.max : sum
+    }
+
+    /// More than any segment has parts (`OriginPath.largestPartIndex` is 999).
+    static let partsPerPosition = 1024
 }
 
 /// Blocking playlist reload (draft-pantos-hls-rfc8216bis §6.2.5.2) as a pure decision over the

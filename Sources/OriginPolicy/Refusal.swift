@@ -50,6 +50,9 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         case draining
         /// More connections or requests in flight than configured.
         case overloaded
+        /// Blocking reload at part granularity, or a request for the hinted part, held for
+        /// three target durations and the part not made (draft-pantos-hls-rfc8216bis §6.2.5.2).
+        case partNotReady = "part-not-ready"
 
         /// The HTTP status of every refusal of this kind: the one place it is decided.
         public var status: Int {
@@ -65,7 +68,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             case .tooManyAttempts: 429
             case .internalError: 500
             case .insufficientStorage: 507
-            case .starting, .draining, .overloaded: 503
+            case .starting, .draining, .overloaded, .partNotReady: 503
             }
         }
     }
@@ -95,7 +98,9 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
         self.retryAfter = retryAfter
         self.audience = audience
-        self.cache = cache ?? (audience == .operators ? .noStore : kind == .streamRemoved ? .gone : .transientError)
+        // A part not made yet is never stored as a refusal by a cache in front: it exists in
+        // a part target's time.
+        self.cache = cache ?? (audience == .operators || kind == .partNotReady ? .noStore : kind == .streamRemoved ? .gone : .transientError)
         self.realm = realm
         self.rangeOf = rangeOf
     }
@@ -136,5 +141,12 @@ extension Refusal {
     public static func lookUp(stream name: String, phase: StatusPolicy.StreamPhase?, naming: Bool = true) -> Refusal? {
         guard let phase else { return .noSuchStream(name) }
         return phase == .removed ? .streamRemoved(naming ? name : nil) : nil
+    }
+}
+
+extension Refusal {
+    /// A part (or a playlist listing it) still not made after its hold: 503, never cached.
+    public static func partNotReady(sequence: Int, part: Int, waited: Double) -> Refusal {
+        Refusal(.partNotReady, "part \(part) of segment \(sequence) was not made within \(DecimalFormatting.plain(waited)) s; reload the playlist")
     }
 }

@@ -16,6 +16,8 @@ public final class ServedMediaPlaylist: Sendable, Equatable {
     public let skipDateRanges: RenderedPlaylist?
     /// The media sequence number of the last entry; -1 while there is none.
     public let lastSequence: Int
+    /// How far this version has got, parts included (Low-Latency HLS), as blocking reload weighs it.
+    public let edge: PublishedEdge
     /// Ended (EXT-X-ENDLIST) or VOD: it never changes again, so nothing is held or skipped.
     public let complete: Bool
     /// The playlist as recorded, without markers, for the VOD renditions (`/vod/`, which place
@@ -31,10 +33,14 @@ public final class ServedMediaPlaylist: Sendable, Equatable {
             self.blockingReload = blockingReload
         }
 
-        /// The EXT-X-SERVER-CONTROL a live playlist with this target duration carries.
-        public func control(targetDuration: Int) -> ServerControl {
+        /// The EXT-X-SERVER-CONTROL a live playlist with this target duration carries; with
+        /// parts of `partTarget` seconds (Low-Latency HLS), PART-HOLD-BACK too: three part
+        /// targets, the least the draft recommends, where players start closest to the edge.
+        /// Blocking reload is always offered with parts: the draft requires it.
+        public func control(targetDuration: Int, partTarget: Double? = nil) -> ServerControl {
             ServerControl(canSkipUntil: deltaUpdates ? ServerControl.minimumSkipBoundary(targetDuration: targetDuration) : nil,
-                          canSkipDateRanges: deltaUpdates, canBlockReload: blockingReload)
+                          canSkipDateRanges: deltaUpdates, canBlockReload: blockingReload || partTarget != nil,
+                          partHoldBack: partTarget.map { 3 * $0 })
         }
     }
 
@@ -44,26 +50,36 @@ public final class ServedMediaPlaylist: Sendable, Equatable {
     /// hour 3 costs more than the incremental text and less than the gzip that follows
     /// (Docs/benchmarks.md, "Playlist rendering with markers"). That is one version per segment
     /// per variant, never per request.
-    convenience init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String) {
+    ///
+    /// `edge`: the variant's Low-Latency HLS edge (parts, hint, rendition reports), rendered in
+    /// every form while the playlist is live; nil where the stream lists no parts.
+    convenience init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String, edge: LowLatencyEdge? = nil) {
         let raw = live.playlist
         let complete = raw.endList || raw.playlistType == .vod
-        let control = complete ? ServerControl() : offer.control(targetDuration: raw.targetDuration)
+        let edge = complete ? nil : edge
+        let control = complete ? ServerControl() : offer.control(targetDuration: raw.targetDuration, partTarget: edge?.partTarget)
         let placed = markers.isEmpty ? raw : raw.placingLive(markers)
-        self.init(raw: raw, placed: placed, text: markers.isEmpty ? live.text(control: control) : placed.render(control: control), control: control, tag: tag)
+        let text: String = switch (markers.isEmpty, edge) {
+        case let (true, edge?): live.text(control: control, edge: edge)
+        case (true, nil): live.text(control: control)
+        case (false, _): placed.render(control: control, edge: edge)
+        }
+        self.init(raw: raw, placed: placed, text: text, control: control, tag: tag, edge: edge)
     }
 
-    private init(raw: MediaPlaylist, placed: MediaPlaylist, text: String, control: ServerControl, tag: String) {
+    private init(raw: MediaPlaylist, placed: MediaPlaylist, text: String, control: ServerControl, tag: String, edge: LowLatencyEdge?) {
         playlist = raw
         complete = raw.endList || raw.playlistType == .vod
-        lastSequence = raw.mediaSequence + raw.segments.count - 1
+        lastSequence = raw.lastSequence
+        self.edge = PublishedEdge(lastSequence: raw.lastSequence, partsOfNext: edge?.openParts.count ?? 0, partsPerSegment: edge?.partsPerSegment)
         full = RenderedPlaylist(text: text, tag: tag)
-        skip = placed.renderDelta(control: control, skippingDateRanges: false).map { RenderedPlaylist(text: $0, tag: tag + "-s1") }
-        skipDateRanges = placed.renderDelta(control: control, skippingDateRanges: true).map { RenderedPlaylist(text: $0, tag: tag + "-s2") }
+        skip = placed.renderDelta(control: control, skippingDateRanges: false, edge: edge).map { RenderedPlaylist(text: $0, tag: tag + "-s1") }
+        skipDateRanges = placed.renderDelta(control: control, skippingDateRanges: true, edge: edge).map { RenderedPlaylist(text: $0, tag: tag + "-s2") }
     }
 
     public static func == (a: ServedMediaPlaylist, b: ServedMediaPlaylist) -> Bool {
         a === b || (a.full == b.full && a.skip == b.skip && a.skipDateRanges == b.skipDateRanges && a.lastSequence == b.lastSequence
-            && a.complete == b.complete && a.playlist == b.playlist)
+            && a.complete == b.complete && a.playlist == b.playlist && a.edge == b.edge)
     }
 
     /// The form a request's `_HLS_skip` asks for; the full one when there is no delta yet.
@@ -79,6 +95,6 @@ public final class ServedMediaPlaylist: Sendable, Equatable {
 extension BlockingReload {
     /// The decision for a served playlist version.
     public static func decide(_ directives: PlaylistDirectives, playlist: ServedMediaPlaylist, targetDuration: Int, offered: Bool) -> BlockingReload {
-        decide(directives, lastSequence: playlist.lastSequence, complete: playlist.complete, targetDuration: targetDuration, offered: offered)
+        decide(directives, edge: playlist.edge, complete: playlist.complete, targetDuration: targetDuration, offered: offered || playlist.edge.partsPerSegment != nil)
     }
 }

@@ -1,4 +1,6 @@
 import HLSPlaylist
+import NIOCore
+import OriginPolicy
 import OriginState
 import Synchronization
 
@@ -20,51 +22,48 @@ extension StreamRegistry {
 
     /// One effect with the values it needs, taken under the lock: rendered outside it.
     enum Job {
-        /// What a variant's version is rendered from: a publication's playlist, whose text its
-        /// writer keeps as it grows, or the recording the state holds (new markers), whose text
-        /// is made whole when it is rendered, outside the lock.
-        enum Source {
-            case live(LiveMediaPlaylist)
-            case recorded(MediaPlaylist)
-        }
-
-        case variant(stream: String, variant: String, version: Int, markers: [Marker], playlist: Source?, wake: Bool)
+        /// What a variant's version is rendered from: the live playlist the state holds, whose
+        /// text its writer keeps as it grows, or, with markers, the recording made whole once
+        /// per version, outside the lock; and its edge with rendition reports (Low-Latency HLS).
+        case variant(stream: String, variant: String, version: Int, markers: [Marker], playlist: LiveMediaPlaylist?, edge: LowLatencyEdge?, wake: Bool)
         case iFrames(stream: String, variant: String, version: Int, playlist: LiveMediaPlaylist?)
         case master(stream: String, version: Int, MultivariantPlaylist?)
         case release(stream: String)
+        case part(stream: String, variant: String, sequence: Int, index: Int, version: Int, bytes: [UInt8])
 
         init(_ effect: OriginEffect, change: OriginChange, state: OriginState) {
             let publication: OriginChange.Publication? = if case let .publish(p) = change { p } else { nil }
             switch effect {
-            case let .renderVariant(stream, variant, version, markers, fromPublication, wake):
+            case let .renderVariant(stream, variant, version, markers, _, wake):
                 // Values only: nothing is rendered under the lock.
-                let playlist: Source? = fromPublication ? publication.map { .live($0.playlist) }
-                    : state.streams[stream]?.variants[variant]?.recording.map { .recorded($0) }
-                self = .variant(stream: stream, variant: variant, version: version, markers: markers, playlist: playlist, wake: wake)
+                let held = state.streams[stream]?.variants[variant]
+                var edge = held?.edge
+                edge?.reports = state.renditionReports(for: variant, of: stream)
+                self = .variant(stream: stream, variant: variant, version: version, markers: markers, playlist: held?.live, edge: edge, wake: wake)
             case let .renderIFrames(stream, variant, version):
                 self = .iFrames(stream: stream, variant: variant, version: version, playlist: publication?.iFrames)
             case let .renderMaster(stream, version):
                 self = .master(stream: stream, version: version, state.streams[stream]?.masterPlaylist)
             case let .releaseHeld(stream):
                 self = .release(stream: stream)
+            case let .keepPart(stream, variant, sequence, index, version):
+                let bytes: [UInt8] = if case let .part(_, _, part, _) = change { part.bytes } else { [] }
+                self = .part(stream: stream, variant: variant, sequence: sequence, index: index, version: version, bytes: bytes)
             }
         }
     }
 
     func carry(_ job: Job) {
         switch job {
-        case let .variant(stream, variant, version, markers, playlist, wake):
-            let live: LiveMediaPlaylist
-            switch playlist {
-            case let .live(kept)?: live = kept
-            case let .recorded(recording)?: live = LiveMediaPlaylist(recording)
-            case nil: return
-            }
-            let rendered = ServedMediaPlaylist(live, markers: markers, offer: offer, tag: nextTag())
+        case let .variant(stream, variant, version, markers, playlist, edge, wake):
+            guard let live = playlist else { return }
+            let rendered = ServedMediaPlaylist(live, markers: markers, offer: offer, tag: nextTag(), edge: edge)
             let stored = store(stream: stream, version: version) { served in
                 guard (served.variants[variant]?.version ?? 0) < version else { return false }
                 served.variants[variant, default: ServedVariant()].playlist = rendered
                 served.variants[variant]!.version = version
+                // Parts of segments now listed are served from their files.
+                served.variants[variant]!.openParts.removeAll { $0.sequence <= rendered.lastSequence }
                 return true
             }
             if stored && wake { waiters.wake(.init(stream: stream, variant: variant), listed: Self.listed(rendered)) }
@@ -93,6 +92,17 @@ extension StreamRegistry {
             }
         case let .release(stream):
             waiters.wakeAll(stream: stream)
+        case let .part(stream, variant, sequence, index, version, bytes):
+            // Stored before the version that lists it (its effect comes first): a player that
+            // reads the part's URI finds its bytes. A part of a segment a newer version lists
+            // already is served from the file: not kept.
+            let buffer = ByteBuffer(bytes: bytes)
+            store(stream: stream, version: version) { served in
+                guard (served.variants[variant]?.playlist?.lastSequence ?? -1) < sequence else { return false }
+                served.variants[variant, default: ServedVariant()].openParts.removeAll { $0.sequence != sequence }
+                served.variants[variant]!.openParts.append(.init(sequence: sequence, index: index, bytes: buffer))
+                return true
+            }
         }
     }
 
@@ -108,5 +118,7 @@ extension StreamRegistry {
 
     /// What a held request waits for: the last sequence number listed, or everything once the
     /// playlist never changes again.
-    static func listed(_ served: ServedMediaPlaylist) -> Int { served.complete ? Int.max : served.lastSequence }
+    /// What a held request waits for, as a position (`PublishedEdge.position`): the last part or
+    /// segment listed, or everything once the playlist never changes again.
+    static func listed(_ served: ServedMediaPlaylist) -> Int { served.complete ? Int.max : served.edge.position }
 }

@@ -1,3 +1,5 @@
+import HLSPlaylist
+import NIOCore
 import OriginPolicy
 import OriginState
 import Synchronization
@@ -28,9 +30,16 @@ extension StreamRegistry {
         /// The media or I-frame playlist as served, for those resources.
         public let media: ServedMediaPlaylist?
         /// The listed file of a segment request.
-        public let file: SegmentFile?
+        public internal(set) var file: SegmentFile?
         /// Whether a segment request names an entry the playlist lists as EXT-X-GAP.
         public let gap: Bool
+        /// A part request (Low-Latency HLS): the part's bytes while its segment is being made;
+        /// once the segment is listed, `file` with the part's `partRange` of it.
+        public var partBytes: ByteBuffer? = nil
+        public var partRange: Range<Int>? = nil
+        /// A part request for the part the playlist hints at (`EXT-X-PRELOAD-HINT`), not made
+        /// yet: its segment's sequence number and index, what the request is held for.
+        public var hinted: (sequence: Int, part: Int)? = nil
     }
 
     /// The lookup of `resource` (a parsed `/live/` path); nil when no stream has its name.
@@ -61,12 +70,33 @@ extension StreamRegistry {
                 file = variant?.segments[name]
                 gap = file == nil && variant?.gaps.contains(name) == true
             case .part:
-                // No stream lists parts yet (issue 34): a part is answered as a segment that is
-                // not listed.
                 break
             }
-            return ResourceLookup(phase: stream.phase, targetDuration: stream.targetDuration, isLive: stream.isLive, variantExists: variant != nil,
-                                  lastPublished: variant?.status.lastPublished, master: master, variantOrder: order, media: media, file: file, gap: gap)
+            var found = ResourceLookup(phase: stream.phase, targetDuration: stream.targetDuration, isLive: stream.isLive, variantExists: variant != nil,
+                                       lastPublished: variant?.status.lastPublished, master: master, variantOrder: order, media: media, file: file, gap: gap)
+            if case let .part(_, name, segment, index) = resource, let variant {
+                Self.locate(part: index, of: segment, in: variant, served: p.served[resource.stream]?.variants[name], into: &found)
+            }
+            return found
+        }
+    }
+
+    /// Where part `index` of `segment` is: in memory, a range of its listed file, or the part
+    /// the playlist hints at (held for), or nowhere (404).
+    private static func locate(part index: Int, of segment: String, in variant: Variant, served: ServedVariant?, into found: inout ResourceLookup) {
+        switch variant.parts.locate(segment: segment, index: index) {
+        case let .open(sequence)?:
+            found.partBytes = served?.openParts.first { $0.sequence == sequence && $0.index == index }?.bytes
+        case let .file(name, range)?:
+            found.file = variant.segments[name]
+            found.partRange = found.file == nil ? nil : range
+        case nil:
+            guard let hint = variant.edge?.hint, let last = variant.recording?.lastSequence else { return }
+            // The hint is of the segment being made or, when all its parts are out, of the next.
+            for sequence in [last + 1, last + 2] where hint.uri == OriginPath.partURI(segment: MediaSegment.recordedName(sequence: sequence), index: index)
+                && segment == MediaSegment.recordedName(sequence: sequence) {
+                found.hinted = (sequence, index)
+            }
         }
     }
 }

@@ -39,6 +39,16 @@ public final class StreamRegistry: Sendable {
         var version = 0
         public internal(set) var iFrames: ServedMediaPlaylist?
         var iFramesVersion = 0
+        /// The parts of the segment being made (Low-Latency HLS), in order, until the version
+        /// that lists the segment: each request for one is answered from these bytes.
+        var openParts: [OpenPart] = []
+    }
+
+    /// One part of the segment being made, ready to send.
+    struct OpenPart: Sendable {
+        let sequence: Int
+        let index: Int
+        let bytes: ByteBuffer
     }
 
     /// A stream as one request sees it: its state and what was rendered of it, read together.

@@ -23,6 +23,25 @@ public enum OriginChange: Sendable {
     case effort(stream: String, variant: String, step: Int, name: String)
     /// The variant's encoder failed (with the reason), or is healthy again (nil).
     case failure(stream: String, variant: String, String?)
+    /// A part (Low-Latency HLS) of the segment after the variant's last entry is complete:
+    /// `edge` is the variant's edge that lists it. Its bytes go with the change, to be served
+    /// from memory until its segment is listed, then as a range of the segment's file.
+    case part(stream: String, variant: String, Part, edge: LowLatencyEdge)
+
+    /// One part as the publisher hands it in.
+    public struct Part: Sendable {
+        /// The media sequence number of the segment it is part of.
+        public var sequence: Int
+        public var index: Int
+        public var bytes: [UInt8]
+        public var size: Int { bytes.count }
+
+        public init(sequence: Int, index: Int, bytes: [UInt8]) {
+            self.sequence = sequence
+            self.index = index
+            self.bytes = bytes
+        }
+    }
 
     /// What one `publish` brings in: a new version of one variant's playlists and what it lists
     /// that the state did not hold, said by where it came from. Every file is on disk (and
@@ -37,13 +56,17 @@ public enum OriginChange: Sendable {
         /// Its I-frame playlist when this version changed it; nil keeps the one there is (a
         /// variant restored without one has none).
         public var iFrames: LiveMediaPlaylist?
+        /// The variant's Low-Latency HLS edge as of this version (its newest entries' parts, the
+        /// hint); nil where the stream lists no parts, and for a restored or mirrored version.
+        public var edge: LowLatencyEdge?
 
-        public init(_ source: Source, stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist? = nil) {
+        public init(_ source: Source, stream: String, variant: String, playlist: LiveMediaPlaylist, iFrames: LiveMediaPlaylist? = nil, edge: LowLatencyEdge? = nil) {
             self.source = source
             self.stream = stream
             self.variant = variant
             self.playlist = playlist
             self.iFrames = iFrames
+            self.edge = edge
         }
     }
 
@@ -83,4 +106,7 @@ public enum OriginEffect: Sendable, Equatable {
     case renderMaster(stream: String, version: Int)
     /// Answer every request held on the stream: it will never list more.
     case releaseHeld(stream: String)
+    /// Keep the bytes of the change's part (`OriginChange.part`) to serve from memory, for the
+    /// variant's version `version` (the one that lists it).
+    case keepPart(stream: String, variant: String, sequence: Int, index: Int, version: Int)
 }

@@ -43,7 +43,25 @@ extension OriginState {
         case let .failure(stream, variant, reason):
             streams[stream]?.variants[variant]?.status.failure = reason
             return []
+        case let .part(stream, variant, part, edge):
+            return publish(part, edge: edge, in: stream, variant: variant)
         }
+    }
+
+    /// A part of the segment being made: a new version of the variant's playlist that lists
+    /// it, rendered from the recording as it is (`live`) with the new edge. A part for a
+    /// variant with nothing recorded yet, or not of the segment after its last entry, changes
+    /// nothing: the publisher never sends one, and a part never stands where another should.
+    private mutating func publish(_ part: OriginChange.Part, edge: LowLatencyEdge, in name: String, variant: String) -> [OriginEffect] {
+        guard let live = streams[name]?.variants[variant]?.live, !live.playlist.endList,
+              part.sequence == live.playlist.lastSequence + 1,
+              streams[name]!.variants[variant]!.parts.opened(part.sequence, index: part.index, size: part.size) else { return [] }
+        streams[name]!.variants[variant]!.edge = edge
+        revision += 1
+        streams[name]!.variants[variant]!.version = revision
+        // The bytes first: a player that reads the part's URI in the new version finds them.
+        return [.keepPart(stream: name, variant: variant, sequence: part.sequence, index: part.index, version: revision),
+                .renderVariant(stream: name, variant: variant, version: revision, markers: streams[name]!.markers, fromPublication: false, wake: true)]
     }
 
     /// A publication, changed in place (`streams[s]!.variants[v]`), so the variant's segment
@@ -79,7 +97,9 @@ extension OriginState {
             break
         }
         guard streams[name]!.variants[variant] != nil else { return [] }
-        streams[name]!.variants[variant]!.recording = publication.playlist.playlist
+        streams[name]!.variants[variant]!.live = publication.playlist
+        streams[name]!.variants[variant]!.edge = publication.edge
+        streams[name]!.variants[variant]!.parts.listed(through: publication.playlist.playlist.lastSequence, edge: publication.edge)
         revision += 1
         streams[name]!.variants[variant]!.version = revision
         var effects: [OriginEffect] = [.renderVariant(stream: name, variant: variant, version: streams[name]!.variants[variant]!.version,

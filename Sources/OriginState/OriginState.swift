@@ -45,8 +45,16 @@ public struct OriginState: Sendable {
     }
 
     public struct Variant: Sendable {
+        /// The media playlist as recorded (without markers) with its incrementally kept text,
+        /// nil before the first version: a part's version renders from it without walking it.
+        public internal(set) var live: LiveMediaPlaylist?
         /// The media playlist as recorded (without markers), nil before the first version.
-        public internal(set) var recording: MediaPlaylist?
+        public var recording: MediaPlaylist? { live?.playlist }
+        /// Its Low-Latency HLS edge (`LowLatencyEdge`, without rendition reports, which are
+        /// read from the siblings when it is rendered): nil where the stream lists no parts.
+        public internal(set) var edge: LowLatencyEdge?
+        /// What the parts published so far let a request find (`PartIndex`).
+        public internal(set) var parts = PartIndex()
         /// The I-frame playlist, nil until a version brings one.
         public internal(set) var iFrames: MediaPlaylist?
         /// The version (`OriginState.revision`) of this variant's media playlist as served,
@@ -152,5 +160,31 @@ extension Refusal {
     /// `/api/sets` tells each caller, a private one only to a caller its token covers.
     public static func noSuchSet(_ name: String) -> Refusal {
         Refusal(.noSuchResource, "no angle set named '\(name)': /api/sets lists the sets you may watch (angle_sets in the config)")
+    }
+}
+
+extension OriginState {
+    /// `EXT-X-RENDITION-REPORT`s for `variant` of `stream`: every other rung of the stream
+    /// and, for an angle of a set, every rung of the set's other angles, each where it has got
+    /// (its last part, or its last segment where it lists no parts yet). Read when a version is
+    /// rendered, so a report is as fresh as the version that carries it.
+    public func renditionReports(for variant: String, of stream: String) -> [RenditionReport] {
+        guard let own = streams[stream] else { return [] }
+        var reports = Self.reports(own, except: variant, prefix: "../")
+        for set in angleSets where set.streams.contains(stream) {
+            for angle in set.streams where angle != stream {
+                guard let other = streams[angle], other.phase != .removed else { continue }
+                reports += Self.reports(other, except: nil, prefix: "../../\(angle)/")
+            }
+        }
+        return reports
+    }
+
+    private static func reports(_ stream: Stream, except skipped: String?, prefix: String) -> [RenditionReport] {
+        stream.variantOrder.compactMap { name -> RenditionReport? in
+            guard name != skipped, let variant = stream.variants[name], let playlist = variant.recording, !playlist.endList else { return nil }
+            let last: (sequence: Int, part: Int?) = variant.edge?.lastPart(after: playlist.lastSequence) ?? (playlist.lastSequence, nil)
+            return RenditionReport(uri: prefix + name + "/index.m3u8", lastSequence: last.sequence, lastPart: last.part)
+        }
     }
 }

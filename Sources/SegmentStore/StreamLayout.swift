@@ -1,3 +1,4 @@
+import HLSPlaylist
 import SidelineCore
 
 /// Where a stream lives on disk:
@@ -52,8 +53,5 @@ public struct StreamLayout: Sendable, Equatable {
     }
 
     /// The file (and URL) name of the segment with media sequence number `sequence`.
-    public static func segmentName(sequence: Int) -> String {
-        let digits = String(sequence)
-        return String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".ts"
-    }
+    public static func segmentName(sequence: Int) -> String { MediaSegment.recordedName(sequence: sequence) }
 }

@@ -150,6 +150,11 @@ extension SidelineConfiguration {
         }
         config.dataDirectory = try top.string("data_dir", matching: { !$0.isEmpty }, expected: "a directory path") ?? config.dataDirectory
         config.segmentDuration = try top.double("segment_duration", in: 0.5...30) ?? config.segmentDuration
+        config.partDuration = try top.double("part_duration", in: 0...30) ?? config.partDuration
+        if config.partDuration != 0 && !(0.1...config.segmentDuration).contains(config.partDuration) {
+            throw .invalidValue(file: file, key: "part_duration", value: String(format: "%g", config.partDuration),
+                                expected: "0 (no parts) or from 0.1 to segment_duration (\(String(format: "%g", config.segmentDuration))) seconds")
+        }
         if var video = try top.section("video") {
             config.video = try videoSettings(from: &video, default: config.video)
             try config.video.validate(file: file, path: "video")

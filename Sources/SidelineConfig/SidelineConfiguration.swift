@@ -8,6 +8,9 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var dataDirectory: String
     /// `segment_duration`: D in seconds; segment k covers [k x D, (k+1) x D) of output time.
     public var segmentDuration: Double
+    /// `part_duration`: the parts (Low-Latency HLS) each camera's segment is cut into, in
+    /// seconds; 0 lists no parts. On by default (Docs/low-latency.md says why this value).
+    public var partDuration: Double = Self.defaultPartDuration
     /// `stream` (one camera) or `streams` (several): each with its own input and ladder.
     public var streams: [StreamSettings]
     /// `video`: the frame rate and ladder of every stream that does not set its own.
@@ -38,6 +41,9 @@ public struct SidelineConfiguration: Sendable, Equatable {
         self.video = video
         self.audio = audio
     }
+
+    /// `part_duration` when the config does not set it.
+    public static let defaultPartDuration = 0.5
 
     /// x264 rc-lookahead of a rung that does not set `lookahead`, in frames. Shorter than
     /// veryfast's own 10, for publish latency (see Docs/benchmarks.md).

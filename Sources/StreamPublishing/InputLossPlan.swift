@@ -80,6 +80,12 @@ public struct InputLossPlan: Sendable, Equatable {
 
     /// How `variant`'s segment for timeline slot `index` is listed. Call once per segment:
     /// the first slate segment of each variant is the one that opens the date range.
+    /// Whether segment `index` shows the camera (no outage holds it): its parts may be listed
+    /// (Low-Latency HLS) before the segment is. Asks without changing anything.
+    public func showsCamera(segment index: Int) -> Bool {
+        !outages.contains { $0.contains(segment: index) }
+    }
+
     public mutating func treatment(ofSegment index: Int, variant: String) -> Treatment {
         for i in outages.indices.reversed() {
             let outage = outages[i]

@@ -1,3 +1,5 @@
+import HLSPlaylist
+
 /// Which parts (Low-Latency HLS) each variant's live playlist lists, decided beside the slots
 /// (`SlotPublisher`): a part belongs to the segment being made only while that segment's slot
 /// is the one the variant lists next and the camera, not the slate, fills it; when the slot's
@@ -91,5 +93,38 @@ public struct PartLedger: Sendable, Equatable {
         // segment made before parts) still pushes the oldest out of the window.
         edge.listed.removeAll { $0.sequence <= sequence - keep }
         edges[variant] = edge
+    }
+}
+
+extension PartLedger {
+    /// What parts are listed at all: their target, and how many a segment is cut into.
+    public struct Settings: Sendable, Equatable {
+        /// `EXT-X-PART-INF:PART-TARGET` (`PartClock.partTarget`).
+        public var partTarget: Double
+        public var partsPerSegment: Int
+
+        public init(partTarget: Double, partsPerSegment: Int) {
+            self.partTarget = partTarget
+            self.partsPerSegment = max(1, partsPerSegment)
+        }
+    }
+
+    /// `variant`'s edge as a playlist renders it (without rendition reports, which the origin
+    /// reads from the siblings): the listed entries' parts under their sequence numbers, the
+    /// parts of the segment being made, which will be entry `nextSequence`, and the hint at
+    /// the part after the last one (the next segment's first once the segment being made has
+    /// all its parts). Parts are named by their segment (`PartialSegment.recordedURI`).
+    public func edge(of variant: String, nextSequence: Int, settings: Settings) -> LowLatencyEdge {
+        let held = edges[variant] ?? Edge()
+        func listed(_ parts: [Part], of sequence: Int) -> [PartialSegment] {
+            let segment = MediaSegment.recordedName(sequence: sequence)
+            return parts.map { PartialSegment(uri: PartialSegment.recordedURI(segment: segment, index: $0.index), duration: $0.duration, independent: $0.independent) }
+        }
+        var byEntry: [Int: [PartialSegment]] = [:]
+        for entry in held.listed { byEntry[entry.sequence] = listed(entry.parts, of: entry.sequence) }
+        let open = held.open.map { listed($0.parts, of: nextSequence) } ?? []
+        let hinted = open.count < settings.partsPerSegment ? (nextSequence, open.count) : (nextSequence + 1, 0)
+        let hint = PreloadHint(uri: PartialSegment.recordedURI(segment: MediaSegment.recordedName(sequence: hinted.0), index: hinted.1))
+        return LowLatencyEdge(partTarget: settings.partTarget, partsPerSegment: settings.partsPerSegment, listedParts: byEntry, openParts: open, hint: hint)
     }
 }

@@ -44,10 +44,17 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         /// What a pusher said about its stream, in place of the config's (nil: the config's).
         var sessionData: [SessionData]?
         var writes = WriteHealth()
+        /// Which parts each variant's playlist lists (Low-Latency HLS); unused without `parts`.
+        var partLedger = PartLedger(keep: 1)
     }
 
+    /// Low-Latency HLS: what parts are listed (nil: the stream lists none).
+    let parts: PartLedger.Settings?
+
     init(recorder: StreamRecorder, registry: StreamRegistry, streamName: String, standIns: [String: StandIn], clock: SegmentClock,
-         master: MasterAssembly, rates: [(name: String, rates: RungRates)], variantMetrics: [String: SidelineMetrics.Variant], logger: Logger) {
+         master: MasterAssembly, rates: [(name: String, rates: RungRates)], variantMetrics: [String: SidelineMetrics.Variant],
+         parts: PartLedger.Settings? = nil, targetDuration: Int = 2, logger: Logger) {
+        self.parts = parts
         self.recorder = recorder
         self.registry = registry
         self.streamName = streamName
@@ -62,6 +69,35 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         self.logger = logger
         state.withLock { s in
             for (name, standIn) in standIns { s.formats[name] = standIn.format }
+            s.partLedger = PartLedger(keep: PartLedger.kept(targetDuration: targetDuration, segmentDuration: clock.segmentDuration))
+        }
+    }
+
+    /// A part of `variant`'s segment for `part.segment` is complete: listed (a new playlist
+    /// version, its bytes served from memory) when that slot is the one the variant lists next
+    /// and shows the camera (`PartLedger`). Called under the stream's core lock, as `list` is.
+    func partArrived(_ part: EncodedPart, of variant: String, nextSlot: Int?, camera: Bool) {
+        guard let parts, let target = recorder.variants[variant] else { return }
+        let playlist = target.playlist
+        guard !playlist.endList else { return }
+        let nextSequence = playlist.lastSequence + 1
+        let edge = state.withLock { s -> LowLatencyEdge? in
+            let listed = s.partLedger.partArrived(variant: variant, slot: part.segment,
+                                                  part: .init(index: part.index, duration: part.duration, independent: part.independent),
+                                                  nextSlot: nextSlot, camera: camera)
+            return listed ? s.partLedger.edge(of: variant, nextSequence: nextSequence, settings: parts) : nil
+        }
+        guard let edge else { return }
+        registry.apply(.part(stream: streamName, variant: variant, .init(sequence: nextSequence, index: part.index, bytes: part.bytes), edge: edge))
+    }
+
+    /// After `variant`'s entry for `slot` was recorded as `sequence`: its parts move under it
+    /// (`real`) or leave the playlist (a fill); the edge the publication carries. Nil without parts.
+    private func edgeAfterListing(_ variant: String, slot: Int, sequence: Int, real: Bool) -> LowLatencyEdge? {
+        guard let parts else { return nil }
+        return state.withLock { s in
+            s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
+            return s.partLedger.edge(of: variant, nextSequence: sequence + 1, settings: parts)
         }
     }
 
@@ -106,10 +142,13 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         case .real, .gap: break
         }
         let recorded = target.list(body, duration: duration, programDateTime: entry.programDateTime, discontinuity: entry.discontinuity, dateRanges: entry.dateRanges)
+        // The camera's own segment, written as cut: exactly its parts one after another.
+        let real = entry.content == .real && recorded.segmentWritten && material == .staged
+        let edge = edgeAfterListing(variant, slot: entry.slot, sequence: recorded.playlist.playlist.lastSequence, real: real)
         if recorded.segmentWritten {
             registry.apply(.publish(.init(
                 .segment(recorded.name, file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration, fill: entry.content.fillName)),
-                stream: streamName, variant: variant, playlist: recorded.playlist, iFrames: recorded.iFrames
+                stream: streamName, variant: variant, playlist: recorded.playlist, iFrames: recorded.iFrames, edge: edge
             )))
             if case .real = entry.content {
                 variantMetrics[variant]?.segments.increment()
@@ -117,7 +156,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
             }
         } else {
             // No file: listed as EXT-X-GAP, so players skip it and the playlist keeps pace.
-            registry.apply(.publish(.init(.gap(recorded.name), stream: streamName, variant: variant, playlist: recorded.playlist)))
+            registry.apply(.publish(.init(.gap(recorded.name), stream: streamName, variant: variant, playlist: recorded.playlist, edge: edge)))
             variantMetrics[variant]?.gapSegments.increment()
         }
         reportDisk(recorded.diskError, variant: variant)

@@ -44,6 +44,7 @@ public struct ServePlan: Sendable {
         )
         configuration.lossTimeout = stream.lossTimeout
         configuration.effort = effort
+        configuration.partDuration = self.configuration.partDuration > 0 ? self.configuration.partDuration : nil
         return configuration
     }
 
@@ -54,6 +55,11 @@ public struct ServePlan: Sendable {
     /// Opens the input and sets up the encoders, so that a bad input fails before anything is
     /// written to the data directory.
     public func openPipeline(logger: Logger) throws -> OpenedPipeline {
+        if configuration.partDuration > 0 && configuration.partClock(frameRate: stream.video.frameRate) == nil {
+            throw SidelineStartupError(message: streamLabel + "part_duration \(configuration.partDuration) s cannot cut \(configuration.segmentDuration) s segments at "
+                                       + "\(stream.video.frameRate) fps into parts of whole frames (at most \(PartClock.mostPartsPerSegment) per segment): "
+                                       + "set part_duration to at least one frame's time, or 0 for no parts")
+        }
         let events = EventForwarder()
         let pipeline: LivePipeline
         do {
@@ -178,4 +184,13 @@ public final class EventForwarder: Sendable {
 
     /// Whether the pipeline has reported `.finished` (it has nothing more to do).
     var hasFinished: Bool { finished.load(ordering: .relaxed) }
+}
+
+extension SidelineConfiguration {
+    /// Where the parts of a stream at `frameRate` fall (`part_duration`); nil without parts,
+    /// or when the duration cannot cut a segment into parts of whole frames.
+    func partClock(frameRate: Double) -> PartClock? {
+        guard partDuration > 0 else { return nil }
+        return PartClock(segments: SegmentClock(frameRate: FrameRate(frameRate), segmentDuration: segmentDuration), partDuration: partDuration)
+    }
 }

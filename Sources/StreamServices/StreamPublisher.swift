@@ -57,8 +57,15 @@ public final class StreamPublisher: Sendable {
                                     backupURIs: { [backups = stream.backups, name = stream.name] rung in
                                         backups.map { base in "\(base.hasSuffix("/") ? String(base.dropLast()) : base)/live/\(name)/\(rung)/\(StreamLayout.mediaPlaylistName)" }
                                     })
-        let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns,
-                                    clock: SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration), master: master, rates: rates, variantMetrics: variantMetrics, logger: logger)
+        let segmentClock = SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration)
+        // Parts of a camera's segments (Low-Latency HLS); a pushed stream's encoder sends whole segments.
+        let parts = stream.isPushed ? nil : configuration.partClock(frameRate: stream.video.frameRate).map {
+            PartLedger.Settings(partTarget: $0.partTarget, partsPerSegment: $0.partsPerSegment)
+        }
+        let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns, clock: segmentClock, master: master,
+                                    rates: rates, variantMetrics: variantMetrics, parts: parts,
+                                    targetDuration: TargetDuration.forSegments(ofDuration: configuration.segmentDuration, frameRate: FrameRate(stream.video.frameRate).value),
+                                    logger: logger)
         self.writer = writer
         let restored = Self.restored(recorder)
         var grid = setTimeline
@@ -150,10 +157,12 @@ public final class StreamPublisher: Sendable {
             writer.noteFormat(format, of: variant)
         case let .segment(variant, segment):
             publish(segment, of: variant)
-        case .part:
-            // Parts are cut only when the pipeline's configuration asks (`partDuration`), which
-            // `sideline serve` does not yet: the origin does not list parts (issue 34).
-            break
+        case let .part(variant, part):
+            // Listed only while its slot is the one the variant lists next and shows the camera:
+            // decided under the core's lock, so no entry is listed between the question and the part.
+            core.withLock { c in
+                writer.partArrived(part, of: variant, nextSlot: c.slots.nextSlot(of: variant), camera: c.inputLoss.showsCamera(segment: part.segment))
+            }
         case let .variantFailed(variant, reason):
             let fill = stream.onVariantFailure
             logger.error("variant failed; its slots are filled until it recovers", metadata: [

@@ -45,7 +45,7 @@ import Testing
         let older = try #require(registry.stream(named: "main")?.variants["720p"]?.version)
         let marker = Marker(id: "m-late", label: "Late", time: Date(timeIntervalSince1970: 1_800_000_005), created: Date(timeIntervalSince1970: 1_800_000_009), listedBefore: 4)
         registry.apply(.markers(stream: "main", [marker]))
-        registry.carry(.variant(stream: "main", variant: "720p", version: older, markers: [], playlist: .live(TestPlaylists.live(count: 5)), wake: true))
+        registry.carry(.variant(stream: "main", variant: "720p", version: older, markers: [], playlist: TestPlaylists.live(count: 5), edge: nil, wake: true))
         #expect(text?.contains("ID=\"m-late\"") == true && text?.contains("000004.ts") == true)
     }
 
@@ -55,7 +55,7 @@ import Testing
         publish(.segment("000000.ts", file: File(path: "/d/0.ts", size: 1, duration: 2)), count: 1)
         let older = try #require(registry.stream(named: "main")?.variants["720p"]?.version)
         registry.apply(.register(stream: "main", variants: ["720p"], targetDuration: 2))
-        registry.carry(.variant(stream: "main", variant: "720p", version: older, markers: [], playlist: .live(TestPlaylists.live(count: 1)), wake: true))
+        registry.carry(.variant(stream: "main", variant: "720p", version: older, markers: [], playlist: TestPlaylists.live(count: 1), edge: nil, wake: true))
         #expect(text == nil)
     }
 
