@@ -49,8 +49,12 @@ public struct EncodedPart: Sendable, Equatable {
     public var bytes: [UInt8]
     /// Starts with the segment's IDR (the first part of every segment, and only it).
     public var independent: Bool
+    /// When the segment's first frame was captured: the EXT-X-PROGRAM-DATE-TIME it will be
+    /// listed with, which its parts carry while it is being made.
+    public var segmentCaptured: Date?
 
-    public init(segment: Int, index: Int, duration: Double, startTime: Double, bytes: [UInt8], independent: Bool) {
+    public init(segment: Int, index: Int, duration: Double, startTime: Double, bytes: [UInt8], independent: Bool, segmentCaptured: Date? = nil) {
+        self.segmentCaptured = segmentCaptured
         self.segment = segment
         self.index = index
         self.duration = duration

@@ -165,7 +165,8 @@ final class SegmentMuxer {
         // Without parts this is the whole segment: taken as it is, not copied.
         if segmentBytes.isEmpty { segmentBytes = bytes } else { segmentBytes += bytes }
         emitPart?(EncodedPart(segment: segment.index, index: part.index, duration: Double(endPTS - part.startPTS) / 90_000,
-                              startTime: Double(part.startPTS) / 90_000, bytes: bytes, independent: part.independent))
+                              startTime: Double(part.startPTS) / 90_000, bytes: bytes, independent: part.independent,
+                              segmentCaptured: segment.captured))
     }
 
     private func closeSegment(endPTS: Int64) throws(FFmpegError) {

@@ -46,6 +46,8 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         var writes = WriteHealth()
         /// Which parts each variant's playlist lists (Low-Latency HLS); unused without `parts`.
         var partLedger = PartLedger(keep: 1)
+        /// The date of the segment each variant is making, for its parts' EXT-X-PROGRAM-DATE-TIME.
+        var openDates: [String: Date] = [:]
     }
 
     /// Low-Latency HLS: what parts are listed (nil: the stream lists none).
@@ -76,7 +78,8 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     /// A part of `variant`'s segment for `part.segment` is complete: listed (a new playlist
     /// version, its bytes served from memory) when that slot is the one the variant lists next
     /// and shows the camera (`PartLedger`). Called under the stream's core lock, as `list` is.
-    func partArrived(_ part: EncodedPart, of variant: String, nextSlot: Int?, camera: Bool) {
+    /// `date`: the segment's EXT-X-PROGRAM-DATE-TIME as it will be listed.
+    func partArrived(_ part: EncodedPart, of variant: String, date: Date?, nextSlot: Int?, camera: Bool) {
         guard let parts, let target = recorder.variants[variant] else { return }
         let playlist = target.playlist
         guard !playlist.endList else { return }
@@ -85,7 +88,11 @@ public final class PlaylistWriter: PublishingSink, Sendable {
             let listed = s.partLedger.partArrived(variant: variant, slot: part.segment,
                                                   part: .init(index: part.index, duration: part.duration, independent: part.independent),
                                                   nextSlot: nextSlot, camera: camera)
-            return listed ? s.partLedger.edge(of: variant, nextSequence: nextSequence, settings: parts) : nil
+            guard listed else { return nil }
+            s.openDates[variant] = date
+            var edge = s.partLedger.edge(of: variant, nextSequence: nextSequence, settings: parts)
+            edge.openProgramDateTime = date
+            return edge
         }
         guard let edge else { return }
         registry.apply(.part(stream: streamName, variant: variant, .init(sequence: nextSequence, index: part.index, bytes: part.bytes), edge: edge))
@@ -97,6 +104,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         guard let parts else { return nil }
         return state.withLock { s in
             s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
+            s.openDates[variant] = nil
             return s.partLedger.edge(of: variant, nextSequence: sequence + 1, settings: parts)
         }
     }

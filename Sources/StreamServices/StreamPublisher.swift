@@ -161,7 +161,9 @@ public final class StreamPublisher: Sendable {
             // Listed only while its slot is the one the variant lists next and shows the camera:
             // decided under the core's lock, so no entry is listed between the question and the part.
             core.withLock { c in
-                writer.partArrived(part, of: variant, nextSlot: c.slots.nextSlot(of: variant), camera: c.inputLoss.showsCamera(segment: part.segment))
+                // An angle of a set dates every slot by the set's grid, as its segments are listed.
+                let date = setTimeline?.start(of: part.segment) ?? part.segmentCaptured
+                writer.partArrived(part, of: variant, date: date, nextSlot: c.slots.nextSlot(of: variant), camera: c.inputLoss.showsCamera(segment: part.segment))
             }
         case let .variantFailed(variant, reason):
             let fill = stream.onVariantFailure

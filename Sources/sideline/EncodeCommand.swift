@@ -36,6 +36,8 @@ struct EncodeCommand: AsyncParsableCommand {
                 throw SidelineStartupError(message: "encode records one stream, and the config defines \(settings.streams.count) (\(settings.streams.map(\.name).joined(separator: ", "))). Give it a config with one stream, or use serve.")
             }
             settings.streams[0].loop = options.loop ?? false
+            // A recording made ahead of time has no live edge: whole segments, no parts.
+            settings.partDuration = 0
             let plan = ServePlan(configuration: settings, stream: settings.streams[0], realtime: realtime, effort: EncodingCapacity.encodeEffort(settings.streams[0]))
             let started = ContinuousClock.now
             let cpuBefore = CPUTime.process()

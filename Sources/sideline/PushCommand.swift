@@ -89,6 +89,9 @@ struct PushCommand: AsyncParsableCommand {
         }
         let metadata = try self.metadata()
         let stream = settings.streams[0]
+        // Whole segments go up the uplink: parts are the serving origin's to list (issue 34),
+        // and cutting them would only cost the encoder its B-frames.
+        settings.partDuration = 0
         let plan = ServePlan(configuration: settings, stream: stream, realtime: true)
         let queuePath = queueDirectory ?? PushQueueDirectory.path(configured: settings.push.queueDirectory, dataDirectory: settings.dataDirectory, stream: target.stream)
 

@@ -57,3 +57,31 @@ import Testing
         }
     }
 }
+
+/// What a held request compares: one position for a version's edge and for what the request
+/// waits for, so a request wakes only when its part (or anything later) is listed.
+@Suite struct PublishedEdgePositionTests {
+    @Test(arguments: [
+        // (last listed, parts of the next, wanted sequence, wanted part, satisfied)
+        (10, 0, 10, nil as Int?, true),
+        (10, 0, 10, 3, true),
+        (10, 0, 11, 0, false),
+        (10, 2, 11, 1, true),
+        (10, 2, 11, 2, false),
+        (10, 2, 11, nil, false),
+        (10, 2, 12, 0, false),
+        (10, 4, 11, 3, true),
+        (10, 4, 11, nil, false),
+    ])
+    func aVersionSatisfiesWhatItListsAndEverythingBefore(last: Int, partsOfNext: Int, sequence: Int, part: Int?, satisfied: Bool) {
+        let edge = PublishedEdge(lastSequence: last, partsOfNext: partsOfNext, partsPerSegment: 4)
+        #expect((edge.position >= PublishedEdge.position(sequence: sequence, part: part)) == satisfied)
+    }
+
+    @Test func aClientsNumbersCannotWrapThePositionRound() {
+        #expect(PublishedEdge.position(sequence: Int.max, part: 3) == Int.max)
+        #expect(PublishedEdge.position(sequence: Int.max / 1024, part: 1023) == Int.max)
+        #expect(PublishedEdge.position(sequence: 5, part: Int.max) == PublishedEdge.position(sequence: 5, part: nil))
+        #expect(PublishedEdge.position(sequence: 5, part: -3) == PublishedEdge.position(sequence: 5, part: 0))
+    }
+}

@@ -1,3 +1,4 @@
+import HLSPlaylist
 import StreamPublishing
 import Testing
 
@@ -82,5 +83,45 @@ import Testing
     @Test(arguments: [(2, 2.0, 3), (2, 1.0, 6), (4, 4.0, 3), (2, 2.5, 3), (0, 2.0, 2), (2, 0.0, 1), (2, .nan, 1)])
     func theEntriesKeptAreThreeTargetDurationsWorth(target: Int, segment: Double, kept: Int) {
         #expect(PartLedger.kept(targetDuration: target, segmentDuration: segment) == kept)
+    }
+}
+
+/// The edge the ledger hands the origin: each part named by its segment, the hint at the part
+/// after the last one, the next segment's first once the segment being made has them all.
+@Suite struct PartLedgerEdgeTests {
+    let settings = PartLedger.Settings(partTarget: 0.5005, partsPerSegment: 4)
+
+    func ledger(openParts: Int, listedBefore: Bool = true) -> PartLedger {
+        var ledger = PartLedger(keep: 3)
+        if listedBefore {
+            for index in 0..<4 { _ = ledger.partArrived(variant: "v", slot: 9, part: PartLedgerTests.part(index), nextSlot: 9, camera: true) }
+            ledger.entryListed(variant: "v", slot: 9, sequence: 6, real: true)
+        }
+        for index in 0..<openParts { _ = ledger.partArrived(variant: "v", slot: 10, part: PartLedgerTests.part(index), nextSlot: 10, camera: true) }
+        return ledger
+    }
+
+    @Test func listedAndOpenPartsAreNamedByTheirSegmentsAndTheHintFollowsTheLast() {
+        let edge = ledger(openParts: 2).edge(of: "v", nextSequence: 7, settings: settings)
+        #expect(edge.listedParts[6]?.map(\.uri) == ["parts/000006.0.ts", "parts/000006.1.ts", "parts/000006.2.ts", "parts/000006.3.ts"])
+        #expect(edge.listedParts[6]?.map(\.independent) == [true, false, false, false])
+        #expect(edge.openParts.map(\.uri) == ["parts/000007.0.ts", "parts/000007.1.ts"])
+        #expect(edge.hint?.uri == "parts/000007.2.ts")
+        #expect(edge.partTarget == 0.5005 && edge.partsPerSegment == 4)
+        #expect(edge.reports.isEmpty, "the origin adds the reports from the siblings")
+    }
+
+    @Test(arguments: [(0, "parts/000007.0.ts"), (4, "parts/000008.0.ts")])
+    func theHintIsTheNextSegmentsFirstPartOnceTheOpenOneHasAll(open: Int, hint: String) {
+        let edge = ledger(openParts: open).edge(of: "v", nextSequence: 7, settings: settings)
+        #expect(edge.hint?.uri == hint)
+    }
+
+    @Test func aFillTakesTheSlotsPartsOutOfTheEdge() {
+        var ledger = ledger(openParts: 2)
+        ledger.entryListed(variant: "v", slot: 10, sequence: 7, real: false)
+        let edge = ledger.edge(of: "v", nextSequence: 8, settings: settings)
+        #expect(edge.listedParts[7] == nil && edge.openParts.isEmpty && edge.hint?.uri == "parts/000008.0.ts")
+        #expect(edge.listedParts[6]?.count == 4)
     }
 }
