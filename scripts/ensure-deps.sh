@@ -46,6 +46,21 @@ if [ "${1:-}" = "--test" ] && ! command -v streamlink >/dev/null 2>&1; then
   python3 -m pip install -q --root-user-action=ignore streamlink
 fi
 
+# hls.js 1.6 (Apache-2.0), the player that asks for parts (Low-Latency HLS): no npm here, so
+# it is taken out of the gradio wheel on PyPI that bundles it (../shared/tools/hlsjs/README.md)
+# into .build-hlsjs/hls.mjs, once.
+if { [ "${1:-}" = "--test" ] || [ "${1:-}" = "--hlsjs" ]; } && [ ! -s .build-hlsjs/hls.mjs ]; then
+  tool="$(dirname "$0")/../../shared/tools/hlsjs/make_hlsjs.py"
+  if [ -f "$tool" ]; then
+    echo "Making hls.js (from the gradio 6.31.0 wheel on PyPI, 31 MB)"
+    python3 -m pip download --no-deps -q -d .build-hlsjs gradio==6.31.0
+    python3 "$tool" .build-hlsjs/gradio-6.31.0-py3-none-any.whl .build-hlsjs/hls.mjs
+    rm -f .build-hlsjs/gradio-6.31.0-py3-none-any.whl
+  else
+    echo "sideline: $tool is missing, so hls.js cannot be made: the low-latency player tests will say so and fail" >&2
+  fi
+fi
+
 if ! command -v swift >/dev/null 2>&1; then
   for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
     [ -x "$candidate/swift" ] && { echo "swift is in $candidate: add it to PATH"; break; }

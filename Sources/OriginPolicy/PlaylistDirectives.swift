@@ -64,11 +64,22 @@ public struct PublishedEdge: Sendable, Equatable {
     public var partsOfNext: Int
     /// How many parts each segment is cut into (`PartClock.partsPerSegment`); nil: no parts.
     public var partsPerSegment: Int?
+    /// PART-TARGET, in seconds: it sets the draft's Advance Part Limit.
+    public var partTarget: Double?
 
-    public init(lastSequence: Int, partsOfNext: Int = 0, partsPerSegment: Int? = nil) {
+    public init(lastSequence: Int, partsOfNext: Int = 0, partsPerSegment: Int? = nil, partTarget: Double? = nil) {
         self.lastSequence = lastSequence
         self.partsOfNext = partsOfNext
         self.partsPerSegment = partsPerSegment
+        self.partTarget = partTarget
+    }
+
+    /// How many parts past the last one listed a request may ask for (draft-pantos-hls-rfc8216bis
+    /// §6.2.5.2, the Advance Part Limit): three seconds of parts when a part is shorter than a
+    /// second, else three.
+    public var advancePartLimit: Int {
+        guard let partTarget, partTarget > 0, partTarget < 1 else { return 3 }
+        return Int((3 / partTarget).rounded(.down))
     }
 
     /// Where this version stands, as one number a held request compares with the one it waits
@@ -116,9 +127,11 @@ public enum BlockingReload: Sendable, Equatable {
     }
 
     /// The decision at part granularity. `_HLS_msn` alone waits for the whole segment; with
-    /// `_HLS_part`, for that part of it, which a listed segment holds whole. Refused (400): a
-    /// segment more than two past the last listed, as the draft says, and a part past the last
-    /// a segment is cut into (the client has the wrong playlist).
+    /// `_HLS_part`, for that part of it or anything later, which a listed segment satisfies
+    /// whole: a part index past the last a segment has (hls.js asks for part 4 of a segment
+    /// whose parts 0-3 are listed before the segment is) waits for the next segment's first.
+    /// Refused (400), as the draft says: a segment more than two past the last listed, and a
+    /// part further past the last one listed than the Advance Part Limit.
     public static func decide(_ directives: PlaylistDirectives, edge: PublishedEdge, complete: Bool, targetDuration: Int, offered: Bool) -> BlockingReload {
         guard let wanted = directives.mediaSequence, offered, !complete else { return .answerNow }
         // "more than two past the last segment": the client has the wrong playlist or clock.
@@ -129,10 +142,15 @@ public enum BlockingReload: Sendable, Equatable {
         guard let part = directives.part, let partsPerSegment = edge.partsPerSegment else {
             return wanted <= edge.lastSequence ? .answerNow : .hold(sequence: wanted, seconds: seconds)
         }
-        if part >= partsPerSegment {
-            return .badRequest("_HLS_part=\(part) is past the last part of a segment (parts 0-\(partsPerSegment - 1))")
+        if edge.position >= PublishedEdge.position(sequence: wanted, part: part) { return .answerNow }
+        // Parts from the last one listed to the one asked for. Bounded: `wanted` is at most two
+        // past the last listed here, and a part index is taken no further than a segment's parts
+        // past the last (anything beyond is past the limit anyway).
+        let last = edge.partsOfNext > 0 ? (sequence: edge.lastSequence + 1, part: edge.partsOfNext - 1) : (sequence: edge.lastSequence, part: partsPerSegment - 1)
+        let ahead = (wanted - last.sequence) * partsPerSegment + (min(part, 2 * partsPerSegment + edge.advancePartLimit) - last.part)
+        if ahead > edge.advancePartLimit {
+            return .badRequest("_HLS_msn=\(wanted)&_HLS_part=\(part) is \(ahead) parts past the last one listed (part \(last.part) of \(last.sequence)); the limit is \(edge.advancePartLimit)")
         }
-        if wanted <= edge.lastSequence || (wanted == edge.lastSequence + 1 && part < edge.partsOfNext) { return .answerNow }
         return .holdForPart(sequence: wanted, part: part, seconds: seconds)
     }
 }

@@ -71,7 +71,8 @@ public final class ServedMediaPlaylist: Sendable, Equatable {
         playlist = raw
         complete = raw.endList || raw.playlistType == .vod
         lastSequence = raw.lastSequence
-        self.edge = PublishedEdge(lastSequence: raw.lastSequence, partsOfNext: edge?.openParts.count ?? 0, partsPerSegment: edge?.partsPerSegment)
+        self.edge = PublishedEdge(lastSequence: raw.lastSequence, partsOfNext: edge?.openParts.count ?? 0, partsPerSegment: edge?.partsPerSegment,
+                                  partTarget: edge?.partTarget)
         full = RenderedPlaylist(text: text, tag: tag)
         skip = placed.renderDelta(control: control, skippingDateRanges: false, edge: edge).map { RenderedPlaylist(text: $0, tag: tag + "-s1") }
         skipDateRanges = placed.renderDelta(control: control, skippingDateRanges: true, edge: edge).map { RenderedPlaylist(text: $0, tag: tag + "-s2") }

@@ -43,7 +43,7 @@ public struct SidelineConfiguration: Sendable, Equatable {
     }
 
     /// `part_duration` when the config does not set it.
-    public static let defaultPartDuration = 0.5
+    public static let defaultPartDuration = 0.2
 
     /// x264 rc-lookahead of a rung that does not set `lookahead`, in frames. Shorter than
     /// veryfast's own 10, for publish latency (see Docs/benchmarks.md).

@@ -46,7 +46,7 @@ import TestSupport
         return "other"
     }
 
-    static func agent(of player: String) -> String { player.hasPrefix("playbin") ? "gstreamer" : player }
+    static func agent(of player: String) -> String { player.hasPrefix("playbin") ? "gstreamer" : player == "hlsjs" ? "chromium" : player }
 
     @Test func nothingWithoutCredentialsAndEveryPlayerFollowsTheSignedURL() async throws {
         let directory = try makeTemporaryDirectory("access")
@@ -100,6 +100,10 @@ import TestSupport
             players.append(("streamlink", ["streamlink", "--hls-duration", "6", "-f", "-o", "/dev/null", "hls://" + url, "best"]))
         }
         #expect(players.count == 6, "every player the brief names is installed (scripts/ensure-deps.sh --test)")
+        // hls.js in low-latency mode asks for parts, the preload hint and blocking reloads:
+        // each through the credential in the path (issue 34).
+        players.append(("hlsjs", ["python3", Repository.root.appendingPathComponent("Tests/Helpers/hlsjs_play.py").path, url,
+                                  "--hlsjs", Repository.root.appendingPathComponent(".build-hlsjs/hls.mjs").path, "--seconds", "8", "--warmup", "3"]))
         func check(_ name: String, _ result: CommandResult, _ seen: [Logged]) throws {
             let segments = seen.filter { $0.path.hasSuffix(".ts") }
             #expect(segments.count >= 2 && segments.allSatisfy { $0.access == "url" && [200, 206].contains($0.status) }, "\(name): \(seen) \(result.stderr)")
@@ -107,10 +111,15 @@ import TestSupport
             #expect(seen.contains { $0.path.hasSuffix("/360p/index.m3u8") || $0.path.hasSuffix("/180p/index.m3u8") }, "\(name) fetched a media playlist")
             #expect(!seen.contains { $0.status == 401 || $0.status == 403 }, "\(name): \(seen.filter { $0.status >= 400 })")
             if name == "chromium" { #expect(result.stdout.contains("\"error\": null"), "\(result.stdout)") }
+            if name == "hlsjs" {
+                let parts = seen.filter { $0.path.contains("/parts/") }
+                #expect(!parts.isEmpty && parts.allSatisfy { $0.access == "url" && $0.status == 200 }, "hls.js asked for parts through the credential: \(parts) \(result.stdout.prefix(2000))")
+                #expect(result.stdout.contains("\"fatal\": null"), "\(result.stdout.prefix(2000))")
+            }
         }
         // Two waves of players at once (the phase's budget, issue 27): each request's log line
         // carries its User-Agent, which tells the players apart, except playbin from playbin3.
-        for wave in [players.filter { $0.0 != "playbin3" }, players.filter { $0.0 == "playbin3" }] {
+        for wave in [players.filter { $0.0 != "playbin3" && $0.0 != "hlsjs" }, players.filter { $0.0 == "playbin3" || $0.0 == "hlsjs" }] {
             let before = server.log.count
             let results = try await withThrowingTaskGroup(of: (String, CommandResult).self) { group in
                 for (name, command) in wave {

@@ -93,7 +93,9 @@ import Testing
             return
         }
         #expect(timedOut.status == 503 && timedOut.kind == .partNotReady && timedOut.cache == .noStore)
-        #expect(status(decide("/live/main/720p/index.m3u8?_HLS_msn=10&_HLS_part=4", registry)) == 400, "past the four parts a segment is cut into")
+        #expect(decide("/live/main/720p/index.m3u8?_HLS_msn=10&_HLS_part=4", registry)
+            == .hold(.init(stream: "main", variant: "720p", iFrames: false, sequence: 10, part: 4, seconds: 6)), "past a segment's last part: the next one's first")
+        #expect(status(decide("/live/main/720p/index.m3u8?_HLS_msn=11&_HLS_part=3", registry)) == 400, "seven parts ahead of the last listed: past the Advance Part Limit (3 s of 0.5 s parts)")
         #expect(status(decide("/live/main/720p/index.m3u8?_HLS_msn=13&_HLS_part=0", registry)) == 400, "more than two segments past the last")
     }
 
