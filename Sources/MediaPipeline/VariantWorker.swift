@@ -100,7 +100,7 @@ final class VariantWorker {
     private static func makeEncoder(spec: Rung, clock: SegmentClock, parts: PartClock?, step: EffortStep, threads: Int, audio: AudioEncoder?,
                                     onEvent: @escaping @Sendable (PipelineEvent) -> Void,
                                     onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) -> (VideoEncoder, SegmentMuxer) {
-        let encoder = try VideoEncoder(spec: spec, clock: clock, step: step, threads: threads, forParts: parts != nil)
+        let encoder = try VideoEncoder(spec: spec, clock: clock, step: step, threads: threads, framesPerPart: parts.map { Int($0.minimumFramesPerPart) })
         let name = spec.name
         do {
             let muxer = try SegmentMuxer(video: encoder, audio: audio, clock: clock, parts: parts, emitPart: { onEvent(.part(variant: name, $0)) }) { segment in
@@ -268,7 +268,7 @@ final class VariantWorker {
         guard let change = effort.decide(after: load, at: now()) else { return }
         let step = steps[effort.step]
         try encoder.encode(nil) { packet in try handle(packet) }
-        encoder = try VideoEncoder(spec: spec, clock: clock, step: step, threads: threads, forParts: parts != nil)
+        encoder = try VideoEncoder(spec: spec, clock: clock, step: step, threads: threads, framesPerPart: parts.map { Int($0.minimumFramesPerPart) })
         // The new encoder starts at the configured rate: apply the asked one again.
         bitRateGeneration = -1
         logger.notice("variant encoder effort changed at a segment boundary", metadata: [

@@ -9,16 +9,16 @@ import SidelineCore
 ///
 /// `step` is the effort it runs at (the rung's own preset, or a cheaper step the effort rule
 /// chose); `threads` is x264's thread count (0: x264's own choice, 1.5 per core).
-/// `forParts`: the output is cut into parts (Low-Latency HLS), so no B-frames: a B-frame's
-/// packet comes out after the frame it refers to forward, so parts cut in decode order
-/// would overlap in presentation time (seen: parts of -0.07 s), and it holds frames back.
+/// `framesPerPart`: the output is cut into parts of at least this many frames (Low-Latency
+/// HLS), so every frame must leave the encoder within one part of entering it
+/// (`partParameters`).
 final class VideoEncoder {
     let spec: Rung
     let step: EffortStep
     private(set) var context: UnsafeMutablePointer<AVCodecContext>?
     private let packet: UnsafeMutablePointer<AVPacket>
 
-    init(spec: Rung, clock: SegmentClock, step: EffortStep? = nil, threads: Int = 0, forParts: Bool = false) throws(PipelineError) {
+    init(spec: Rung, clock: SegmentClock, step: EffortStep? = nil, threads: Int = 0, framesPerPart: Int? = nil) throws(PipelineError) {
         self.spec = spec
         let step = step ?? EffortSteps.steps(for: spec)[0]
         self.step = step
@@ -48,7 +48,7 @@ final class VideoEncoder {
         var x264Params = "scenecut=0:open-gop=0"
         if let lookahead = spec.lookahead { x264Params += ":rc-lookahead=\(lookahead)" }
         if !step.x264Params.isEmpty { x264Params += ":" + step.x264Params }
-        if forParts { x264Params += ":bframes=0" }
+        if let framesPerPart { x264Params += ":" + Self.partParameters(framesPerPart: framesPerPart, lookahead: spec.lookahead) }
         av_opt_set(context.pointee.priv_data, "x264-params", x264Params, 0)
         let opened = avcodec_open2(context, codec, nil)
         if opened < 0 {
@@ -57,6 +57,20 @@ final class VideoEncoder {
             av_packet_free(&p)
             throw .encoderSetupFailed(variant: spec.name, reason: "libx264 rejected the settings at effort \(step.name) (\(FFmpegError.text(for: opened)))")
         }
+    }
+
+    /// What x264 is told when parts are cut, so a frame comes out less than one part after it
+    /// went in (`EncoderDelayTests` counts it, Docs/low-latency.md gives the quality cost):
+    /// - no B-frames: a B-frame comes out after the later frame it refers to, which holds
+    ///   frames back, and parts cut in decode order would overlap in presentation time (seen:
+    ///   parts of -0.07 s before this);
+    /// - slice threads instead of frame threads (each frame thread holds one more frame:
+    ///   9 frames with x264's own thread count against 6 with one thread, 2026-11-29);
+    /// - rate-control lookahead at most two frames short of a part (a part of 6 frames at
+    ///   30 fps: lookahead 4, the frame itself 1, 5 in all), and no threaded lookahead sync.
+    static func partParameters(framesPerPart: Int, lookahead: Int?) -> String {
+        let most = max(0, framesPerPart - 2)
+        return "bframes=0:sliced-threads=1:sync-lookahead=0:rc-lookahead=\(min(lookahead ?? most, most))"
     }
 
     deinit {

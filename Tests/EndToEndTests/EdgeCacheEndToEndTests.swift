@@ -6,7 +6,8 @@ import TestSupport
 /// Config/nginx/sideline-edge.conf, as shipped, in real nginx in front of a real Sideline:
 /// players through the edge cost the origin one request per segment however many they are,
 /// the delta and blocking query parameters stay apart in the cache, gzip passes through, and
-/// each status keeps the lifetime the origin gives it.
+/// each status keeps the lifetime the origin gives it; low-latency players through it cost the
+/// origin one request per part.
 @Suite(.serialized) struct EdgeCacheEndToEndTests {
     static let token = "edge-token-0123456789"
     static let config = """
@@ -94,24 +95,31 @@ import TestSupport
         return (status, fields, parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 
-    @Test func playersThroughTheEdgeCostTheOriginOneRequestPerSegment() async throws {
+    /// Sideline on the test pattern (debug level: the origin logs every request it answers,
+    /// which is what the tests count) behind the shipped open edge, once a playlist answers
+    /// through it. The caller stops nginx by its PID.
+    static func originBehindTheEdge(_ name: String) async throws -> (server: SidelineProcess, nginx: Process, edge: String, origin: Int, directory: String) {
         _ = try Command.which("nginx")
-        let directory = try makeTemporaryDirectory("edge-cache")
+        let directory = try makeTemporaryDirectory(name)
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
-        try Self.config.write(toFile: directory + "/sideline.yaml", atomically: true, encoding: .utf8)
-        // Debug level: the origin logs every request it answers, which is what is counted.
+        try config.write(toFile: directory + "/sideline.yaml", atomically: true, encoding: .utf8)
         let server = try SidelineProcess(arguments: ["--config", directory + "/sideline.yaml", "--data-dir", directory + "/data", "--log-level", "debug",
                                                      "--host", "127.0.0.1", "--port", "0"])
         let origin = try #require(try await server.waitForURL().port)
-        let edgePort = try Self.freePort()
-        try Self.nginxConfig(directory: directory, listen: edgePort, origin: origin).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        let nginx = try Self.startNginx(directory: directory)
+        let edgePort = try freePort()
+        try nginxConfig(directory: directory, listen: edgePort, origin: origin).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        let nginx = try startNginx(directory: directory)
+        let edge = "http://127.0.0.1:\(edgePort)"
+        _ = try await waitForOK(URL(string: edge + "/live/main/180p/index.m3u8")!, timeout: 60)
+        return (server, nginx, edge, origin, directory)
+    }
+
+    @Test func playersThroughTheEdgeCostTheOriginOneRequestPerSegment() async throws {
+        let (server, nginx, edge, origin, directory) = try await Self.originBehindTheEdge("edge-cache")
         defer {
             kill(nginx.processIdentifier, SIGQUIT)
             nginx.waitUntilExit()
         }
-        let edge = "http://127.0.0.1:\(edgePort)"
-        _ = try await waitForOK(URL(string: edge + "/live/main/180p/index.m3u8")!, timeout: 60)
 
         // Four players through the edge at once, 10 s of media each.
         let master = edge + "/live/main/master.m3u8"
@@ -190,6 +198,50 @@ import TestSupport
         #expect(gone.status == 410 && goneAgain.status == 410)
         #expect(gone.headers["cache-control"] == "public, max-age=3600")
         #expect(goneAgain.headers["x-cache-status"] == "HIT")
+        try await server.stop()
+    }
+
+    /// Low-Latency HLS through the shipped edge (issue 34): two hls.js players in low-latency
+    /// mode play from parts; each part reaches the origin once however many players wait for it
+    /// behind the edge (the hinted part too, held at the origin while the edge holds the other
+    /// players on its cache lock); a part not made yet is never stored as a refusal.
+    @Test func lowLatencyPlayersThroughTheEdgeCostTheOriginOneRequestPerPart() async throws {
+        let (server, nginx, edge, _, directory) = try await Self.originBehindTheEdge("edge-parts")
+        defer {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
+        }
+
+        // A part far ahead: 404, and asked again it reaches the origin again (nothing stored).
+        let notMade = edge + "/live/main/180p/parts/009999.0.ts"
+        let first = try await fetch(notMade, discardBody: true)
+        let second = try await fetch(notMade, discardBody: true)
+        #expect(first.status == 404 && first.headers["cache-control"] == "no-store" && second.headers["x-cache-status"] != "HIT", "\(first) \(second)")
+
+        let reports = try await withThrowingTaskGroup(of: CommandResult.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/hlsjs_play.py", edge + "/live/main/master.m3u8",
+                                                      "--hlsjs", Repository.root.path + "/.build-hlsjs/hls.mjs", "--seconds", "14", "--warmup", "6"], timeout: 90)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for run in reports {
+            let report = try #require((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any], "\(run.stdout.suffix(1000)) \(run.stderr.suffix(2000))")
+            #expect(report["fatal"] is NSNull && (report["parts"] as? Int ?? 0) >= 10, "hls.js through the edge: \(report["parts"] ?? "") parts, \(report["errors"] ?? "")")
+        }
+        let access = try String(contentsOfFile: directory + "/access.log", encoding: .utf8)
+        let edgeParts = access.split(separator: "\n").compactMap { line -> Substring? in
+            let path = line.split(separator: " ").first ?? ""
+            return path.contains("/parts/") && !path.contains("009999") ? path : nil
+        }
+        var originCounts: [Substring: Int] = [:]
+        for path in Set(edgeParts) {
+            originCounts[path] = server.log.components(separatedBy: "hb.request.path=\(path) ").count - 1
+        }
+        #expect(edgeParts.count > originCounts.count, "two players asked for the same parts: \(edgeParts.count) requests, \(originCounts.count) parts")
+        #expect(originCounts.values.allSatisfy { $0 == 1 }, "one origin request per part: \(originCounts.filter { $0.value != 1 }.sorted { $0.key < $1.key })")
         try await server.stop()
     }
 

@@ -15,10 +15,10 @@ import Testing
     static let shipped = Rung(name: "180p", width: 320, height: 180, bitrate: 250_000, maxrate: 300_000, bufsize: 500_000, preset: "veryfast", profile: "main", lookahead: 5)
 
     /// The largest delay, in frames, over `count` frames of a gray picture, per effort step.
-    static func delays(rung: Rung, threads: Int, count: Int = 90) throws -> [(step: String, frames: Int)] {
+    static func delays(rung: Rung, threads: Int, framesPerPart: Int? = nil, count: Int = 90) throws -> [(step: String, frames: Int)] {
         let clock = SegmentClock(frameRate: FrameRate(30), segmentDuration: 2)
         return try EffortSteps.steps(for: rung).map { step in
-            let encoder = try VideoEncoder(spec: rung, clock: clock, step: step, threads: threads)
+            let encoder = try VideoEncoder(spec: rung, clock: clock, step: step, threads: threads, framesPerPart: framesPerPart)
             var frame: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
             defer { av_frame_free(&frame) }
             let picture = try #require(frame)
@@ -50,6 +50,28 @@ import Testing
     /// rungs gets on 2 cores: `CapacityPlan.threadsPerRung`), 14 with x264's own thread count
     /// (frame threads add their own), at every effort step: within a part of 0.5 s (15 frames
     /// at 30 fps), not within one of 0.33 s.
+    /// With parts (the default 0.2 s: 6 frames at 30 fps, 5 at 25), whatever the thread
+    /// count: every frame out within one part. Measured 2026-11-29 before `partParameters`:
+    /// 6 frames with one thread (B-frames off alone), 9 with x264's own threads.
+    @Test(arguments: [5, 6, 10, 15])
+    func withPartsEveryFrameLeavesWithinOnePart(framesPerPart: Int) throws {
+        for threads in [1, 0] {
+            let measured = try Self.delays(rung: Self.shipped, threads: threads, framesPerPart: framesPerPart)
+            print("encoder delay with parts of \(framesPerPart) frames, threads \(threads == 0 ? "x264's choice" : "1"): "
+                + measured.map { "\($0.step) \($0.frames) frames" }.joined(separator: ", "))
+            for (step, frames) in measured {
+                #expect(frames < framesPerPart, "\(step), threads \(threads): a frame held \(frames) frames, a part is \(framesPerPart)")
+            }
+        }
+    }
+
+    /// The quality benchmark encodes with the settings the encoder really uses with parts.
+    @Test func theQualityBenchmarkEncodesWithTheseSettings() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/bench/encoding/part_quality.sh")
+        let text = try String(contentsOf: script, encoding: .utf8)
+        #expect(text.contains("parts=\"scenecut=0:open-gop=0:" + VideoEncoder.partParameters(framesPerPart: 6, lookahead: 5) + "\""))
+    }
+
     @Test func theShippedSettingsLetEveryFrameOutWithinAPartOfHalfASecond() throws {
         for threads in [1, 0] {
             let measured = try Self.delays(rung: Self.shipped, threads: threads)
