@@ -68,6 +68,9 @@ let services: [Target] = [
         pkgConfig: "libavformat libavcodec libavutil libswscale libswresample libavdevice",
         providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev", "libavdevice-dev"])]
     ),
+    // zlib, for a gzip member whose deflated prefix is kept from one playlist version to the
+    // next (compress-nio, which the rest uses, compresses whole buffers only).
+    .systemLibrary(name: "SidelineZlib", providers: [.apt(["zlib1g-dev"])]),
     // The only module that holds FFmpeg pointers, carrying out PipelineCore's decisions on
     // threads of its own (and re-exporting PipelineCore, whose values its API speaks).
     .target(
@@ -85,7 +88,7 @@ let services: [Target] = [
     .target(
         name: "OriginRegistry",
         dependencies: [
-            "HLSPlaylist", "OriginPolicy", "OriginState", "SidelineCore",
+            "SidelineZlib", "HLSPlaylist", "OriginPolicy", "OriginState", "SidelineCore",
             .product(name: "CompressNIO", package: "compress-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
         ]

@@ -23,11 +23,20 @@ public final class RenderedPlaylist: Sendable, Equatable {
     /// Playlists smaller than this go uncompressed: a gzip header and trailer cost 18 bytes.
     static let compressionThreshold = 256
 
-    public init(text: String, tag: String) {
+    public convenience init(text: String, tag: String) {
+        self.init(text: text, tag: tag, compressed: nil)
+    }
+
+    /// `compressed`: the text's gzip made already (`PrefixGzip`); nil compresses it here.
+    init(text: String, tag: String, compressed: ByteBuffer?) {
         plain = ByteBuffer(string: text)
         etag = "\"\(tag)\""
         gzipETag = "\"\(tag)-gz\""
-        gzip = Self.compress(plain)
+        if let compressed, plain.readableBytes >= Self.compressionThreshold {
+            gzip = compressed.readableBytes < plain.readableBytes ? compressed : nil
+        } else {
+            gzip = Self.compress(plain)
+        }
     }
 
     private static func compress(_ plain: ByteBuffer) -> ByteBuffer? {

@@ -1,4 +1,5 @@
 import HLSPlaylist
+import NIOCore
 import OriginPolicy
 
 /// One version of a media (or I-frame) playlist, in every form the origin sends, rendered and
@@ -52,28 +53,72 @@ public final class ServedMediaPlaylist: Sendable, Equatable {
     /// per variant, never per request.
     ///
     /// `edge`: the variant's Low-Latency HLS edge (parts, hint, rendition reports), rendered in
-    /// every form while the playlist is live; nil where the stream lists no parts.
-    convenience init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String, edge: LowLatencyEdge? = nil) {
+    /// every form while the playlist is live; nil where the stream lists no parts. With an
+    /// edge, a version a part makes differs from the one before only after the last entry:
+    /// `kept`, the text up to there and its gzip from an earlier version, is used again when
+    /// it is the same (`KeptPrefix.Key`), so a part's version renders and compresses only its
+    /// tail (`PrefixGzip`). `prefix` is what the next version may use.
+    convenience init(_ live: LiveMediaPlaylist, markers: [Marker] = [], offer: Offer, tag: String, edge: LowLatencyEdge? = nil, kept: KeptPrefix? = nil) {
         let raw = live.playlist
         let complete = raw.endList || raw.playlistType == .vod
         let edge = complete ? nil : edge
         let control = complete ? ServerControl() : offer.control(targetDuration: raw.targetDuration, partTarget: edge?.partTarget)
         let placed = markers.isEmpty ? raw : raw.placingLive(markers)
-        let text: String = switch (markers.isEmpty, edge) {
-        case let (true, edge?): live.text(control: control, edge: edge)
-        case (true, nil): live.text(control: control)
-        case (false, _): placed.render(control: control, edge: edge)
+        guard let edge else {
+            self.init(raw: raw, placed: placed, text: markers.isEmpty ? live.text(control: control) : placed.render(control: control), control: control, tag: tag,
+                      edge: nil, prefix: nil, compressed: nil)
+            return
         }
-        self.init(raw: raw, placed: placed, text: text, control: control, tag: tag, edge: edge)
+        let key = KeptPrefix.Key(version: live.version, entries: raw.segments.count, mediaSequence: raw.mediaSequence, markers: markers,
+                                 listedParts: edge.listedParts, control: control)
+        let prefix: KeptPrefix
+        if let kept, kept.key == key {
+            prefix = kept
+        } else {
+            // Everything up to and including the last entry: the edge without its tail.
+            var entriesOnly = edge
+            entriesOnly.openParts = []
+            entriesOnly.hint = nil
+            entriesOnly.reports = []
+            let text = markers.isEmpty ? live.text(control: control, edge: entriesOnly) : placed.render(control: control, edge: entriesOnly)
+            prefix = KeptPrefix(key: key, text: text, gzip: PrefixGzip(text))
+        }
+        let tail = edge.tail()
+        self.init(raw: raw, placed: placed, text: prefix.text + tail, control: control, tag: tag, edge: edge, prefix: prefix,
+                  compressed: prefix.gzip?.member(tail: tail))
     }
 
-    private init(raw: MediaPlaylist, placed: MediaPlaylist, text: String, control: ServerControl, tag: String, edge: LowLatencyEdge?) {
+    /// The text of a live playlist with parts up to and including its last entry, and its gzip
+    /// prefix, kept from one version to the next while they are the same.
+    public struct KeptPrefix: Sendable {
+        /// What the text is made from: the recording's version, the markers, the parts listed
+        /// under entries and the server control line.
+        struct Key: Sendable, Equatable {
+            let version: Int
+            let entries: Int
+            let mediaSequence: Int
+            let markers: [Marker]
+            let listedParts: [Int: [PartialSegment]]
+            let control: ServerControl
+        }
+
+        let key: Key
+        let text: String
+        let gzip: PrefixGzip?
+    }
+
+    /// What the next version of the same variant may use (nil without parts).
+    public let prefix: KeptPrefix?
+
+    private init(raw: MediaPlaylist, placed: MediaPlaylist, text: String, control: ServerControl, tag: String, edge: LowLatencyEdge?,
+                 prefix: KeptPrefix?, compressed: ByteBuffer?) {
         playlist = raw
+        self.prefix = prefix
         complete = raw.endList || raw.playlistType == .vod
         lastSequence = raw.lastSequence
         self.edge = PublishedEdge(lastSequence: raw.lastSequence, partsOfNext: edge?.openParts.count ?? 0, partsPerSegment: edge?.partsPerSegment,
                                   partTarget: edge?.partTarget)
-        full = RenderedPlaylist(text: text, tag: tag)
+        full = RenderedPlaylist(text: text, tag: tag, compressed: compressed)
         skip = placed.renderDelta(control: control, skippingDateRanges: false, edge: edge).map { RenderedPlaylist(text: $0, tag: tag + "-s1") }
         skipDateRanges = placed.renderDelta(control: control, skippingDateRanges: true, edge: edge).map { RenderedPlaylist(text: $0, tag: tag + "-s2") }
     }

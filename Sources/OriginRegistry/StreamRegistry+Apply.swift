@@ -57,7 +57,10 @@ extension StreamRegistry {
         switch job {
         case let .variant(stream, variant, version, markers, playlist, edge, wake):
             guard let live = playlist else { return }
-            let rendered = ServedMediaPlaylist(live, markers: markers, offer: offer, tag: nextTag(), edge: edge)
+            // The text and gzip up to the last entry, from the version before (a part's
+            // version differs only after it: ServedMediaPlaylist.KeptPrefix).
+            let kept = edge == nil ? nil : published.withLock { $0.served[stream]?.variants[variant]?.playlist?.prefix }
+            let rendered = ServedMediaPlaylist(live, markers: markers, offer: offer, tag: nextTag(), edge: edge, kept: kept)
             let stored = store(stream: stream, version: version) { served in
                 guard (served.variants[variant]?.version ?? 0) < version else { return false }
                 served.variants[variant, default: ServedVariant()].playlist = rendered
