@@ -140,7 +140,10 @@ enum OriginAnswer: Sendable {
             }
         case let .part(bytes):
             headers.append(Self.segmentType)
-            headers.append(HTTPField(name: .cacheControl, value: CachePolicy.segment.headerValue(for: request.audience)))
+            // A part of the segment being made is not final until its segment is listed (a
+            // server restarted before then makes that segment again): kept a second, not a
+            // year. Once listed it is a range of the file, immutable (`partOfFile`).
+            headers.append(HTTPField(name: .cacheControl, value: CachePolicy.transientError.headerValue(for: request.audience)))
             if let vary = request.audience.vary(adding: nil) { headers.append(HTTPField(name: .vary, value: vary)) }
             self = .ready(OriginResponse(status: .ok, headers: headers, body: bytes))
         case let .partOfFile(file, range):

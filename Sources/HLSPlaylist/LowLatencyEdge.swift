@@ -20,6 +20,10 @@ public struct LowLatencyEdge: Sendable, Equatable {
     /// When the segment being made was captured: its EXT-X-PROGRAM-DATE-TIME, before its parts,
     /// so its parts have dates before its URI is listed.
     public var openProgramDateTime: Date?
+    /// The segment being made follows its entry before with EXT-X-DISCONTINUITY (the camera
+    /// again after a stand-in, a new encoder): said before its parts too, so a player that
+    /// appends them knows before the segment is listed.
+    public var openDiscontinuity = false
     /// The part after the last one listed.
     public var hint: PreloadHint?
     /// Every other rendition a player may switch to.
@@ -57,6 +61,7 @@ public struct LowLatencyEdge: Sendable, Equatable {
     /// parts, the hint, the reports.
     public func tail() -> String {
         var text = ""
+        if !openParts.isEmpty, openDiscontinuity { text += "#EXT-X-DISCONTINUITY\n" }
         if !openParts.isEmpty, let openProgramDateTime { text += "#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(openProgramDateTime))\n" }
         text += Self.lines(of: openParts)
         if let hint { text += hint.render() }

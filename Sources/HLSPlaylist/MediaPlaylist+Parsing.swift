@@ -194,6 +194,7 @@ extension MediaPlaylist {
             for (index, parts) in listedParts { found.listedParts[playlist.mediaSequence + index] = parts }
             found.openParts = nextParts
             found.openProgramDateTime = nextParts.isEmpty ? nil : nextDate
+            found.openDiscontinuity = !nextParts.isEmpty && nextDiscontinuity
             found.hint = hint
             found.reports = reports
             edge = found

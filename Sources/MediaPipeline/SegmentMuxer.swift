@@ -164,7 +164,15 @@ final class SegmentMuxer {
         openPart = nil
         // Without parts this is the whole segment: taken as it is, not copied.
         if segmentBytes.isEmpty { segmentBytes = bytes } else { segmentBytes += bytes }
-        emitPart?(EncodedPart(segment: segment.index, index: part.index, duration: Double(endPTS - part.startPTS) / 90_000,
+        // A part ends where the next frame written starts, but never past its own span of the
+        // grid: frames left out at its end (a variant that falls behind) would make it longer
+        // than PART-TARGET, which AVPlayer refuses a whole asset for.
+        var end = endPTS
+        if let parts {
+            let spanEnd = rescale90k(parts.firstFrame(ofPart: part.position.part + 1, inSegment: part.position.segment), videoTimeBase)
+            if spanEnd > part.startPTS { end = min(end, spanEnd) }
+        }
+        emitPart?(EncodedPart(segment: segment.index, index: part.index, duration: Double(end - part.startPTS) / 90_000,
                               startTime: Double(part.startPTS) / 90_000, bytes: bytes, independent: part.independent,
                               segmentCaptured: segment.captured))
     }

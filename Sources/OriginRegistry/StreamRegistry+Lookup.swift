@@ -87,6 +87,8 @@ extension StreamRegistry {
         switch variant.parts.locate(segment: segment, index: index) {
         case let .open(sequence)?:
             found.partBytes = served?.openParts.first { $0.sequence == sequence && $0.index == index }?.bytes
+            // Listed in the state, its bytes stored a moment later (`carry`): held, not a 404.
+            if found.partBytes == nil { found.hinted = (sequence, index) }
         case let .file(name, range)?:
             found.file = variant.segments[name]
             found.partRange = found.file == nil ? nil : range

@@ -97,9 +97,21 @@ extension OriginState {
             break
         }
         guard streams[name]!.variants[variant] != nil else { return [] }
-        streams[name]!.variants[variant]!.live = publication.playlist
-        streams[name]!.variants[variant]!.edge = publication.edge
-        streams[name]!.variants[variant]!.parts.listed(through: publication.playlist.playlist.lastSequence, edge: publication.edge)
+        if case .replacement = publication.source {
+            // A late segment taken into the recording changes an entry, never adds one, and the
+            // live edge stays as it is. Its writer runs beside the slots' (outside their lock):
+            // a playlist shorter than the one held is older, and the next version brings the
+            // replacement with whatever came since.
+            if let current = streams[name]!.variants[variant]!.live, current.playlist.segments.count > publication.playlist.playlist.segments.count {
+                // Kept.
+            } else {
+                streams[name]!.variants[variant]!.live = publication.playlist
+            }
+        } else {
+            streams[name]!.variants[variant]!.live = publication.playlist
+            streams[name]!.variants[variant]!.edge = publication.edge
+            streams[name]!.variants[variant]!.parts.listed(through: publication.playlist.playlist.lastSequence, edge: publication.edge)
+        }
         revision += 1
         streams[name]!.variants[variant]!.version = revision
         var effects: [OriginEffect] = [.renderVariant(stream: name, variant: variant, version: streams[name]!.variants[variant]!.version,

@@ -31,4 +31,11 @@ extension SlotPublisher {
 
     /// The first slot `variant` has not listed.
     public func nextSlot(of variant: String) -> Int? { variants[variant]?.next }
+
+    /// Whether `variant`'s next entry, if it is this run's own segment, follows its entry before
+    /// with EXT-X-DISCONTINUITY (that entry came from elsewhere: a stand-in, a sibling, a GAP,
+    /// an earlier run): what its parts say before it is listed.
+    public func ownSegmentIsDiscontinuous(_ variant: String) -> Bool {
+        variants[variant]?.lastSource.map { $0 != .real(run: run) } ?? false
+    }
 }

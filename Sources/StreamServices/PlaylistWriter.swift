@@ -78,8 +78,9 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     /// A part of `variant`'s segment for `part.segment` is complete: listed (a new playlist
     /// version, its bytes served from memory) when that slot is the one the variant lists next
     /// and shows the camera (`PartLedger`). Called under the stream's core lock, as `list` is.
-    /// `date`: the segment's EXT-X-PROGRAM-DATE-TIME as it will be listed.
-    func partArrived(_ part: EncodedPart, of variant: String, date: Date?, nextSlot: Int?, camera: Bool) {
+    /// `date`: the segment's EXT-X-PROGRAM-DATE-TIME as it will be listed; `discontinuity`:
+    /// whether it will be listed after EXT-X-DISCONTINUITY.
+    func partArrived(_ part: EncodedPart, of variant: String, date: Date?, discontinuity: Bool, nextSlot: Int?, camera: Bool) {
         guard let parts, let target = recorder.variants[variant] else { return }
         let playlist = target.playlist
         guard !playlist.endList else { return }
@@ -92,6 +93,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
             s.openDates[variant] = date
             var edge = s.partLedger.edge(of: variant, nextSequence: nextSequence, settings: parts)
             edge.openProgramDateTime = date
+            edge.openDiscontinuity = discontinuity
             return edge
         }
         guard let edge else { return }

@@ -163,7 +163,8 @@ public final class StreamPublisher: Sendable {
             core.withLock { c in
                 // An angle of a set dates every slot by the set's grid, as its segments are listed.
                 let date = setTimeline?.start(of: part.segment) ?? part.segmentCaptured
-                writer.partArrived(part, of: variant, date: date, nextSlot: c.slots.nextSlot(of: variant), camera: c.inputLoss.showsCamera(segment: part.segment))
+                writer.partArrived(part, of: variant, date: date, discontinuity: c.slots.ownSegmentIsDiscontinuous(variant),
+                                   nextSlot: c.slots.nextSlot(of: variant), camera: c.inputLoss.showsCamera(segment: part.segment))
             }
         case let .variantFailed(variant, reason):
             let fill = stream.onVariantFailure

@@ -124,6 +124,16 @@ import Testing
         #expect(status(decide("/live/main/720p/parts/000010.0.ts", registry)) == 410)
     }
 
+    /// A part the state lists whose bytes the registry has not stored yet (they follow under
+    /// the lock a moment later) is held, not refused.
+    @Test func aPartListedButNotYetStoredIsHeld() {
+        let registry = registry()
+        publishPart(10, 0, to: registry)
+        registry.published.withLock { $0.served["main"]?.variants["720p"]?.openParts.removeAll() }
+        #expect(decide("/live/main/720p/parts/000010.0.ts", registry)
+            == .hold(.init(stream: "main", variant: "720p", iFrames: false, sequence: 10, part: 0, seconds: 6)))
+    }
+
     /// Held requests wake when what each waits for is listed, not at every part.
     @Test func aRequestHeldForAPartWakesOnThatPart() async {
         let registry = registry()
@@ -166,10 +176,14 @@ import Testing
             publishPart(10, 0, to: registry)
             let (status, body) = try await held
             #expect(status == .ok && body == Self.partBytes(10, 0))
+            try await client.execute(uri: "/live/main/720p/parts/000010.0.ts", method: .get) { response in
+                #expect(response.headers[.cacheControl] == "public, max-age=1", "a part of the segment being made is not final: kept a second")
+            }
             var joined: [UInt8] = []
             for index in 0..<4 {
                 try await client.execute(uri: "/live/main/720p/parts/000009.\(index).ts", method: .get) { response in
                     #expect(response.status == .ok && response.headers[.contentType] == "video/mp2t")
+                    #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable", "a listed segment's part is final")
                     joined += Array(buffer: response.body)
                 }
             }

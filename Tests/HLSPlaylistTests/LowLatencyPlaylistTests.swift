@@ -79,6 +79,18 @@ import Testing
         #expect(expected.contains("000108.0.ts") && !expected.contains("000003.0.ts") && !expected.contains("000500.0.ts"))
     }
 
+    /// The camera again after a stand-in: its segment will be listed after EXT-X-DISCONTINUITY,
+    /// and its parts say so before it is (a player appends them before the segment is listed).
+    @Test func theSegmentBeingMadeSaysItsDiscontinuityBeforeItsParts() throws {
+        var edge = Self.edge()
+        edge.openDiscontinuity = true
+        #expect(edge.tail().hasPrefix("#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:"))
+        let parsed = try MediaPlaylist.parseLive(Self.playlist().render(control: Self.control, edge: edge))
+        #expect(parsed.edge == edge && parsed.playlist == Self.playlist())
+        edge.openParts = []
+        #expect(!edge.tail().contains("DISCONTINUITY"), "nothing of the segment being made is listed yet: nothing to say")
+    }
+
     @Test func everyFormReadsBackToTheSameValues() throws {
         let text = Self.playlist().render(control: Self.control, edge: Self.edge())
         let parsed = try MediaPlaylist.parseLive(text)

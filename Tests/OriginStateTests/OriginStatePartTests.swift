@@ -108,6 +108,23 @@ import Testing
         #expect(variant?.parts.locate(segment: MediaSegment.recordedName(sequence: last - PartIndex.keptEntries), index: 0) == nil)
     }
 
+    /// A late segment taken into the recording (a replacement) lists no new entry: the edge
+    /// stays, and a replacement's playlist older than the one held (its writer runs beside the
+    /// slots') never takes the live playlist back.
+    @Test mutating func aReplacementKeepsTheEdgeAndNeverTakesThePlaylistBack() {
+        publish(count: 3, edge: Self.edge(open: 0, next: 3))
+        part(3, 0)
+        let edge = variant?.edge
+        state.apply(.publish(.init(.replacement("000001.ts", file: File(path: "/d/late.ts", size: 10, duration: 2)), stream: "main", variant: "720p",
+                                   playlist: TestPlaylists.live(count: 2))), now: 0)
+        #expect(variant?.edge == edge && variant?.recording?.segments.count == 3)
+        state.apply(.publish(.init(.replacement("000002.ts", file: File(path: "/d/late2.ts", size: 10, duration: 2)), stream: "main", variant: "720p",
+                                   playlist: TestPlaylists.live(count: 3, dateRangeAt: [2]))), now: 0)
+        #expect(variant?.edge == edge && variant?.recording?.segments.last?.dateRanges.count == 1, "the same count: the replacement's recording, the edge kept")
+        #expect(variant?.segments["000001.ts"]?.path == "/d/late.ts", "the recording takes the late segment")
+        #expect(!part(3, 1).isEmpty, "the next part is taken")
+    }
+
     /// Every other rung of the stream and every rung of the set's other angles, each where it
     /// has got: its last part, or its last segment while it lists no parts.
     @Test mutating func renditionReportsNameEveryOtherRenditionWhereItHasGot() {

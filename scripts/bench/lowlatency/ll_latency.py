@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Low-Latency HLS benchmark (issue 34; Docs/benchmarks.md, "Issue 34: how far behind the
+camera"). Not a test: it prints figures beside the issue's targets for the reader to judge.
+
+A release `sideline serve` on 127.0.0.1 runs the test pattern with the default ladder (three
+rungs) and the default part duration (PART_DURATION to try another); the shipped nginx edge
+(Config/nginx/sideline-edge.conf) stands in front of it on a port of its own. Then, one after
+another, hls.js 1.6 in headless Chromium (Tests/Helpers/hlsjs_play.py) plays for DURATION
+seconds:
+
+  - in low-latency mode, straight from the origin;
+  - in low-latency mode, through the edge;
+  - without low-latency mode, straight from the origin (what a player that ignores parts
+    gets from the same playlists: whole segments).
+
+Each prints how far behind the camera the picture on screen is: every half second after
+WARMUP seconds, the wall clock minus the program date-time of the frame shown
+(`hls.playingDate`; the server dates each segment with its frames' capture time, and both
+run on this machine's clock): p50, p99 and the largest, with the parts and whole segments it
+loaded, its stalls and the errors it logged.
+
+    DURATION=300 WARMUP=30 scripts/bench/lowlatency/ll_latency.py     # the issue's 5 minutes
+    DURATION=60 WARMUP=15 scripts/bench/lowlatency/ll_latency.py      # a quick run
+
+Environment: DURATION (300), WARMUP (30), PART_DURATION (the config's default), SIDELINE
+(.build-release/release/sideline), HLSJS (.build-hlsjs/hls.mjs). Needs nginx and chromium
+(scripts/ensure-deps.sh --test). Every wait is bounded; everything started is stopped by PID.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+DURATION = float(os.environ.get("DURATION", "300"))
+WARMUP = float(os.environ.get("WARMUP", "30"))
+SIDELINE = os.environ.get("SIDELINE", os.path.join(ROOT, ".build-release/release/sideline"))
+HLSJS = os.environ.get("HLSJS", os.path.join(ROOT, ".build-hlsjs/hls.mjs"))
+PART = os.environ.get("PART_DURATION")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ok(url, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except Exception:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"{url} did not answer 200 within {seconds} s")
+
+
+def nginx_config(work, listen, origin):
+    for name in ("sideline-edge.conf", "sideline-edge-cache.conf"):
+        shutil.copyfile(os.path.join(ROOT, "Config/nginx", name), os.path.join(work, name))
+    os.makedirs(os.path.join(work, "tmp"), exist_ok=True)
+    return f"""worker_processes 1;
+user root;
+daemon off;
+pid {work}/nginx.pid;
+error_log {work}/nginx-error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {work}/tmp;
+    proxy_temp_path {work}/tmp;
+    proxy_cache_path {work}/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
+    upstream sideline_origin {{ server 127.0.0.1:{origin}; keepalive 16; }}
+    map $http_accept_encoding $sideline_encoding {{ ~*gzip gzip; default ""; }}
+    server {{
+        listen 127.0.0.1:{listen};
+        include {work}/sideline-edge.conf;
+    }}
+}}
+"""
+
+
+def play(url, low_latency=True):
+    command = ["python3", os.path.join(ROOT, "Tests/Helpers/hlsjs_play.py"), url, "--hlsjs", HLSJS,
+               "--seconds", str(DURATION), "--warmup", str(WARMUP)]
+    if not low_latency:
+        command.append("--no-low-latency")
+    run = subprocess.run(command, capture_output=True, text=True, timeout=DURATION + 120)
+    try:
+        return json.loads(run.stdout)
+    except ValueError:
+        return {"fatal": f"hlsjs_play.py exited {run.returncode}: {run.stdout[-500:]} {run.stderr[-1500:]}", "latencies": []}
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+def main():
+    if not os.path.isfile(SIDELINE):
+        raise SystemExit(f"{SIDELINE} is missing: swift build -c release --product sideline --scratch-path .build-release")
+    if not os.path.isfile(HLSJS):
+        raise SystemExit(f"{HLSJS} is missing: scripts/ensure-deps.sh --hlsjs")
+    work = tempfile.mkdtemp(prefix="sideline-ll-bench-")
+    config = "stream: {name: main, input: testpattern}\n" + (f"part_duration: {PART}\n" if PART else "")
+    with open(os.path.join(work, "sideline.yaml"), "w") as f:
+        f.write(config)
+    origin, edge = free_port(), free_port()
+    with open(os.path.join(work, "nginx.conf"), "w") as f:
+        f.write(nginx_config(work, edge, origin))
+    started = []
+    try:
+        server = subprocess.Popen([SIDELINE, "serve", "--config", os.path.join(work, "sideline.yaml"), "--host", "127.0.0.1", "--port", str(origin),
+                                   "--data-dir", os.path.join(work, "data")], stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "sideline.log"), "w"))
+        started.append(server)
+        nginx = subprocess.Popen(["nginx", "-c", os.path.join(work, "nginx.conf"), "-p", work], stderr=subprocess.DEVNULL)
+        started.append(nginx)
+        direct = f"http://127.0.0.1:{origin}/live/main/master.m3u8"
+        through = f"http://127.0.0.1:{edge}/live/main/master.m3u8"
+        wait_ok(direct, 60)
+        wait_ok(through, 30)
+        playlist = urllib.request.urlopen(f"http://127.0.0.1:{origin}/live/main/720p/index.m3u8", timeout=5).read().decode()
+        part_target = next((line.split("=", 1)[1] for line in playlist.splitlines() if line.startswith("#EXT-X-PART-INF:")), "none")
+        print(f"ll_latency: DURATION={DURATION:g} s, WARMUP={WARMUP:g} s, PART-TARGET={part_target}; load average before {' '.join(open('/proc/loadavg').read().split()[:3])}")
+        print("targets: hls.js low-latency p50 <= 1.5 s and p99 <= 2.0 s, direct and through the edge")
+        print(f"{'player':<38} {'p50 s':>7} {'p99 s':>7} {'max s':>7} {'samples':>8} {'parts':>6} {'segments':>9} {'stalls':>7}  errors")
+        for name, url, low in [("hls.js lowLatencyMode, direct", direct, True), ("hls.js lowLatencyMode, through the edge", through, True),
+                               ("hls.js without lowLatencyMode, direct", direct, False)]:
+            report = play(url, low)
+            latencies = report.get("latencies", [])
+            errors = report.get("errors", [])
+            fatal = report.get("fatal")
+            print(f"{name:<38} {percentile(latencies, 0.5):>7.3f} {percentile(latencies, 0.99):>7.3f} {max(latencies, default=float('nan')):>7.3f} "
+                  f"{len(latencies):>8} {report.get('parts', 0):>6} {report.get('fragments', 0):>9} {report.get('stalls', 0):>7}  "
+                  f"{len(errors)}{' FATAL ' + str(fatal) if fatal else ''}{' e.g. ' + errors[0] if errors else ''}")
+            sys.stdout.flush()
+        print(f"load average after {' '.join(open('/proc/loadavg').read().split()[:3])}")
+    finally:
+        for process in reversed(started):
+            process.send_signal(signal.SIGQUIT if process is not started[0] else signal.SIGINT)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
