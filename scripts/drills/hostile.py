@@ -10,7 +10,7 @@ stay within their bounds.
     python3 scripts/drills/hostile.py    (with .build/release/sideline already built)
 
 Environment: SIDELINE (the binary), CLASSES (space-separated subset of: traps private doors
-disk connections tls restart; restart stops the server and starts it again over the same data,
+parts disk connections tls restart; restart stops the server and starts it again over the same data,
 so it runs last), KEEP=1 keeps the work directory. Prints one line per probe and ends with
 'N passed, N failed'; exits 1 when any probe failed. Every loop is bounded in count and time,
 every server binds to 127.0.0.0/8, and everything started is stopped by its PID.
@@ -472,6 +472,71 @@ def probe_doors(venue):
     record(group, "/api/sets with the set's viewer token lists it", status == 200 and b'"homeset"' in body, f"{status}")
 
 
+def threads_of(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    return 0
+
+
+def probe_parts(venue):
+    """Low-Latency HLS (issue 34): hostile blocking directives and part names are refused with
+    400 or 404, never crash the server; two hundred players held on the hinted part cost no
+    thread each and all get its bytes; a private stream's parts need the credential."""
+    group = "parts"
+    playlist = "/live/open/180p/index.m3u8"
+    status, _, body = venue.origin.request("GET", playlist)
+    text = body.decode(errors="replace")
+    hint = re.search(r'#EXT-X-PRELOAD-HINT:TYPE=PART,URI="(parts/(\d+)\.(\d+)\.ts)"', text)
+    record(group, "the open stream's playlist lists parts and a hint", status == 200 and "#EXT-X-PART-INF" in text and hint is not None, f"{status}")
+    if not hint:
+        return
+    last = int(re.findall(r"^(\d+)\.ts$", text, re.M)[-1])
+    for query, why in [(f"_HLS_msn={last + 1}&_HLS_part=99999999999999999999999", "a part index past Int"),
+                       (f"_HLS_msn={last + 1}&_HLS_part=-1", "a negative part"),
+                       ("_HLS_part=3", "a part without _HLS_msn"),
+                       (f"_HLS_msn={last + 1}&_HLS_part=500", "a part far past the Advance Part Limit"),
+                       (f"_HLS_msn={last + 40}&_HLS_part=0", "a segment far ahead")]:
+        status = venue.origin.status("GET", f"{playlist}?{query}")
+        record(group, f"{why}: 400 at once", status == 400, f"{status}")
+    for path, why in [("parts/000001.1000.ts", "a part index over 999"), ("parts/..%2F..%2Fmaster.m3u8.0.ts", "an encoded climb"),
+                      ("parts/%00.0.ts", "an encoded NUL"), ("parts/999999999999999999999.0.ts", "a segment number past Int"),
+                      ("parts/000001.ts", "no part index"), ("parts/000001.0.ts/x", "a path under a part")]:
+        status = venue.origin.status("GET", f"/live/open/180p/{path}")
+        record(group, f"{why}: refused (400 or 404)", status in (400, 404), f"{status}")
+    # Two hundred players from ten addresses held on the hinted part at once.
+    hinted = "/live/open/180p/" + hint.group(1)
+    before = threads_of(venue.server.pid)
+    answers, most = [], [before]
+    lock = threading.Lock()
+
+    def held(source):
+        client = Client(venue.tls_port, venue.context, source=source)
+        try:
+            answer = client.request("GET", hinted, timeout=20)
+        except Exception as error:
+            answer = (f"error: {type(error).__name__}", {}, b"")
+        with lock:
+            answers.append(answer)
+    workers = [threading.Thread(target=held, args=(f"127.0.0.{10 + n % 10}",)) for n in range(200)]
+    for worker in workers:
+        worker.start()
+    deadline = time.time() + 25
+    while any(w.is_alive() for w in workers) and time.time() < deadline:
+        most.append(threads_of(venue.server.pid))
+        time.sleep(0.05)
+    for worker in workers:
+        worker.join(timeout=1)
+    statuses = sorted({a[0] for a in answers}, key=str)
+    bodies = {a[2] for a in answers if a[0] == 200}
+    record(group, "200 players held on the hinted part all get it, the same bytes", len(answers) == 200 and statuses == [200] and len(bodies) == 1,
+           f"{len(answers)} answers, statuses {statuses}, {len(bodies)} distinct bodies")
+    record(group, "holding them costs no thread each", max(most) <= before + 16, f"threads {before} before, at most {max(most)} while held")
+    # A private stream's parts: nothing without the credential.
+    status, _, body = venue.origin.request("GET", "/live/home/360p/parts/000001.0.ts")
+    record(group, "a private stream's part without a credential: 401", status == 401, f"{status}")
+
+
 def probe_restart(venue):
     """After every upload and request of the drill, the server starts again on the same data
     directory with every stream and set (issue 33: a pushed rung named as a file the stream
@@ -738,7 +803,7 @@ def stop_watcher(watcher):
 
 
 def main():
-    classes = os.environ.get("CLASSES", "traps private doors disk connections tls restart").split()
+    classes = os.environ.get("CLASSES", "traps private doors parts disk connections tls restart").split()
     load = open("/proc/loadavg").read().split()[:3]
     print(f"# hostile venue drill, {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {' '.join(load)}, binary {BIN}", flush=True)
     venue = Venue()
@@ -749,7 +814,8 @@ def main():
         watcher = OpenWatcher(venue)
         watcher.start()
         for name in [c for c in classes if c != "restart"]:
-            {"traps": probe_traps, "private": probe_private, "doors": probe_doors, "disk": probe_disk, "connections": probe_connections, "tls": probe_tls}[name](venue)
+            {"traps": probe_traps, "private": probe_private, "doors": probe_doors, "parts": probe_parts, "disk": probe_disk, "connections": probe_connections,
+             "tls": probe_tls}[name](venue)
             record(name, "the server is alive after this class (same process)", venue.alive() and venue.server.pid == pid, "")
         # The restart comes last, once the open stream's watch has ended (it stops the server).
         stop_watcher(watcher)

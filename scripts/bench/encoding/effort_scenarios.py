@@ -31,7 +31,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "bench", "serving"))
 from serve_benchmark import free_port, get, wait_for  # noqa: E402
-SIDELINE = os.path.join(ROOT, ".build", "release", "sideline")
+SIDELINE = os.environ.get("SIDELINE", os.path.join(ROOT, ".build", "release", "sideline"))
 SAMPLE = os.path.join(ROOT, "Samples", "sample.mp4")
 SECONDS = int(os.environ.get("SECONDS_EACH", "600"))
 SCENARIOS = os.environ.get("SCENARIOS", "a b c d").split()
