@@ -57,7 +57,8 @@ public struct PartIndex: Sendable, Equatable {
     mutating func listed(through last: Int, edge: LowLatencyEdge?) {
         guard let made = open, made.sequence <= last else { return }
         open = nil
-        guard made.sequence == last, edge?.listedParts[made.sequence]?.count == made.sizes.count else { return }
+        // Its own segment only: a fill lists none of these parts, a GAP entry lists GAP parts.
+        guard made.sequence == last, let listed = edge?.listedParts[made.sequence], listed.count == made.sizes.count, !listed.contains(where: \.gap) else { return }
         var offset = 0
         var parts: [Range<Int>] = []
         for size in made.sizes {

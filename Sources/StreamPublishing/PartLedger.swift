@@ -15,11 +15,14 @@ public struct PartLedger: Sendable, Equatable {
         public var index: Int
         public var duration: Double
         public var independent: Bool
+        /// A part of a GAP entry: listed with GAP=YES, never a file.
+        public var gap: Bool
 
-        public init(index: Int, duration: Double, independent: Bool) {
+        public init(index: Int, duration: Double, independent: Bool, gap: Bool = false) {
             self.index = index
             self.duration = duration
             self.independent = independent
+            self.gap = gap
         }
     }
 
@@ -94,6 +97,19 @@ public struct PartLedger: Sendable, Equatable {
         edge.listed.removeAll { $0.sequence <= sequence - keep }
         edges[variant] = edge
     }
+
+    /// `variant`'s entry for `slot` was listed as an EXT-X-GAP entry of `duration` seconds: as
+    /// the draft asks, its parts are listed with GAP=YES (a player in low-latency mode skips
+    /// them as it skips the entry), `settings.partsPerSegment` of them, each at most PART-TARGET.
+    /// The parts made for the slot, if any, leave the playlist as for any fill.
+    public mutating func gapListed(variant: String, slot: Int, sequence: Int, duration: Double, settings: Settings) {
+        entryListed(variant: variant, slot: slot, sequence: sequence, real: false)
+        let count = settings.partsPerSegment
+        let each = min(max(duration, 0) / Double(count), settings.partTarget)
+        guard each > 0, each.isFinite else { return }
+        let parts = (0..<count).map { Part(index: $0, duration: each, independent: $0 == 0, gap: true) }
+        edges[variant, default: Edge()].listed.append(Edge.ListedEntry(sequence: sequence, parts: parts))
+    }
 }
 
 extension PartLedger {
@@ -118,7 +134,7 @@ extension PartLedger {
         let held = edges[variant] ?? Edge()
         func listed(_ parts: [Part], of sequence: Int) -> [PartialSegment] {
             let segment = MediaSegment.recordedName(sequence: sequence)
-            return parts.map { PartialSegment(uri: PartialSegment.recordedURI(segment: segment, index: $0.index), duration: $0.duration, independent: $0.independent) }
+            return parts.map { PartialSegment(uri: PartialSegment.recordedURI(segment: segment, index: $0.index), duration: $0.duration, independent: $0.independent, gap: $0.gap) }
         }
         var byEntry: [Int: [PartialSegment]] = [:]
         for entry in held.listed { byEntry[entry.sequence] = listed(entry.parts, of: entry.sequence) }

@@ -101,11 +101,16 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     }
 
     /// After `variant`'s entry for `slot` was recorded as `sequence`: its parts move under it
-    /// (`real`) or leave the playlist (a fill); the edge the publication carries. Nil without parts.
-    private func edgeAfterListing(_ variant: String, slot: Int, sequence: Int, real: Bool) -> LowLatencyEdge? {
+    /// (`real`) or leave the playlist (a fill); a GAP entry of `gap` seconds lists GAP parts.
+    /// The edge the publication carries; nil without parts.
+    private func edgeAfterListing(_ variant: String, slot: Int, sequence: Int, real: Bool, gap: Double? = nil) -> LowLatencyEdge? {
         guard let parts else { return nil }
         return state.withLock { s in
-            s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
+            if let gap {
+                s.partLedger.gapListed(variant: variant, slot: slot, sequence: sequence, duration: gap, settings: parts)
+            } else {
+                s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
+            }
             s.openDates[variant] = nil
             return s.partLedger.edge(of: variant, nextSequence: sequence + 1, settings: parts)
         }
@@ -154,7 +159,8 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         let recorded = target.list(body, duration: duration, programDateTime: entry.programDateTime, discontinuity: entry.discontinuity, dateRanges: entry.dateRanges)
         // The camera's own segment, written as cut: exactly its parts one after another.
         let real = entry.content == .real && recorded.segmentWritten && material == .staged
-        let edge = edgeAfterListing(variant, slot: entry.slot, sequence: recorded.playlist.playlist.lastSequence, real: real)
+        let edge = edgeAfterListing(variant, slot: entry.slot, sequence: recorded.playlist.playlist.lastSequence, real: real,
+                                    gap: recorded.segmentWritten ? nil : duration)
         if recorded.segmentWritten {
             registry.apply(.publish(.init(
                 .segment(recorded.name, file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration, fill: entry.content.fillName)),

@@ -96,6 +96,16 @@ import Testing
         #expect(variant?.parts.locate(segment: "000003.ts", index: 0) == nil)
     }
 
+    /// A GAP entry lists GAP parts: never ranges of a file (it has none), whatever was made.
+    @Test mutating func aGapEntrysPartsAreNoRanges() {
+        publish(count: 3, edge: Self.edge(open: 0, next: 3))
+        for index in 0..<4 { part(3, index) }
+        var gapEdge = Self.edge(listed: [3], open: 0, next: 4)
+        gapEdge.listedParts[3] = gapEdge.listedParts[3]?.map { PartialSegment(uri: $0.uri, duration: $0.duration, independent: $0.independent, gap: true) }
+        publish(count: 4, edge: gapEdge)
+        #expect(variant?.parts.locate(segment: "000003.ts", index: 0) == nil)
+    }
+
     @Test mutating func onlyTheNewestEntriesKeepTheirParts() {
         publish(count: 1, edge: Self.edge(open: 0, next: 1))
         let last = PartIndex.keptEntries + 3

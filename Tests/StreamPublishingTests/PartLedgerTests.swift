@@ -117,6 +117,18 @@ import Testing
         #expect(edge.hint?.uri == hint)
     }
 
+    /// A GAP entry lists its parts with GAP=YES: as many as a segment has, none longer than
+    /// PART-TARGET; the parts made for the slot before it leave.
+    @Test func aGapEntryListsGapParts() {
+        var ledger = ledger(openParts: 2)
+        ledger.gapListed(variant: "v", slot: 10, sequence: 7, duration: 2.002, settings: settings)
+        let edge = ledger.edge(of: "v", nextSequence: 8, settings: settings)
+        let gaps = edge.listedParts[7] ?? []
+        #expect(gaps.count == 4 && gaps.allSatisfy { $0.gap && $0.duration <= settings.partTarget })
+        #expect(gaps.map(\.uri) == (0..<4).map { "parts/000007.\($0).ts" })
+        #expect(edge.openParts.isEmpty && edge.hint?.uri == "parts/000008.0.ts")
+    }
+
     @Test func aFillTakesTheSlotsPartsOutOfTheEdge() {
         var ledger = ledger(openParts: 2)
         ledger.entryListed(variant: "v", slot: 10, sequence: 7, real: false)
