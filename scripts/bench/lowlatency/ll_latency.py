@@ -57,6 +57,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+def stop(started):
+    """Stops what a benchmark started, last first, by its PID: the server (first) with SIGINT,
+    nginx with SIGQUIT; killed after 20 s."""
+    for process in reversed(started):
+        process.send_signal(signal.SIGQUIT if process is not started[0] else signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 def wait_ok(url, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -155,12 +166,7 @@ def main():
             sys.stdout.flush()
         print(f"load average after {' '.join(open('/proc/loadavg').read().split()[:3])}")
     finally:
-        for process in reversed(started):
-            process.send_signal(signal.SIGQUIT if process is not started[0] else signal.SIGINT)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop(started)
         shutil.rmtree(work, ignore_errors=True)
 
 
