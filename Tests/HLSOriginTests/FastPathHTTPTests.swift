@@ -197,7 +197,11 @@ import Testing
         defer { close(idle); close(held) }
         #expect(try await HTTPExchange.exchange([.get("/live/main/master.m3u8")], on: idle).first?.statusLine == "HTTP/1.1 200 OK")
         let heldAnswer = Task { try await HTTPExchange.exchange([.get("/live/main/720p/index.m3u8?_HLS_msn=2")], on: held) }
-        try await Task.sleep(for: .milliseconds(200))  // the request is read and held
+        // Until the request is read and held: a fixed 200 ms was sometimes too short beside the
+        // other suites (seen once, 2026-11-29: the drain came first and reset the connection).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while registry.heldRequests < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(registry.heldRequests == 1, "the blocking request is held before the drain")
         let stopped = Task { await server.stop() }
         #expect(try await LoopbackSockets.waitForClose(idle, timeout: 5), "the idle connection is closed by the drain, not after 60 s")
         try publish(2, in: registry, directory: directory)
