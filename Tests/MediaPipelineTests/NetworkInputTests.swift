@@ -60,7 +60,10 @@ import TestSupport
 /// Sideline in listen mode through `input_options`, interleaved over TCP.
 @Suite struct RTSPInputTests {
     @Test func anRTSPFeedIsSegmented() async throws {
-        let port = Int.random(in: 40001...50000)
+        // A port the kernel says is free now, not a random one in its ephemeral range, where a
+        // connection of a test beside this one could hold it (seen 2026-11-29: "Address already
+        // in use").
+        let port = try freePort()
         var configuration = PipelineRun.configuration(input: "rtsp://127.0.0.1:\(port)/live")
         configuration.inputOptions = ["rtsp_flags": "listen"]
         configuration.inputTimeout = 8
