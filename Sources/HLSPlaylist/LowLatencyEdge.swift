@@ -29,7 +29,7 @@ public struct LowLatencyEdge: Sendable, Equatable {
     /// Every other rendition a player may switch to.
     public var reports: [RenditionReport]
     /// How many parts each segment is cut into (`PartClock.partsPerSegment`). Not rendered:
-    /// blocking reload refuses a part index past it, and a rendition report is read from it.
+    /// blocking reload counts the parts a request asks ahead with it (the Advance Part Limit).
     public var partsPerSegment: Int
 
     public init(partTarget: Double, partsPerSegment: Int = 1, listedParts: [Int: [PartialSegment]] = [:], openParts: [PartialSegment] = [],

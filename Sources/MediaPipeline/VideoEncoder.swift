@@ -65,7 +65,8 @@ final class VideoEncoder {
     ///   frames back, and parts cut in decode order would overlap in presentation time (seen:
     ///   parts of -0.07 s before this);
     /// - slice threads instead of frame threads (each frame thread holds one more frame:
-    ///   9 frames with x264's own thread count against 6 with one thread, 2026-11-29);
+    ///   9 frames with x264's own thread count against 6 with one thread, counted by
+    ///   `EncoderDelayTests.delays` with B-frames off and frame threads, 2026-11-29);
     /// - rate-control lookahead at most two frames short of a part (a part of 6 frames at
     ///   30 fps: lookahead 4, the frame itself 1, 5 in all), and no threaded lookahead sync.
     static func partParameters(framesPerPart: Int, lookahead: Int?) -> String {

@@ -15,13 +15,6 @@ public enum OriginPath: Equatable, Sendable {
     /// included, can be a part's name.
     case part(stream: String, variant: String, segment: String, index: Int)
 
-    /// The folder of parts under a variant, and the relative URI a playlist lists a part by.
-    public static let partsFolder = PartialSegment.partsFolder
-
-    /// The URI of part `index` of the segment named `segment` (`000123.ts`), relative to the
-    /// variant's media playlist.
-    public static func partURI(segment: String, index: Int) -> String { PartialSegment.recordedURI(segment: segment, index: index) }
-
     /// The most parts a segment can have (a part index has at most three digits).
     public static let largestPartIndex = 999
 
@@ -71,7 +64,7 @@ public enum OriginPath: Equatable, Sendable {
             return .success(.iFramePlaylist(stream: names[0], variant: names[1]))
         case 3 where names[2].utf8.count > 3 && names[2].utf8.suffix(3).elementsEqual(".ts".utf8):
             return .success(.segment(stream: names[0], variant: names[1], name: names[2]))
-        case 4 where names[2] == partsFolder:
+        case 4 where names[2] == PartialSegment.partsFolder:
             guard let (segment, index) = partName(names[3]) else { return .failure(.notFound) }
             return .success(.part(stream: names[0], variant: names[1], segment: segment, index: index))
         default:

@@ -34,7 +34,7 @@ extension StreamRegistry {
         init(_ effect: OriginEffect, change: OriginChange, state: OriginState) {
             let publication: OriginChange.Publication? = if case let .publish(p) = change { p } else { nil }
             switch effect {
-            case let .renderVariant(stream, variant, version, markers, _, wake):
+            case let .renderVariant(stream, variant, version, markers, wake):
                 // Values only: nothing is rendered under the lock.
                 let held = state.streams[stream]?.variants[variant]
                 var edge = held?.edge

@@ -93,10 +93,10 @@ extension StreamRegistry {
             found.file = variant.segments[name]
             found.partRange = found.file == nil ? nil : range
         case nil:
-            guard let hint = variant.edge?.hint, let last = variant.recording?.lastSequence else { return }
+            guard let hint = variant.edge?.hint, let last = variant.recording?.lastSequence,
+                  hint.uri == PartialSegment.recordedURI(segment: segment, index: index) else { return }
             // The hint is of the segment being made or, when all its parts are out, of the next.
-            for sequence in [last + 1, last + 2] where hint.uri == OriginPath.partURI(segment: MediaSegment.recordedName(sequence: sequence), index: index)
-                && segment == MediaSegment.recordedName(sequence: sequence) {
+            if let sequence = [last + 1, last + 2].first(where: { MediaSegment.recordedName(sequence: $0) == segment }) {
                 found.hinted = (sequence, index)
             }
         }

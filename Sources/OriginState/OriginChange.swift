@@ -96,10 +96,10 @@ public enum OriginChange: Sendable {
 /// the held requests to answer. Each rendering names the version it is for; one made for an
 /// older version than the one stored is dropped.
 public enum OriginEffect: Sendable, Equatable {
-    /// Render the variant's media playlist at `version` with `markers` placed in it: the
-    /// publication's playlist when the change was one (`fromPublication`), else the recording
-    /// the state holds. `wake`: answer the requests held for what it lists once it is stored.
-    case renderVariant(stream: String, variant: String, version: Int, markers: [Marker], fromPublication: Bool, wake: Bool)
+    /// Render the variant's media playlist at `version` (the state's live playlist and edge)
+    /// with `markers` placed in it. `wake`: answer the requests held for what it lists once it
+    /// is stored.
+    case renderVariant(stream: String, variant: String, version: Int, markers: [Marker], wake: Bool)
     /// Render the publication's I-frame playlist at `version`.
     case renderIFrames(stream: String, variant: String, version: Int)
     /// Render the stream's master at `version`.

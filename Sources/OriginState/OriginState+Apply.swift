@@ -61,7 +61,7 @@ extension OriginState {
         streams[name]!.variants[variant]!.version = revision
         // The bytes first: a player that reads the part's URI in the new version finds them.
         return [.keepPart(stream: name, variant: variant, sequence: part.sequence, index: part.index, version: revision),
-                .renderVariant(stream: name, variant: variant, version: revision, markers: streams[name]!.markers, fromPublication: false, wake: true)]
+                .renderVariant(stream: name, variant: variant, version: revision, markers: streams[name]!.markers, wake: true)]
     }
 
     /// A publication, changed in place (`streams[s]!.variants[v]`), so the variant's segment
@@ -102,11 +102,8 @@ extension OriginState {
             // live edge stays as it is. Its writer runs beside the slots' (outside their lock):
             // a playlist shorter than the one held is older, and the next version brings the
             // replacement with whatever came since.
-            if let current = streams[name]!.variants[variant]!.live, current.playlist.segments.count > publication.playlist.playlist.segments.count {
-                // Kept.
-            } else {
-                streams[name]!.variants[variant]!.live = publication.playlist
-            }
+            let held = streams[name]!.variants[variant]!.live?.playlist.segments.count ?? 0
+            if publication.playlist.playlist.segments.count >= held { streams[name]!.variants[variant]!.live = publication.playlist }
         } else {
             streams[name]!.variants[variant]!.live = publication.playlist
             streams[name]!.variants[variant]!.edge = publication.edge
@@ -115,7 +112,7 @@ extension OriginState {
         revision += 1
         streams[name]!.variants[variant]!.version = revision
         var effects: [OriginEffect] = [.renderVariant(stream: name, variant: variant, version: streams[name]!.variants[variant]!.version,
-                                                      markers: streams[name]!.markers, fromPublication: true, wake: !restoring)]
+                                                      markers: streams[name]!.markers, wake: !restoring)]
         // A restore replaces the I-frame playlist too: with none when it brings none.
         if publication.iFrames != nil || restoring {
             streams[name]!.variants[variant]!.iFrames = publication.iFrames?.playlist
@@ -136,7 +133,7 @@ extension OriginState {
             revision += 1
             streams[name]!.variants[variant]!.version = revision
             effects.append(.renderVariant(stream: name, variant: variant, version: streams[name]!.variants[variant]!.version,
-                                          markers: markers, fromPublication: false, wake: true))
+                                          markers: markers, wake: true))
         }
         return effects
     }

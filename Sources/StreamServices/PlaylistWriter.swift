@@ -46,8 +46,6 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         var writes = WriteHealth()
         /// Which parts each variant's playlist lists (Low-Latency HLS); unused without `parts`.
         var partLedger = PartLedger(keep: 1)
-        /// The date of the segment each variant is making, for its parts' EXT-X-PROGRAM-DATE-TIME.
-        var openDates: [String: Date] = [:]
     }
 
     /// Low-Latency HLS: what parts are listed (nil: the stream lists none).
@@ -55,7 +53,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
 
     init(recorder: StreamRecorder, registry: StreamRegistry, streamName: String, standIns: [String: StandIn], clock: SegmentClock,
          master: MasterAssembly, rates: [(name: String, rates: RungRates)], variantMetrics: [String: SidelineMetrics.Variant],
-         parts: PartLedger.Settings? = nil, targetDuration: Int = 2, logger: Logger) {
+         parts: PartLedger.Settings?, targetDuration: Int, logger: Logger) {
         self.parts = parts
         self.recorder = recorder
         self.registry = registry
@@ -90,7 +88,6 @@ public final class PlaylistWriter: PublishingSink, Sendable {
                                                   part: .init(index: part.index, duration: part.duration, independent: part.independent),
                                                   nextSlot: nextSlot, camera: camera)
             guard listed else { return nil }
-            s.openDates[variant] = date
             var edge = s.partLedger.edge(of: variant, nextSequence: nextSequence, settings: parts)
             edge.openProgramDateTime = date
             edge.openDiscontinuity = discontinuity
@@ -111,7 +108,6 @@ public final class PlaylistWriter: PublishingSink, Sendable {
             } else {
                 s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
             }
-            s.openDates[variant] = nil
             return s.partLedger.edge(of: variant, nextSequence: sequence + 1, settings: parts)
         }
     }

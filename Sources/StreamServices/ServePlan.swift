@@ -48,6 +48,13 @@ public struct ServePlan: Sendable {
         return configuration
     }
 
+    /// What parts the stream's playlists list (Low-Latency HLS), from the pipeline's own part
+    /// clock; nil without parts, and for a pushed stream, whose encoder sends whole segments.
+    var parts: PartLedger.Settings? {
+        guard !stream.isPushed, let clock = pipelineConfiguration.partClock else { return nil }
+        return PartLedger.Settings(partTarget: clock.partTarget, partsPerSegment: clock.partsPerSegment)
+    }
+
     public var targetDuration: Int {
         TargetDuration.forSegments(ofDuration: configuration.segmentDuration, frameRate: FrameRate(stream.video.frameRate).value)
     }
@@ -55,7 +62,7 @@ public struct ServePlan: Sendable {
     /// Opens the input and sets up the encoders, so that a bad input fails before anything is
     /// written to the data directory.
     public func openPipeline(logger: Logger) throws -> OpenedPipeline {
-        if configuration.partDuration > 0 && configuration.partClock(frameRate: stream.video.frameRate) == nil {
+        if configuration.partDuration > 0 && pipelineConfiguration.partClock == nil {
             throw SidelineStartupError(message: streamLabel + "part_duration \(configuration.partDuration) s cannot cut \(configuration.segmentDuration) s segments at "
                                        + "\(stream.video.frameRate) fps into parts of whole frames (at most \(PartClock.mostPartsPerSegment) per segment): "
                                        + "set part_duration to at least one frame's time, or 0 for no parts")
@@ -149,7 +156,7 @@ public struct ServePlan: Sendable {
             }
         }
         return StreamPublisher(configuration: configuration, stream: stream, recorder: recorder, registry: registry, standIns: standIns, hasAudio: audio,
-                               setTimeline: withStandIns ? setTimeline(logger: logger) : nil, logger: logger)
+                               setTimeline: withStandIns ? setTimeline(logger: logger) : nil, parts: parts, targetDuration: targetDuration, logger: logger)
     }
 
     /// The timeline of the set this stream is an angle of (nil in no set). Only a live server
@@ -184,13 +191,4 @@ public final class EventForwarder: Sendable {
 
     /// Whether the pipeline has reported `.finished` (it has nothing more to do).
     var hasFinished: Bool { finished.load(ordering: .relaxed) }
-}
-
-extension SidelineConfiguration {
-    /// Where the parts of a stream at `frameRate` fall (`part_duration`); nil without parts,
-    /// or when the duration cannot cut a segment into parts of whole frames.
-    func partClock(frameRate: Double) -> PartClock? {
-        guard partDuration > 0 else { return nil }
-        return PartClock(segments: SegmentClock(frameRate: FrameRate(frameRate), segmentDuration: segmentDuration), partDuration: partDuration)
-    }
 }

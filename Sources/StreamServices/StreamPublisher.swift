@@ -40,7 +40,7 @@ public final class StreamPublisher: Sendable {
     /// `standIns`: every variant's stand-in (empty for `sideline encode`, which never fills).
     /// `setTimeline`: the set's, for an angle of a set (`SetTimelineStore`).
     init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry,
-         standIns: [String: StandIn], hasAudio: Bool, setTimeline: SetTimeline? = nil, logger: Logger) {
+         standIns: [String: StandIn], hasAudio: Bool, setTimeline: SetTimeline? = nil, parts: PartLedger.Settings? = nil, targetDuration: Int, logger: Logger) {
         // A pushed stream's backlog comes late by design: the recording takes it (SlotPublisher.takeLate).
         let lateSegmentsReplaceFills = stream.isPushed
         self.stream = stream
@@ -58,14 +58,8 @@ public final class StreamPublisher: Sendable {
                                         backups.map { base in "\(base.hasSuffix("/") ? String(base.dropLast()) : base)/live/\(name)/\(rung)/\(StreamLayout.mediaPlaylistName)" }
                                     })
         let segmentClock = SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration)
-        // Parts of a camera's segments (Low-Latency HLS); a pushed stream's encoder sends whole segments.
-        let parts = stream.isPushed ? nil : configuration.partClock(frameRate: stream.video.frameRate).map {
-            PartLedger.Settings(partTarget: $0.partTarget, partsPerSegment: $0.partsPerSegment)
-        }
         let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns, clock: segmentClock, master: master,
-                                    rates: rates, variantMetrics: variantMetrics, parts: parts,
-                                    targetDuration: TargetDuration.forSegments(ofDuration: configuration.segmentDuration, frameRate: FrameRate(stream.video.frameRate).value),
-                                    logger: logger)
+                                    rates: rates, variantMetrics: variantMetrics, parts: parts, targetDuration: targetDuration, logger: logger)
         self.writer = writer
         let restored = Self.restored(recorder)
         var grid = setTimeline

@@ -53,22 +53,6 @@ import TestSupport
         return Server(process: process, master: try await process.waitForURL())
     }
 
-    /// Polls until `condition` holds, or fails after `timeout` seconds.
-    func eventually(_ what: String, timeout: Double = 30, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        throw DrillTimeout(what: what, timeout: timeout)
-    }
-
-    struct DrillTimeout: Error, CustomStringConvertible {
-        let what: String
-        let timeout: Double
-        var description: String { "not within \(timeout) s: \(what)" }
-    }
-
     @Test func stalledPipelineIsRestartedAndAFailedVariantGetsGapsAndRecovers() async throws {
         let directory = try makeTemporaryDirectory("drills")
         var server = try await start(in: directory)

@@ -11,11 +11,8 @@ import TestSupport
 /// one grid. How far behind the camera each player is, precisely, is the benchmark's
 /// (Docs/benchmarks.md, "Issue 34"); here only that hls.js is well inside classic HLS's ~7 s.
 @Suite(.serialized) struct LowLatencyEndToEndTests {
-    static let config = """
-        video:
-          ladder:
-            - {name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}
-            - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
+    static let config = TestLadders.twoRungs + """
+
         streams:
           - {name: wide, input: testpattern}
           - {name: tv, input: testpattern}
@@ -42,21 +39,13 @@ import TestSupport
 
     /// The media playlist once it lists at least `entries` entries and parts of the next.
     static func playlist(_ url: String, entries: Int) async throws -> String {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let text = String(decoding: (try? await http(URL(string: url)!).body) ?? Data(), as: UTF8.self)
-            if let parsed = try? MediaPlaylist.parseLive(text), parsed.playlist.segments.count >= entries, parsed.edge?.openParts.isEmpty == false {
-                return text
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        var text = ""
+        try await eventually("\(url) lists \(entries) entries and parts of the next", timeout: 60, interval: 0.1) {
+            text = String(decoding: (try? await http(URL(string: url)!).body) ?? Data(), as: UTF8.self)
+            guard let parsed = try? MediaPlaylist.parseLive(text) else { return false }
+            return parsed.playlist.segments.count >= entries && parsed.edge?.openParts.isEmpty == false
         }
-        throw NotListed(url: url, entries: entries)
-    }
-
-    struct NotListed: Error, CustomStringConvertible {
-        let url: String
-        let entries: Int
-        var description: String { "\(url) listed fewer than \(entries) entries with parts within 60 s" }
+        return text
     }
 
     @Test func hlsjsPlaysFromPartsAndEveryPlaylistKeepsTheDraftsRules() async throws {

@@ -1,3 +1,4 @@
+import HLSPlaylist
 import OriginPolicy
 import Testing
 
@@ -23,10 +24,10 @@ import Testing
     /// The URI a playlist lists a part by parses back to that part.
     @Test func aPartsURIParsesBackToThePart() {
         for (segment, index) in [("000042.ts", 0), ("000042.ts", 7), ("cam.b-7.ts", 999)] {
-            let uri = OriginPath.partURI(segment: segment, index: index)
+            let uri = PartialSegment.recordedURI(segment: segment, index: index)
             #expect(OriginPath.parse("/live/main/720p/" + uri) == .success(.part(stream: "main", variant: "720p", segment: segment, index: index)), "\(uri)")
         }
-        #expect(OriginPath.partURI(segment: "000042.ts", index: 3) == "parts/000042.3.ts")
+        #expect(PartialSegment.recordedURI(segment: "000042.ts", index: 3) == "parts/000042.3.ts")
     }
 
     /// Every way a request could try to leave the data directory, or name nothing.

@@ -40,7 +40,7 @@ import Testing
         #expect(variant?.lastSequence == 1 && variant?.iFrames?.segments.count == 2)
         #expect(phase == .live)
         let (version, iFramesVersion) = (variant?.version ?? 0, variant?.iFramesVersion ?? 0)
-        #expect(effects == [.renderVariant(stream: "main", variant: "720p", version: version, markers: [], fromPublication: true, wake: true),
+        #expect(effects == [.renderVariant(stream: "main", variant: "720p", version: version, markers: [], wake: true),
                             .renderIFrames(stream: "main", variant: "720p", version: iFramesVersion)])
     }
 
@@ -117,7 +117,7 @@ import Testing
         #expect(variant?.iFrames == nil, "restored without an I-frame playlist: none")
         #expect(phase == .live, "a restore leaves the phase as it was (the restorer sets it)")
         // Nothing waits on a start; the I-frame playlist is rendered as none.
-        #expect(effects == [.renderVariant(stream: "main", variant: "720p", version: variant?.version ?? 0, markers: [], fromPublication: true, wake: false),
+        #expect(effects == [.renderVariant(stream: "main", variant: "720p", version: variant?.version ?? 0, markers: [], wake: false),
                             .renderIFrames(stream: "main", variant: "720p", version: variant?.iFramesVersion ?? 0)])
     }
 
@@ -150,12 +150,12 @@ import Testing
         let stream = state.stream(named: "main")
         #expect(stream?.markers == [marker])
         #expect(effects == [
-            .renderVariant(stream: "main", variant: "1080p", version: stream?.variants["1080p"]?.version ?? 0, markers: [marker], fromPublication: false, wake: true),
-            .renderVariant(stream: "main", variant: "720p", version: stream?.variants["720p"]?.version ?? 0, markers: [marker], fromPublication: false, wake: true),
+            .renderVariant(stream: "main", variant: "1080p", version: stream?.variants["1080p"]?.version ?? 0, markers: [marker], wake: true),
+            .renderVariant(stream: "main", variant: "720p", version: stream?.variants["720p"]?.version ?? 0, markers: [marker], wake: true),
         ])
         // A publication after them renders with them.
         #expect(publish(.gap("000001.ts"), count: 2).first == .renderVariant(stream: "main", variant: "720p", version: variant?.version ?? 0, markers: [marker],
-                                                                            fromPublication: true, wake: true))
+                                                                            wake: true))
     }
 
     /// Ended or removed: the held requests are answered, since nothing more will be listed.

@@ -49,7 +49,7 @@ import Testing
         let version = variant?.version ?? 0
         #expect(version > before)
         #expect(effects == [.keepPart(stream: "main", variant: "720p", sequence: 3, index: 0, version: version),
-                            .renderVariant(stream: "main", variant: "720p", version: version, markers: [], fromPublication: false, wake: true)])
+                            .renderVariant(stream: "main", variant: "720p", version: version, markers: [], wake: true)])
         #expect(variant?.edge?.openParts.count == 1)
         #expect(variant?.parts.locate(segment: "000003.ts", index: 0) == .open(sequence: 3))
         #expect(variant?.parts.locate(segment: "000003.ts", index: 1) == nil)

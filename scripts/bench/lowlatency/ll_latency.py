@@ -81,9 +81,9 @@ def wait_ok(url, seconds):
     raise SystemExit(f"{url} did not answer 200 within {seconds} s")
 
 
-def nginx_config(work, listen, origin):
-    for name in ("sideline-edge.conf", "sideline-edge-cache.conf"):
-        shutil.copyfile(os.path.join(ROOT, "Config/nginx", name), os.path.join(work, name))
+def nginx_wrapper(work, http_body):
+    """A whole nginx.conf in `work` for a benchmark's nginx (in the foreground, its files in
+    `work`), with `http_body` inside its http {} block."""
     os.makedirs(os.path.join(work, "tmp"), exist_ok=True)
     return f"""worker_processes 1;
 user root;
@@ -95,15 +95,22 @@ http {{
     access_log off;
     client_body_temp_path {work}/tmp;
     proxy_temp_path {work}/tmp;
-    proxy_cache_path {work}/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
+{http_body}
+}}
+"""
+
+
+def nginx_config(work, listen, origin):
+    """The shipped open edge (Config/nginx/sideline-edge.conf) in front of `origin`."""
+    for name in ("sideline-edge.conf", "sideline-edge-cache.conf"):
+        shutil.copyfile(os.path.join(ROOT, "Config/nginx", name), os.path.join(work, name))
+    return nginx_wrapper(work, f"""    proxy_cache_path {work}/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
     upstream sideline_origin {{ server 127.0.0.1:{origin}; keepalive 16; }}
     map $http_accept_encoding $sideline_encoding {{ ~*gzip gzip; default ""; }}
     server {{
         listen 127.0.0.1:{listen};
         include {work}/sideline-edge.conf;
-    }}
-}}
-"""
+    }}""")
 
 
 def play(url, low_latency=True):

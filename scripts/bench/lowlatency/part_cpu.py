@@ -29,7 +29,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "serving"))
 from serve_benchmark import cpu_seconds  # noqa: E402
-from ll_latency import free_port, stop  # noqa: E402
+from ll_latency import free_port, nginx_wrapper, stop  # noqa: E402
 
 
 def cpu(pid):
@@ -94,21 +94,10 @@ def main():
             paths.append(f"/live/main/180p/{uri}")
         nginx_paths = ["/" + path.split("/180p/", 1)[1] for path in paths]
         with open(f"{work}/nginx.conf", "w") as f:
-            f.write(f"""worker_processes 1;
-daemon off;
-pid {work}/nginx.pid;
-error_log {work}/nginx-error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    sendfile on;
+            f.write(nginx_wrapper(work, f"""    sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
-    client_body_temp_path {work};
-    proxy_temp_path {work};
-    server {{ listen 127.0.0.1:{nginx_port}; root {work}/www; }}
-}}
-""")
+    server {{ listen 127.0.0.1:{nginx_port}; root {work}/www; }}"""))
         nginx = subprocess.Popen(["nginx", "-c", f"{work}/nginx.conf", "-p", work], stderr=subprocess.DEVNULL)
         started.append(nginx)
         time.sleep(1)
