@@ -22,6 +22,14 @@ if [ "${1:-}" = "--test" ]; then
     nginx chromium vlc-bin vlc-plugin-base
   )
 fi
+# With --players-bench: the players of --test, and GStreamer's Python bindings, through which
+# the latency benchmarks (angle-sync, players-latency) read frames as playbin shows them.
+if [ "${1:-}" = "--players-bench" ]; then
+  packages+=(
+    gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
+    nginx chromium python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  )
+fi
 # With --serve-bench: nginx (the anchor) and wrk (the load) for scripts/bench/run serve.
 if [ "${1:-}" = "--serve-bench" ]; then
   packages+=(nginx wrk)

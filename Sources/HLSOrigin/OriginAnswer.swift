@@ -70,6 +70,10 @@ enum OriginAnswer: Sendable {
     static let segmentType = HTTPField(name: .contentType, value: OriginRoutes.segmentContentType)
     static let gzipped = HTTPField(name: .contentEncoding, value: "gzip")
     static let byteRanges = HTTPField(name: .acceptRanges, value: "bytes")
+    /// `X-Accel-Expires` for an open part (`CachePolicy.edgeExpiry`): built once.
+    static let openPartEdgeExpiry: HTTPField? = CachePolicy.openPart.edgeExpiry.flatMap { seconds in
+        HTTPField.Name("X-Accel-Expires").map { HTTPField(name: $0, value: String(seconds)) }
+    }
 
     struct SegmentAnswer: Sendable {
         let file: StreamRegistry.SegmentFile
@@ -140,10 +144,10 @@ enum OriginAnswer: Sendable {
             }
         case let .part(bytes):
             headers.append(Self.segmentType)
-            // A part of the segment being made is not final until its segment is listed (a
-            // server restarted before then makes that segment again): kept a second, not a
-            // year. Once listed it is a range of the file, immutable (`partOfFile`).
-            headers.append(HTTPField(name: .cacheControl, value: CachePolicy.transientError.headerValue(for: request.audience)))
+            // Kept a second, not a year (CachePolicy.openPart); once listed it is a range of the
+            // file, immutable (`partOfFile`).
+            headers.append(HTTPField(name: .cacheControl, value: CachePolicy.openPart.headerValue(for: request.audience)))
+            if let expiry = Self.openPartEdgeExpiry { headers.append(expiry) }
             if let vary = request.audience.vary(adding: nil) { headers.append(HTTPField(name: .vary, value: vary)) }
             self = .ready(OriginResponse(status: .ok, headers: headers, body: bytes))
         case let .partOfFile(file, range):

@@ -12,6 +12,11 @@ public enum CachePolicy: Equatable, Sendable {
     /// the same missing thing with one request to the origin, and nobody waits long for the
     /// fix (Config/nginx/sideline-edge.conf).
     case transientError
+    /// A part of the segment being made (Low-Latency HLS): not final until its segment is
+    /// listed (a server restarted before then makes that segment again), so kept one second,
+    /// long enough for an edge to answer every player waiting on it with one request. Once
+    /// listed a part is a range of the segment's file: `segment`.
+    case openPart
     /// Answers that must never be reused: the streams API and metrics.
     case uncached
     /// Refusals of the operators' and analysts' API calls: never stored at all.
@@ -36,6 +41,14 @@ public enum CachePolicy: Equatable, Sendable {
         }
     }
 
+    /// `X-Accel-Expires` (seconds) for an answer whose lifetime a cache that ignores
+    /// `Cache-Control` must still keep. Our private edge ignores it (it must ignore `private`,
+    /// Config/nginx/sideline-edge-private.conf) and stores every 200 segment a year; nginx reads
+    /// X-Accel-Expires before its own lifetimes and passes it to no client. Only an open part
+    /// needs it: stored a year, a part the server makes again after a restart would be
+    /// answered from the old bytes.
+    public var edgeExpiry: Int? { self == .openPart ? 1 : nil }
+
     private enum Lifetime {
         case store(String)
         case revalidate
@@ -48,6 +61,7 @@ public enum CachePolicy: Equatable, Sendable {
         case .endedPlaylist: .store("max-age=86400")
         case .segment: .store("max-age=31536000, immutable")
         case .transientError: .store("max-age=1")
+        case .openPart: .store("max-age=1")
         case .uncached: .revalidate
         case .noStore: .never
         case .gone: .store("max-age=3600")

@@ -65,18 +65,6 @@ import TestSupport
         return nginx
     }
 
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Status and headers (lower-cased names) of a GET, by curl, which sends exactly the
     /// headers given (no Accept-Encoding of its own) and the path exactly as written
     /// (`--path-as-is`: dot segments are not resolved, so every spelling reaches the edge).
@@ -218,10 +206,20 @@ import TestSupport
         let second = try await fetch(notMade, discardBody: true)
         #expect(first.status == 404 && first.headers["cache-control"] == "no-store" && second.headers["x-cache-status"] != "HIT", "\(first) \(second)")
 
+        try await Self.lowLatencyPlayersCostTheOriginOneRequestPerPart([edge + "/live/main/master.m3u8", edge + "/live/main/master.m3u8"],
+                                                                       server: server, directory: directory)
+        try await server.stop()
+    }
+
+    /// hls.js in low-latency mode on each of `masters` (through the edge in `directory`) at
+    /// once, for 14 s: each plays from parts, and each part the players asked the edge for
+    /// reached the origin once (counted by the canonical path, without any credential, in the
+    /// edge's access log and the origin's debug log).
+    static func lowLatencyPlayersCostTheOriginOneRequestPerPart(_ masters: [String], server: SidelineProcess, directory: String) async throws {
         let reports = try await withThrowingTaskGroup(of: CommandResult.self) { group in
-            for _ in 0..<2 {
+            for master in masters {
                 group.addTask {
-                    try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/hlsjs_play.py", edge + "/live/main/master.m3u8",
+                    try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/hlsjs_play.py", master,
                                                       "--hlsjs", Repository.root.path + "/.build-hlsjs/hls.mjs", "--seconds", "14", "--warmup", "6"], timeout: 90)
                 }
             }
@@ -233,26 +231,25 @@ import TestSupport
         }
         let access = try String(contentsOfFile: directory + "/access.log", encoding: .utf8)
         let edgeParts = access.split(separator: "\n").compactMap { line -> Substring? in
-            let path = line.split(separator: " ").first ?? ""
-            return path.contains("/parts/") && !path.contains("009999") ? path : nil
+            let target = line.split(separator: " ").first ?? ""
+            guard target.contains("/parts/"), !target.contains("009999"), let live = target.range(of: "/live/") else { return nil }
+            return target[live.lowerBound...]
         }
         var originCounts: [Substring: Int] = [:]
         for path in Set(edgeParts) {
             originCounts[path] = server.log.components(separatedBy: "hb.request.path=\(path) ").count - 1
         }
-        #expect(edgeParts.count > originCounts.count, "two players asked for the same parts: \(edgeParts.count) requests, \(originCounts.count) parts")
+        #expect(edgeParts.count > originCounts.count, "the players asked for the same parts: \(edgeParts.count) requests, \(originCounts.count) parts")
         #expect(originCounts.values.allSatisfy { $0 == 1 }, "one origin request per part: \(originCounts.filter { $0.value != 1 }.sorted { $0.key < $1.key })")
-        try await server.stop()
     }
 
-    /// Config/nginx/sideline-edge-private.conf in front of an origin with a private stream: the
-    /// origin decides every request (no credential 401, expired 403, even for an object the
-    /// edge holds), and viewers with different credentials share one cached copy.
-    @Test func withAccessControlTheOriginDecidesAndViewersShareTheCache() async throws {
+    /// Sideline on the test pattern with one private stream (debug level, as
+    /// `originBehindTheEdge`) behind the shipped private edge (sideline-edge-private.conf).
+    /// The caller stops nginx by its PID.
+    static func privateOriginBehindTheEdge(_ name: String) async throws -> (server: SidelineProcess, nginx: Process, edge: String, directory: String) {
         _ = try Command.which("nginx")
-        let directory = try makeTemporaryDirectory("edge-private")
+        let directory = try makeTemporaryDirectory(name)
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
-        let configPath = directory + "/sideline.yaml"
         try """
         access: {signing_key: edge-signing-key-0123456789}
         video:
@@ -260,24 +257,65 @@ import TestSupport
             - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
         streams:
           - {name: main, input: testpattern, viewer_token: edge-viewers-0123456789}
-        """.write(toFile: configPath, atomically: true, encoding: .utf8)
-        let server = try SidelineProcess(arguments: ["--config", configPath, "--data-dir", directory + "/data", "--log-level", "debug",
+        """.write(toFile: directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        let server = try SidelineProcess(arguments: ["--config", directory + "/sideline.yaml", "--data-dir", directory + "/data", "--log-level", "debug",
                                                      "--host", "127.0.0.1", "--port", "0"])
-        defer { _ = Task { try? await server.stop() } }
         let origin = try #require(try await server.waitForURL().port)
-        let edgePort = try Self.freePort()
-        try Self.nginxConfig(directory: directory, listen: edgePort, origin: origin, edgeFile: "sideline-edge-private.conf")
+        let edgePort = try freePort()
+        try nginxConfig(directory: directory, listen: edgePort, origin: origin, edgeFile: "sideline-edge-private.conf")
             .write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        let nginx = try Self.startNginx(directory: directory)
+        return (server, try startNginx(directory: directory), "http://127.0.0.1:\(edgePort)", directory)
+    }
+
+    /// `sideline sign main` for a viewer of the private stream, through `edge`: its master's URL.
+    static func sign(_ expires: String, directory: String, edge: String) async throws -> String {
+        let run = try await Command.run(Repository.sidelineExecutable, ["sign", "main", "--config", directory + "/sideline.yaml", "--base", edge, "--expires", expires])
+        return String(run.stdout.split(separator: "\n").last ?? "")
+    }
+
+    /// Low-Latency HLS through the private edge: two viewers with credentials of their own, in
+    /// hls.js's low-latency mode, reach every part, hint and report through the credential in
+    /// the path; they share each part (one origin request per part); a part of the segment being
+    /// made is kept a second there, not the year the private edge gives segments (the origin's
+    /// X-Accel-Expires: a server restarted before the segment is listed makes it again).
+    @Test func lowLatencyViewersThroughThePrivateEdgeShareEachPart() async throws {
+        let (server, nginx, edge, directory) = try await Self.privateOriginBehindTheEdge("edge-private-parts")
         defer {
             kill(nginx.processIdentifier, SIGQUIT)
             nginx.waitUntilExit()
         }
-        let edge = "http://127.0.0.1:\(edgePort)"
-        func sign(_ expires: String) async throws -> String {
-            let run = try await Command.run(Repository.sidelineExecutable, ["sign", "main", "--config", configPath, "--base", edge, "--expires", expires])
-            return String(run.stdout.split(separator: "\n").last ?? "")
+        let viewerA = try await Self.sign("30m", directory: directory, edge: edge), viewerB = try await Self.sign("20m", directory: directory, edge: edge)
+        let media = String(viewerA.dropLast("master.m3u8".count)) + "180p/"
+        _ = try await waitForOK(URL(string: media + "index.m3u8")!, timeout: 60)
+
+        try await Self.lowLatencyPlayersCostTheOriginOneRequestPerPart([viewerA, viewerB], server: server, directory: directory)
+
+        // The hinted part, held until made, then again after its second: not kept (after the players,
+        // whose requests are counted above).
+        let playlist = try await fetch(media + "index.m3u8").body
+        let hint = try #require(playlist.split(separator: "\n").first { $0.hasPrefix("#EXT-X-PRELOAD-HINT:") }?
+            .split(separator: "\"").dropFirst().first, "\(playlist)")
+        let made = try await fetch(media + hint, discardBody: true)
+        #expect(made.status == 200 && made.headers["cache-control"] == "private, max-age=1", "\(made)")
+        // nginx counts X-Accel-Expires in whole seconds of its own clock: fresh up to 2 s.
+        try await Task.sleep(for: .milliseconds(2500))
+        let again = try await fetch(media + hint, discardBody: true)
+        #expect(again.status == 200 && again.headers["x-cache-status"] != "HIT", "an open part is not kept past its second: \(again)")
+
+        try await server.stop()
+    }
+
+    /// Config/nginx/sideline-edge-private.conf in front of an origin with a private stream: the
+    /// origin decides every request (no credential 401, expired 403, even for an object the
+    /// edge holds), and viewers with different credentials share one cached copy.
+    @Test func withAccessControlTheOriginDecidesAndViewersShareTheCache() async throws {
+        let (server, nginx, edge, directory) = try await Self.privateOriginBehindTheEdge("edge-private")
+        defer { _ = Task { try? await server.stop() } }
+        defer {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
         }
+        func sign(_ expires: String) async throws -> String { try await Self.sign(expires, directory: directory, edge: edge) }
         let viewerA = try await sign("30m"), viewerB = try await sign("20m")
         #expect(viewerA != viewerB)
         let prefixA = String(viewerA.dropLast("/live/main/master.m3u8".count)), prefixB = String(viewerB.dropLast("/live/main/master.m3u8".count))

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HLSOrigin
 import HLSPlaylist
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -178,12 +179,14 @@ import Testing
             #expect(status == .ok && body == Self.partBytes(10, 0))
             try await client.execute(uri: "/live/main/720p/parts/000010.0.ts", method: .get) { response in
                 #expect(response.headers[.cacheControl] == "public, max-age=1", "a part of the segment being made is not final: kept a second")
+                #expect(response.headers[HTTPField.Name("X-Accel-Expires")!] == "1", "even by an edge that ignores Cache-Control (the private edge)")
             }
             var joined: [UInt8] = []
             for index in 0..<4 {
                 try await client.execute(uri: "/live/main/720p/parts/000009.\(index).ts", method: .get) { response in
                     #expect(response.status == .ok && response.headers[.contentType] == "video/mp2t")
                     #expect(response.headers[.cacheControl] == "public, max-age=31536000, immutable", "a listed segment's part is final")
+                    #expect(response.headers[HTTPField.Name("X-Accel-Expires")!] == nil)
                     joined += Array(buffer: response.body)
                 }
             }

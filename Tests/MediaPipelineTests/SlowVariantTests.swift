@@ -1,11 +1,13 @@
 import Foundation
+import HLSPlaylist
 @testable import MediaPipeline
 import SidelineCore
 import Testing
 import TestSupport
 
 /// A live input with one variant too slow for it: the input is never held up, the fast
-/// variant gets every frame, the slow one loses frames but keeps every segment start.
+/// variant gets every frame, the slow one loses frames but keeps every segment start, and none
+/// of its parts outlasts PART-TARGET however many frames at a part's end it lost.
 @Suite struct SlowVariantTests {
     @Test func aSlowVariantDropsFramesButNeverItsSegmentStarts() async throws {
         let fast = Rung(name: "fast", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
@@ -15,6 +17,11 @@ import TestSupport
         configuration.realtime = true
         // At most 10 frames a second for a 30 fps input.
         configuration.simulatedEncodeDelay = ["slow": 0.1]
+        // Parts as a live camera cuts them by default (6 frames): the slow variant loses frames
+        // at the ends of parts, the case where a part closed by the next frame written would
+        // run past its span of the grid.
+        configuration.partDuration = 0.2
+        let partClock = try #require(configuration.partClock)
         let outcome = try await PipelineRun.run(configuration, stopAfterSegments: 3)
 
         #expect(outcome.failures.isEmpty, "\(outcome.failures)")
@@ -48,6 +55,13 @@ import TestSupport
             #expect(abs(slowFirst.pts - (fastVideo.first?.pts ?? -1)) < 0.001, "both variants start segment \(k) at the same PTS")
         }
         #expect(slowTotal < fastTotal, "the slow variant kept \(slowTotal) frames, the fast one \(fastTotal)")
+        // AVPlayer refuses a whole asset for one part longer than PART-TARGET.
+        let slowParts = try #require(outcome.parts["slow"])
+        #expect(slowParts.count >= 3 * partClock.partsPerSegment / 2, "the slow variant cut parts: \(slowParts.count)")
+        for part in slowParts {
+            #expect(part.duration > 0 && part.duration <= partClock.partTarget + 1e-6,
+                    "part \(part.segment).\(part.index) of the slow variant lasts \(part.duration) s, PART-TARGET \(partClock.partTarget)")
+        }
         #expect(outcome.statistics.framesDroppedBySlowVariants >= fastTotal - slowTotal, "every frame the slow variant lacks was counted")
     }
 }

@@ -121,15 +121,58 @@ def quantiles(values):
     return f"p50 {q(0.5):.0f} ms, p99 {q(0.99):.0f} ms, min {s[0]:.0f}, max {s[-1]:.0f} ({len(s)} samples)"
 
 
+# ---------------------------------------------------------------- ffmpeg
+def ffmpeg_lags(url, width, height, seconds, log, warmup=0.0, started=None):
+    """Plays `url` with the ffmpeg CLI (`-re`, the first video stream scaled to width x height,
+    grey) for `seconds`; returns the lags of the frames read after `warmup` (wall clock as
+    each frame leaves the decoder minus its pattern clock, ms) and how many did not read.
+    `started`: a list the process is added to (for the caller's own cleanup)."""
+    frame = width * height
+    process = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-i", url, "-map", "0:v:0", "-vf", f"scale={width}:{height}",
+                                "-f", "rawvideo", "-pix_fmt", "gray", "-"],
+                               stdout=subprocess.PIPE, stderr=open(log, "w"), stdin=subprocess.DEVNULL)
+    if started is not None:
+        started.append(process)
+    lags, unread, begin = [], [0], time.monotonic()
+
+    def consume():
+        while True:
+            data = process.stdout.read(frame)
+            if len(data) < frame:
+                return
+            now = time.time() * 1000
+            if time.monotonic() - begin < warmup:
+                continue
+            clock = read_clock(data, width, height)
+            if clock is None:
+                unread[0] += 1
+            else:
+                lags.append(now - clock)
+
+    reader = threading.Thread(target=consume, daemon=True)
+    reader.start()
+    reader.join(seconds)
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+    reader.join(10)
+    return lags, unread[0]
+
+
 # ---------------------------------------------------------------- GStreamer (its own process)
-def gstreamer_lags(url, seconds, width, height):
-    """Plays `url` in playbin, video into an appsink that syncs to the pipeline clock (frames
-    leave it when a player would show them); prints the lags as JSON."""
+def gstreamer_lags(url, seconds, width, height, element="playbin", warmup=0.0):
+    """Plays `url` in `element` (playbin or playbin3), video into an appsink that syncs to the
+    pipeline clock (frames leave it when a player would show them); prints the lags after the
+    first `warmup` seconds as JSON."""
     import gi
     gi.require_version("Gst", "1.0")
     from gi.repository import Gst
     Gst.init(None)
-    pipe = Gst.ElementFactory.make("playbin")
+    pipe = Gst.ElementFactory.make(element)
     pipe.set_property("uri", url)
     sink = Gst.parse_bin_from_description(
         f"videoconvert ! videoscale ! video/x-raw,format=GRAY8,width={width},height={height} ! appsink name=sink sync=true max-buffers=4 drop=true", True)
@@ -137,7 +180,8 @@ def gstreamer_lags(url, seconds, width, height):
     pipe.set_property("audio-sink", Gst.ElementFactory.make("fakesink"))
     appsink = sink.get_by_name("sink")
     pipe.set_state(Gst.State.PLAYING)
-    lags, unread, end = [], 0, time.monotonic() + seconds
+    lags, unread, begin = [], 0, time.monotonic()
+    end = begin + seconds
     bus = pipe.get_bus()
     try:
         while time.monotonic() < end:
@@ -146,7 +190,7 @@ def gstreamer_lags(url, seconds, width, height):
             if message:
                 print(json.dumps({"error": str(message.parse_error()[0])}))
                 return
-            if sample is None:
+            if sample is None or time.monotonic() - begin < warmup:
                 continue
             now = time.time() * 1000
             buffer = sample.get_buffer()
@@ -381,31 +425,8 @@ class Run:
 
     # ffmpeg's and GStreamer's parts of (d) ---------------------------------------------------
     def ffmpeg_lags(self):
-        frame = self.width * self.height
-        process = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-i", f"{self.base}/live/{SET}/master.m3u8", "-map", "0:v:0",
-                                    "-vf", f"scale={self.width}:{self.height}", "-f", "rawvideo", "-pix_fmt", "gray", "-"],
-                                   stdout=subprocess.PIPE, stderr=open(f"{self.work}/ffmpeg-play.log", "w"), stdin=subprocess.DEVNULL)
-        self.processes.append(process)
-        lags, unread = [], [0]
-
-        def consume():
-            while True:
-                data = process.stdout.read(frame)
-                if len(data) < frame:
-                    return
-                now = time.time() * 1000
-                clock = read_clock(data, self.width, self.height)
-                if clock is None:
-                    unread[0] += 1
-                else:
-                    lags.append(now - clock)
-
-        reader = threading.Thread(target=consume, daemon=True)
-        reader.start()
-        reader.join(self.player_seconds)
-        self.stop(process, signal.SIGTERM, 10)
-        reader.join(10)
-        return lags, unread[0]
+        return ffmpeg_lags(f"{self.base}/live/{SET}/master.m3u8", self.width, self.height, self.player_seconds,
+                           f"{self.work}/ffmpeg-play.log", started=self.processes)
 
     def gstreamer_lags(self):
         out = subprocess.run(["/usr/bin/python3", os.path.abspath(__file__), "--gstreamer", f"{self.base}/live/{SET}/master.m3u8",
@@ -468,12 +489,17 @@ VSYNC_READER = r"""(() => {
 def open_set_page(browser, base):
     """Opens the set's page in a new tab of `browser` (page_check.Browser) and returns
     evaluate(expression), which runs a script there and gives its value."""
+    return open_page(browser, f"{base}/?set={SET}")
+
+
+def open_page(browser, url):
+    """Opens `url` in a new tab of `browser`, on screen, and returns evaluate(expression)."""
     target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     # Chromium paints an off-screen video only a few times a second: every tile on screen.
     browser.send("Emulation.setDeviceMetricsOverride", {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, session=session)
     browser.send("Page.enable", session=session)
-    browser.send("Page.navigate", {"url": f"{base}/?set={SET}"}, session=session)
+    browser.send("Page.navigate", {"url": url}, session=session)
     browser.wait_event("Page.loadEventFired", 30)
 
     def evaluate(expression):
@@ -612,7 +638,8 @@ def main():
                 print(f"{start:5d} s: p50 {p50} ms, max {worst} ms, moments over two frames ({2 * FRAME_MS:.1f} ms): {over}")
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--gstreamer":
-        gstreamer_lags(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+        gstreamer_lags(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
+                       *(sys.argv[6:7] or ["playbin"]), *([float(sys.argv[7])] if len(sys.argv) > 7 else []))
         return
     run = Run()
     load_before = load()

@@ -10,7 +10,16 @@ servers. Sideline also encodes while it serves, so each of its rounds is precede
 interval as long as the round, and the CPU it spent idle is taken off: what is left is the
 serving. Medians of the rounds, and their ratio, are printed with the load average.
 
-    [N=3000] [ROUNDS=5] scripts/bench/lowlatency/part_cpu.py
+Then the held playlist request (a low-latency player's blocking reload): CLIENTS threads each
+ask for the media playlist with `_HLS_msn`/`_HLS_part` of the part after the last one it saw,
+so every request is held until that part is made and then answered, for HELD_SECONDS; the
+idle CPU of an equally long window just before is taken off, and what is left is divided by
+the answers. nginx cannot hold a request: its anchor is the same playlist's bytes (the last
+answer, as a file) served from disk, N requests one at a time. The Sideline figure includes
+the hold (a waiter per request, woken once), rendering each new version once for all of
+them, and the write.
+
+    [N=3000] [ROUNDS=5] [CLIENTS=100] [HELD_SECONDS=10] scripts/bench/lowlatency/part_cpu.py
 
 Environment: SIDELINE (.build-release/release/sideline). Needs nginx. Everything started is
 stopped by its PID.
@@ -22,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 import sys
 import urllib.request
@@ -39,7 +49,12 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 SIDELINE = os.environ.get("SIDELINE", os.path.join(ROOT, ".build-release/release/sideline"))
 N = int(os.environ.get("N", "3000"))
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
-CONFIG = """video:
+CLIENTS = int(os.environ.get("CLIENTS", "100"))
+HELD_SECONDS = float(os.environ.get("HELD_SECONDS", "10"))
+# 100 players from one address: above the per-client connection limit a venue keeps (64), which
+# stands for 100 players on as many addresses here.
+CONFIG = """server: {max_connections_per_client: 1000}
+video:
   ladder:
     - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
 stream: {name: main, input: testpattern}
@@ -59,6 +74,55 @@ def run(port, paths):
             raise SystemExit(f"{paths[i % len(paths)]} answered {response.status} on port {port}")
     conn.close()
     return time.monotonic() - started
+
+
+def next_part(text):
+    """(msn, part) of the part after the newest listed in a playlist's text: the blocking
+    reload a low-latency player sends next."""
+    sequence = int(re.search(r"#EXT-X-MEDIA-SEQUENCE:(\d+)", text).group(1))
+    entries = text.count("#EXTINF")
+    trailing = text[text.rfind("#EXTINF"):] if entries else text
+    open_parts = trailing.count("#EXT-X-PART:")
+    return sequence + entries, open_parts
+
+
+def held(port, seconds):
+    """CLIENTS players reloading with _HLS_msn/_HLS_part for `seconds`; returns the answers
+    and the last playlist text."""
+    answers, last, failures, stop_at = [0], [""], [], time.monotonic() + seconds
+    lock = threading.Lock()
+
+    def player():
+        try:
+            reload()
+        except Exception as error:  # counted and reported: a round with a failed player is no figure
+            with lock:
+                failures.append(repr(error))
+
+    def reload():
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
+        conn.request("GET", "/live/main/180p/index.m3u8")
+        text = conn.getresponse().read().decode()
+        while time.monotonic() < stop_at:
+            msn, part = next_part(text)
+            conn.request("GET", f"/live/main/180p/index.m3u8?_HLS_msn={msn}&_HLS_part={part}")
+            response = conn.getresponse()
+            text = response.read().decode()
+            if response.status != 200:
+                raise SystemExit(f"a held reload answered {response.status}")
+            with lock:
+                answers[0] += 1
+                last[0] = text
+        conn.close()
+
+    threads = [threading.Thread(target=player, daemon=True) for _ in range(CLIENTS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(seconds + 20)
+    if failures:
+        raise SystemExit(f"{len(failures)} of {CLIENTS} held players failed, e.g. {failures[0]}")
+    return answers[0], last[0]
 
 
 def main():
@@ -118,6 +182,28 @@ def main():
             theirs.append((sum(cpu(w) for w in workers) - before) / N * 1e6)
             print(f"  round: sideline {ours[-1]:.1f} us/request (idle {idle_rate * 100:.1f}% of a core taken off), nginx {theirs[-1]:.1f} us/request")
         print(f"median: sideline {statistics.median(ours):.1f} us, nginx {statistics.median(theirs):.1f} us per part request: "
+              f"{statistics.median(ours) / max(statistics.median(theirs), 1e-9):.2f}x; load average after {' '.join(open('/proc/loadavg').read().split()[:3])}")
+
+        # Held playlist requests, against nginx serving the playlist's bytes from disk.
+        _, text = held(port, 2)
+        with open(f"{work}/www/index.m3u8", "w") as f:
+            f.write(text)
+        print(f"held playlist requests: CLIENTS={CLIENTS}, HELD_SECONDS={HELD_SECONDS:g}, playlist {len(text)} bytes")
+        ours, theirs = [], []
+        for _ in range(ROUNDS):
+            idle_start = cpu(server.pid)
+            time.sleep(HELD_SECONDS)
+            idle_rate = (cpu(server.pid) - idle_start) / HELD_SECONDS
+            before, wall_start = cpu(server.pid), time.monotonic()
+            answers, _ = held(port, HELD_SECONDS)
+            wall = time.monotonic() - wall_start
+            ours.append(max(0.0, cpu(server.pid) - before - idle_rate * wall) / max(answers, 1) * 1e6)
+            before = sum(cpu(w) for w in workers)
+            run(nginx_port, ["/index.m3u8"])
+            theirs.append((sum(cpu(w) for w in workers) - before) / N * 1e6)
+            print(f"  round: sideline {ours[-1]:.1f} us per held request ({answers} answered in {wall:.1f} s, idle {idle_rate * 100:.1f}% of a core taken off), "
+                  f"nginx {theirs[-1]:.1f} us/request")
+        print(f"median: sideline {statistics.median(ours):.1f} us per held playlist request, nginx {statistics.median(theirs):.1f} us per request of its bytes: "
               f"{statistics.median(ours) / max(statistics.median(theirs), 1e-9):.2f}x; load average after {' '.join(open('/proc/loadavg').read().split()[:3])}")
     finally:
         stop(started)
