@@ -338,7 +338,7 @@ let tests: [Target] = [
     // tables against this manifest, the executable's size, what git tracks. Reads files only.
     .testTarget(name: "HouseRulesTests"),
     // The built binary against real players, one at a time (the last phase).
-    .testTarget(name: "EndToEndTests", dependencies: ["sideline", "HLSPlaylist", "SidelineTesting", "TestSupport"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["sideline", "HLSPlaylist", "PipelineCore", "SidelineTesting", "TestSupport"]),
 ]
 
 let package = Package(

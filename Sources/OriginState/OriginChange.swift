@@ -87,6 +87,9 @@ public enum OriginChange: Sendable {
         /// An entry listed as EXT-X-GAP with no file: the variant keeps pace with its siblings
         /// while its encoder, or the disk, fails.
         case gap(String)
+        /// Entries listed as EXT-X-GAP together (a long absence on the universal grid): one
+        /// version for all of them.
+        case gaps(Set<String>)
         /// New playlists that list nothing new (EXT-X-ENDLIST; a mirror's upstream reshaped).
         case playlists
     }

@@ -93,6 +93,9 @@ extension OriginState {
         case let .gap(segment):
             streams[name]!.variants[variant]?.gaps.insert(segment)
             streams[name]!.variants[variant]?.status.lastPublished = now
+        case let .gaps(segments):
+            streams[name]!.variants[variant]?.gaps.formUnion(segments)
+            streams[name]!.variants[variant]?.status.lastPublished = now
         case .playlists:
             break
         }

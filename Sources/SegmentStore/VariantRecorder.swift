@@ -88,6 +88,57 @@ public final class VariantRecorder: Sendable {
                     discontinuity: segment.discontinuity || discontinuity || needed, dateRanges: dateRanges)
     }
 
+    /// An empty recording's first entry will have media sequence number `sequence` (a slot of
+    /// the universal grid): EXT-X-MEDIA-SEQUENCE of it and of its I-frame playlist. False (and
+    /// nothing changes) once anything is listed: a listed entry keeps its number.
+    @discardableResult
+    public func startNumbering(at sequence: Int) -> Bool {
+        state.withLock { state in
+            guard state.playlist.playlist.segments.isEmpty, sequence >= 0 else { return false }
+            var playlist = state.playlist.playlist
+            playlist.mediaSequence = sequence
+            var iFrames = state.iFrames.playlist
+            iFrames.mediaSequence = sequence
+            state.playlist = LiveMediaPlaylist(playlist)
+            state.iFrames = LiveMediaPlaylist(iFrames)
+            return true
+        }
+    }
+
+    /// What a run of GAP entries listed together left: their names and the playlists that now
+    /// list them.
+    public struct RecordedGaps: Sendable {
+        public let names: [String]
+        public let playlist: LiveMediaPlaylist
+        public let iFrames: LiveMediaPlaylist
+        public let diskError: StoreError?
+    }
+
+    /// Lists EXT-X-GAP entries exactly as given (no file each) and writes the playlist once for
+    /// all of them.
+    public func listGaps(_ entries: [(duration: Double, programDateTime: Date?, discontinuity: Bool)]) -> RecordedGaps {
+        state.withLock { (state: inout State) -> RecordedGaps in
+            var names: [String] = []
+            names.reserveCapacity(entries.count)
+            for entry in entries {
+                let name = StreamLayout.segmentName(sequence: state.playlist.playlist.mediaSequence + state.playlist.playlist.segments.count)
+                state.playlist.append(MediaSegment(uri: name, duration: entry.duration, programDateTime: entry.programDateTime,
+                                                   discontinuity: entry.discontinuity, gap: true))
+                state.nextNeedsDiscontinuity = false
+                names.append(name)
+            }
+            var diskError: StoreError?
+            if !entries.isEmpty {
+                do throws(StoreError) {
+                    try AtomicFile.write(state.playlist.text, to: layout.mediaPlaylistPath(variant))
+                } catch {
+                    diskError = error
+                }
+            }
+            return RecordedGaps(names: names, playlist: state.playlist, iFrames: state.iFrames, diskError: diskError)
+        }
+    }
+
     /// What an entry's file is made of.
     public enum Body: Sendable {
         /// Bytes to write as the segment (and where its IDRs are, for the I-frame playlist).

@@ -119,6 +119,17 @@ extension SidelineConfiguration {
             config.access.failedCredentialsInterval = try access.double("failed_credentials_interval", in: 0.001...86_400) ?? config.access.failedCredentialsInterval
             try access.rejectUnknownKeys()
         }
+        if var redundancy = try top.section("redundancy") {
+            let roles = RedundancySettings.Role.allCases.map(\.rawValue)
+            guard let peer = try redundancy.string("peer", matching: isBackupURL, expected: "the other box's base URL, http:// or https://, such as http://10.0.0.3:8080") else {
+                throw .invalidValue(file: file, key: "redundancy.peer", value: "missing", expected: "the other box's base URL, such as http://10.0.0.3:8080")
+            }
+            guard let role = try redundancy.string("role", matching: { roles.contains($0) }, expected: roles.joined(separator: " or ")) else {
+                throw .invalidValue(file: file, key: "redundancy.role", value: "missing", expected: "primary on the box players go to first, standby on the other")
+            }
+            try redundancy.rejectUnknownKeys()
+            config.redundancy = RedundancySettings(peer: peer, role: RedundancySettings.Role(rawValue: role)!)
+        }
         if var clips = try top.section("clips") { config.clips = try clipSettings(from: &clips) }
         if var ingest = try top.section("ingest") { config.ingest = try ingestSettings(from: &ingest) }
         if var analyst = try top.section("analyst") {

@@ -29,6 +29,8 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var ingest = IngestSettings()
     /// `angle_sets`: cameras grouped as one match (empty: none).
     public var angleSets: [AngleSetSettings] = []
+    /// A standby or primary of another box (issue 35); nil: one box, as ever.
+    public var redundancy: RedundancySettings?
 
     public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
                 admin: AdminSettings = AdminSettings(), retention: RetentionSettings = RetentionSettings()) {

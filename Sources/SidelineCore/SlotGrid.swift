@@ -44,11 +44,12 @@ extension SlotGrid {
     }
 
     /// The slot whose start `date` is nearest, and how far from it `date` is (seconds, either
-    /// way); nil for a date no Int32 of slots reaches (a clock gone wrong).
+    /// way); nil for a date 2^40 slots or more from the epoch (a clock gone wrong: on the
+    /// universal grid, counted from 1970, today is about 2^30 slots of 2 s, 2^32 of 0.5 s).
     public func nearestSlot(to date: Date) -> (slot: Int, offset: Double)? {
         let exact = date.timeIntervalSince(epoch) / segmentDuration
         let slot = exact.rounded()
-        guard slot.isFinite, slot.magnitude < Double(Int32.max) else { return nil }
+        guard slot.isFinite, slot.magnitude < 0x1p40 else { return nil }
         return (Int(slot), (exact - slot) * segmentDuration)
     }
 

@@ -73,6 +73,23 @@ public protocol PublishingSink: AnyObject, Sendable {
     func masterChanged(listing variants: [String])
     /// The slot <-> entry map changed (a run started after skipped slots): persist it.
     func timelineChanged(_ timeline: StreamTimeline)
+    /// GAP entries of one variant, alike but for their slots and dates, listed at once: a
+    /// long absence on the universal grid is thousands of them, and one write of the playlist
+    /// costs what one entry costs where a write each would cost the square.
+    func listGaps(_ entries: [PlannedEntry], in variant: String)
+    /// The recording is empty and its first entry will be slot `slot` of the universal grid:
+    /// its media sequence numbers are slot numbers from the start (EXT-X-MEDIA-SEQUENCE:slot).
+    func numberFrom(slot: Int)
+}
+
+extension PublishingSink {
+    /// One `list` each (a sink with nothing to save by writing them together).
+    public func listGaps(_ entries: [PlannedEntry], in variant: String) {
+        for entry in entries { list(entry, in: variant) }
+    }
+
+    /// A sink that numbers by entry alone (tests that look at slots) need not.
+    public func numberFrom(slot: Int) {}
 }
 
 extension DateRange {

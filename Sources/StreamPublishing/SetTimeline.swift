@@ -94,5 +94,22 @@ public struct SetTimeline: SlotGrid, Sendable, Equatable, Codable {
     /// entries when the server stopped.
     public static let maximumGapSeconds: Double = 5 * 60
 
-    public var maximumGapSlots: Int { Int(Self.maximumGapSeconds / segmentDuration) }
+    /// How many GAP entries keep this grid's slots before a skip: five minutes' worth, and no
+    /// limit on the universal grid, where entry n must be slot n on every box whatever was
+    /// missed (the GAP entries of a long absence are written in one go: `PublishingSink.listGaps`).
+    public var maximumGapSlots: Int { isUniversal ? .max : Int(Self.maximumGapSeconds / segmentDuration) }
+
+    /// The one timeline of every box with `redundancy` (issue 35), for every stream, in a set
+    /// or not: slot k is [k x D, (k + 1) x D) seconds of UTC since 1970, its media sequence
+    /// number is k, its EXT-X-PROGRAM-DATE-TIME the slot's start, and a frame that reached the
+    /// server at instant t has the output time t - 1970 (wrapped to 33 bits in MPEG-TS, as
+    /// every long-running broadcast wraps). Two boxes derive all of it from their configs and
+    /// their clocks alone, whenever each started or restarted, so a player moved from one to
+    /// the other finds the same moment under the same number.
+    public static func universal(segmentDuration: Double) -> SetTimeline {
+        SetTimeline(epoch: Date(timeIntervalSince1970: 0), segmentDuration: segmentDuration)
+    }
+
+    /// Whether this is the universal grid (`universal(segmentDuration:)`).
+    public var isUniversal: Bool { epoch.timeIntervalSince1970 == 0 }
 }

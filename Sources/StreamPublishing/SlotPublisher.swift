@@ -149,6 +149,13 @@ public struct SlotPublisher: Sendable {
             // An angle of a set: the set's grid, whatever this angle recorded or when it starts.
             cadence.fix(slot: 0, startingAt: now + grid.epoch.timeIntervalSince(wallNow))
             dateAnchor = (0, grid.epoch)
+            if grid.isUniversal && entries == 0 {
+                // A new recording on the universal grid begins at the slot of now: its entry n
+                // is slot n, and its media sequence numbers are slot numbers.
+                next = grid.firstSlot(startingAt: wallNow.addingTimeInterval(-settings.grace / 2))
+                timeline = StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: next)])
+                sink.numberFrom(slot: next)
+            }
         } else if let restored, entries > 0, let last = restored.lastProgramDateTime {
             // Continue from the recorded end plus the time that passed: the first slot whose
             // span starts no earlier than now (less half the grace).
@@ -169,7 +176,7 @@ public struct SlotPublisher: Sendable {
                 variants[name]!.replaceable = Set(indices.map { timeline.slot(ofEntry: $0) })
             }
         }
-        if restored.map({ timeline != $0.timeline }) == true { sink.timelineChanged(timeline) }
+        if restored.map({ timeline != $0.timeline }) ?? (timeline != StreamTimeline()) { sink.timelineChanged(timeline) }
         if let grid = settings.setTimeline {
             // The slots that passed before this process (or this angle) was there: nothing was on
             // air, so they are GAP entries, listed at once (never stand-ins the ticker would make).
@@ -324,7 +331,8 @@ public struct SlotPublisher: Sendable {
     }
 
     /// An angle of a set: every variant lists GAP entries up to slot `slot`, so entry n stays
-    /// slot n of the set; after more than `SetTimeline.maximumGapSlots` of them it skips instead.
+    /// slot n of the set; after more than `SetTimeline.maximumGapSlots` of them it skips instead
+    /// (never on the universal grid).
     private mutating func keepOnSetSlots(upTo slot: Int) {
         guard let grid = settings.setTimeline, let level = variants.values.map(\.next).min(), slot > level else { return }
         let skips = slot - level > grid.maximumGapSlots
@@ -332,9 +340,32 @@ public struct SlotPublisher: Sendable {
         // variant's new run at the same entry.
         let upTo = skips ? (variants.values.map(\.next).max() ?? level) : slot
         for name in settings.variants {
-            while variants[name]!.next < upTo { fill(name, slot: variants[name]!.next, aligning: true, forcing: .gap) }
+            // The first GAP as any fill (it closes a fill span, marks the seam); the rest are
+            // alike but for their slots, written together.
+            if variants[name]!.next < upTo { fill(name, slot: variants[name]!.next, aligning: true, forcing: .gap) }
+            listPlainGaps(variants[name]!.next..<upTo, in: name)
         }
         if skips { skipEveryVariant(to: slot) }
+    }
+
+    /// GAP entries for `slots` of `name`, after a GAP entry: no seam, no span, dated on the
+    /// grid; listed with one `listGaps`.
+    private mutating func listPlainGaps(_ slots: Range<Int>, in name: String) {
+        guard !slots.isEmpty else { return }
+        let entries = slots.map { slot in
+            PlannedEntry(slot: slot, content: .gap, discontinuity: false, dateRanges: [],
+                         programDateTime: dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) },
+                         duration: settings.segmentDuration)
+        }
+        sink.listGaps(entries, in: name)
+        var state = variants[name]!
+        state.next = slots.upperBound
+        state.entries += entries.count
+        state.lastSource = .gap
+        state.standInsInRow = 0
+        state.openSpan = nil
+        if settings.lateSegmentsReplaceFills { state.replaceable.formUnion(slots) }
+        variants[name] = state
     }
 
     /// Every variant's next entry takes slot `slot`: the slots before it stay empty, a new run

@@ -174,12 +174,31 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         reportDisk(recorded.diskError, variant: variant)
     }
 
+    public func listGaps(_ entries: [PlannedEntry], in variant: String) {
+        guard let target = recorder.variants[variant], !entries.isEmpty else { return }
+        let recorded = target.listGaps(entries.map { ($0.duration, $0.programDateTime, $0.discontinuity) })
+        var edge: LowLatencyEdge?
+        for (entry, sequence) in zip(entries, (recorded.playlist.playlist.lastSequence - entries.count + 1)...) {
+            edge = edgeAfterListing(variant, slot: entry.slot, sequence: sequence, real: false, gap: entry.duration)
+        }
+        registry.apply(.publish(.init(.gaps(Set(recorded.names)), stream: streamName, variant: variant, playlist: recorded.playlist, edge: edge)))
+        variantMetrics[variant]?.gapSegments.increment(by: recorded.names.count)
+        reportDisk(recorded.diskError, variant: variant)
+    }
+
+    public func numberFrom(slot: Int) {
+        for recorder in recorder.variants.values { recorder.startNumbering(at: slot) }
+    }
+
     /// The recording takes `segment`, which came after its slot was filled, in place of entry
     /// `entry`'s fill; the live playlist keeps the fill (it only grows). False when it cannot
     /// (logged): the recording keeps the fill.
     func replace(entry: Int, with segment: EncodedSegment, in variant: String) -> Bool {
         guard let target = recorder.variants[variant] else { return false }
-        switch target.replace(entry: entry, with: segment.bytes, keyframeRanges: segment.keyframeRanges, duration: segment.duration) {
+        // `entry` is an index among the entries (SlotPublisher.takeLate); the recorder asks for
+        // the entry's media sequence number, which is not its index on the universal grid.
+        let sequence = target.playlist.mediaSequence + entry
+        switch target.replace(entry: sequence, with: segment.bytes, keyframeRanges: segment.keyframeRanges, duration: segment.duration) {
         case let .success(replaced):
             let name = replaced.replacement.uri
             registry.apply(.publish(.init(.replacement(name, file: .init(path: recorder.layout.segmentPath(variant, name), size: replaced.size, duration: segment.duration)),

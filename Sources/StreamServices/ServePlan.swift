@@ -159,10 +159,13 @@ public struct ServePlan: Sendable {
                                setTimeline: withStandIns ? setTimeline(logger: logger) : nil, parts: parts, targetDuration: targetDuration, logger: logger)
     }
 
-    /// The timeline of the set this stream is an angle of (nil in no set). Only a live server
-    /// runs a set's timeline (`withStandIns`): `sideline encode` numbers from zero as ever.
+    /// The timeline this stream runs on: on a box with `redundancy`, the universal grid, for
+    /// every stream (issue 35: the other box derives the same one); else the timeline of the
+    /// set this stream is an angle of (nil in no set). Only a live server runs a timeline
+    /// (`withStandIns`): `sideline encode` numbers from zero as ever.
     public func setTimeline(logger: Logger) -> SetTimeline? {
-        configuration.angleSet(containing: stream.name).map { SetTimelineStore.timeline(of: $0, configuration: configuration, logger: logger) }
+        if configuration.redundancy != nil { return .universal(segmentDuration: configuration.segmentDuration) }
+        return configuration.angleSet(containing: stream.name).map { SetTimelineStore.timeline(of: $0, configuration: configuration, logger: logger) }
     }
 }
 

@@ -155,6 +155,32 @@ func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> En
         #expect(recording.segments.map(\.uri) == ["000000.ts", "000001-late.ts", "000002.ts"])
     }
 
+    /// The universal grid (issue 35): an empty recording is numbered from its first slot; a
+    /// long absence's GAP entries are listed together, the playlist written once; a restart
+    /// reads the numbers back; an entry's late replacement is found by its number.
+    @Test func aRecordingNumberedFromItsSlotListsGapsTogetherAndKeepsItsNumbers() throws {
+        let data = try temporaryDirectory()
+        let layout = StreamLayout(dataDirectory: data, stream: "main")
+        let slot = 897_980_400
+        do {
+            let recorder = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+            let variant = recorder.variants["720p"]!
+            #expect(variant.startNumbering(at: slot))
+            let first = variant.record(segment(0))
+            #expect(first.name == "897980400.ts" && first.sequence == slot)
+            let gaps = variant.listGaps((1...3).map { (2.0, segment($0).programDateTime, false) })
+            #expect(gaps.names == ["897980401.ts", "897980402.ts", "897980403.ts"])
+            #expect(gaps.playlist.playlist.segments.dropFirst().allSatisfy { $0.gap })
+            #expect(try String(contentsOfFile: layout.mediaPlaylistPath("720p"), encoding: .utf8) == gaps.playlist.text, "written once, with all of them")
+            #expect(!variant.startNumbering(at: 5), "a listed entry keeps its number")
+            let replaced = variant.replace(entry: slot + 2, with: [UInt8](repeating: 0x47, count: 376), keyframeRanges: [0..<188], duration: 2)
+            #expect((try? replaced.get())?.replacement.uri == "897980402-late.ts")
+        }
+        let again = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+        #expect(again.variants["720p"]!.playlist.mediaSequence == slot)
+        #expect(again.variants["720p"]!.record(segment(4)).name == "897980404.ts")
+    }
+
     @Test func aRecordingWithAnotherTargetDurationIsMovedAsideNotLost() throws {
         let data = try temporaryDirectory()
         let layout = StreamLayout(dataDirectory: data, stream: "main")

@@ -25,9 +25,15 @@ import Testing
         #expect(near.slot == 5 && abs(near.offset - 0.04) < 1e-6)
         let before = try #require(Self.grid.nearestSlot(to: Self.at(9.05)))
         #expect(before.slot == 5 && abs(before.offset + 0.95) < 1e-6)
-        // A date no Int32 of slots reaches: a clock gone wrong, no slot.
+        // A date 2^40 slots or more away: a clock gone wrong, no slot.
         #expect(Self.grid.nearestSlot(to: Date(timeIntervalSince1970: 1e300)) == nil)
         #expect(Self.grid.nearestSlot(to: Date.distantFuture.addingTimeInterval(1e18)) == nil)
+        #expect(Self.grid.nearestSlot(to: Self.at(0x1p40 * 2)) == nil)
+        // A grid counted from 1970 (the universal one) finds today's slot even at D = 0.5 s,
+        // 3.5 billion slots on: more than an Int32 holds.
+        let fromNineteenSeventy = WallClockGrid(epoch: Date(timeIntervalSince1970: 0), segmentDuration: 0.5)
+        let today = try #require(fromNineteenSeventy.nearestSlot(to: Date(timeIntervalSince1970: 1_795_000_000.1)))
+        #expect(today.slot == 3_590_000_000 && abs(today.offset - 0.1) < 1e-5)
     }
 
     /// Any instant gives a slot, however far: saturated, never a trap.

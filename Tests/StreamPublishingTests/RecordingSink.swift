@@ -11,7 +11,17 @@ final class RecordingSink: PublishingSink, @unchecked Sendable {
     var masters: [[String]] = []
     var timelines: [StreamTimeline] = []
 
+    /// Each `listGaps` call's size, per variant (entries are kept in `entries` as `list`'s).
+    var gapBatches: [String: [Int]] = [:]
+    /// What `numberFrom(slot:)` said.
+    var numberedFrom: Int?
+
     func list(_ entry: PlannedEntry, in variant: String) { entries[variant, default: []].append(entry) }
+    func listGaps(_ gaps: [PlannedEntry], in variant: String) {
+        gapBatches[variant, default: []].append(gaps.count)
+        entries[variant, default: []] += gaps
+    }
+    func numberFrom(slot: Int) { numberedFrom = slot }
     func masterChanged(listing variants: [String]) { masters.append(variants) }
     func timelineChanged(_ timeline: StreamTimeline) { timelines.append(timeline) }
 

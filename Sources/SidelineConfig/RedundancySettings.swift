@@ -1,0 +1,29 @@
+import Foundation
+
+/// A second box on the same match (issue 35): `redundancy: {peer: <base URL of the other box>,
+/// role: primary|standby}`. Both boxes encode the same cameras on their own and, with this set,
+/// run every stream on the one wall-clock timeline (`SetTimeline.universal`), so the two list
+/// the same moment under the same media sequence number with nothing shared but their configs
+/// and an NTP clock. Without it a box runs as it always has.
+public struct RedundancySettings: Sendable, Equatable {
+    public enum Role: String, Sendable, CaseIterable {
+        /// The box players are sent to first.
+        case primary
+        /// The box players move to when the primary fails; it encodes and serves live on its
+        /// own, never following the primary.
+        case standby
+    }
+
+    /// The other box's base URL as players reach it (http:// or https://, host, optional port
+    /// and path prefix; no query), such as http://10.0.0.3:8080.
+    public var peer: String
+    public var role: Role
+
+    public init(peer: String, role: Role) {
+        self.peer = peer
+        self.role = role
+    }
+
+    /// `peer` without a trailing slash, for joining paths to it.
+    public var peerBase: String { peer.hasSuffix("/") ? String(peer.dropLast()) : peer }
+}

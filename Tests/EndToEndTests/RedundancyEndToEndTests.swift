@@ -1,0 +1,119 @@
+import Foundation
+import HLSPlaylist
+import PipelineCore
+import Testing
+import TestSupport
+
+/// Two `sideline serve` boxes with `redundancy`, each running the test pattern on its own, with
+/// nothing shared but their configs and this machine's clock (issue 35, item 1): every slot
+/// both list has the same media sequence number, the same EXT-X-PROGRAM-DATE-TIME and the same
+/// first presentation timestamp, and the frames at that timestamp were captured within a frame
+/// of each other; the same after one box restarts, its missed slots GAP entries under their
+/// own numbers.
+@Suite(.serialized) struct RedundancyEndToEndTests {
+    struct Box {
+        let port: Int
+        let directory: String
+        var base: String { "http://127.0.0.1:\(port)" }
+
+        func config(peer: Int, role: String) -> String {
+            """
+            server: {host: 127.0.0.1, port: \(port)}
+            redundancy: {peer: 'http://127.0.0.1:\(peer)', role: \(role)}
+            part_duration: 0
+            video:
+              frame_rate: 30
+              ladder:
+                - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
+            stream: {name: main, input: testpattern}
+            """
+        }
+
+        func start() throws -> SidelineProcess {
+            try SidelineProcess(arguments: ["--config", directory + "/sideline.yaml", "--data-dir", directory + "/data"])
+        }
+
+        func playlist() async throws -> MediaPlaylist {
+            try MediaPlaylist.parse(String(decoding: try await http(URL(string: base + "/live/main/180p/index.m3u8")!).body, as: UTF8.self))
+        }
+    }
+
+    /// Media sequence number -> entry, for every entry of `playlist`.
+    static func bySequence(_ playlist: MediaPlaylist) -> [Int: MediaSegment] {
+        Dictionary(uniqueKeysWithValues: playlist.segments.enumerated().map { (playlist.mediaSequence + $0.offset, $0.element) })
+    }
+
+    /// The first video PTS (seconds) of a segment and the capture time (Unix ms) painted into
+    /// its first frame.
+    static func firstFrame(_ url: String, in directory: String, name: String) async throws -> (pts: Double, captured: Int64?) {
+        let file = "\(directory)/\(name).ts"
+        try await http(URL(string: url)!).body.write(to: URL(fileURLWithPath: file))
+        let pts = try #require(try await FFprobe.packets(file, stream: "v").first?.pts)
+        let raw = "\(directory)/\(name).gray"
+        _ = try await Command.run("ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-y", raw])
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: raw)))
+        return (pts, bytes.count >= 320 * 180 ? PatternClock.read(luma: bytes[0..<(320 * 180)], width: 320, height: 180, stride: 320) : nil)
+    }
+
+    /// Every entry of both boxes is slot n under number n, and the slots both list as segments
+    /// agree in date, timestamp and moment.
+    static func expectOneTimeline(_ a: Box, _ b: Box, label: String) async throws {
+        let (pa, pb) = (try await a.playlist(), try await b.playlist())
+        for (box, playlist) in [("A", pa), ("B", pb)] {
+            for (sequence, entry) in bySequence(playlist) {
+                let date = try #require(entry.programDateTime, "\(label): box \(box) entry \(sequence) has a date")
+                #expect(abs(date.timeIntervalSince1970 / 2 - Double(sequence)) < 1e-6, "\(label): box \(box) lists slot \(date.timeIntervalSince1970 / 2) as \(sequence)")
+            }
+        }
+        let (ea, eb) = (bySequence(pa), bySequence(pb))
+        let shared = Set(ea.keys).intersection(eb.keys).filter { ea[$0]?.gap == false && eb[$0]?.gap == false }.sorted()
+        #expect(shared.count >= 2, "\(label): both boxes list segments for the same slots: \(ea.keys.sorted()) \(eb.keys.sorted())")
+        // The newest shared segment but one (the newest may have a stand-in on one side).
+        guard let sequence = shared.dropLast().last ?? shared.last, let uriA = ea[sequence]?.uri, let uriB = eb[sequence]?.uri else { return }
+        #expect(ea[sequence]?.programDateTime == eb[sequence]?.programDateTime)
+        let directory = try makeTemporaryDirectory("redundancy-frames")
+        let fa = try await firstFrame(a.base + "/live/main/180p/" + uriA, in: directory, name: "a")
+        let fb = try await firstFrame(b.base + "/live/main/180p/" + uriB, in: directory, name: "b")
+        // Wrapped at 2^33 ticks of 90 kHz in MPEG-TS, on both boxes alike.
+        #expect(abs(fa.pts - fb.pts) < 1.0 / 30, "\(label): slot \(sequence) starts at PTS \(fa.pts) on A, \(fb.pts) on B")
+        let (ca, cb) = (try #require(fa.captured, "\(label): A's frame reads"), try #require(fb.captured, "\(label): B's frame reads"))
+        print("redundancy: \(label): slot \(sequence), PTS \(fa.pts) / \(fb.pts), captured \(ca) / \(cb) (\(ca - cb) ms apart)")
+        #expect(abs(ca - cb) <= 67, "\(label): the frames at slot \(sequence)'s first PTS were captured \(ca - cb) ms apart")
+    }
+
+    @Test func twoBoxesListTheSameSlotUnderTheSameNumberAcrossARestart() async throws {
+        let a = Box(port: try freePort(), directory: try makeTemporaryDirectory("redundancy-a"))
+        let b = Box(port: try freePort(), directory: try makeTemporaryDirectory("redundancy-b"))
+        try a.config(peer: b.port, role: "primary").write(toFile: a.directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        try b.config(peer: a.port, role: "standby").write(toFile: b.directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        let boxA = try a.start()
+        defer { _ = Task { try? await boxA.stop() } }
+        _ = try await boxA.waitForURL()
+        // B starts 3.3 s later: another first slot, the same numbers.
+        try await Task.sleep(for: .milliseconds(3300))
+        var boxB = try b.start()
+        _ = try await boxB.waitForURL()
+        try await eventually("both boxes list three segments", timeout: 40) {
+            guard let pa = try? await a.playlist(), let pb = try? await b.playlist() else { return false }
+            return pa.segments.filter { !$0.gap }.count >= 3 && pb.segments.filter { !$0.gap }.count >= 4
+        }
+        try await Self.expectOneTimeline(a, b, label: "started apart")
+
+        // B down for 7 s and back: the slots it missed are GAP entries under their own numbers.
+        _ = try await boxB.stop()
+        let before = try MediaPlaylist.parse(try String(contentsOfFile: b.directory + "/data/main/180p/index.m3u8", encoding: .utf8))
+        try await Task.sleep(for: .seconds(7))
+        boxB = try b.start()
+        defer { _ = Task { [boxB] in try? await boxB.stop() } }
+        _ = try await boxB.waitForURL()
+        try await eventually("B lists two segments after its restart", timeout: 40) {
+            ((try? await b.playlist())?.segments.count ?? 0) >= before.segments.count + 6
+        }
+        let after = try await b.playlist()
+        #expect(after.mediaSequence == before.mediaSequence, "the recording keeps its numbers")
+        #expect(after.segments[before.segments.count...].prefix(3).allSatisfy { $0.gap }, "the slots B missed are GAP entries")
+        try await Self.expectOneTimeline(a, b, label: "after B's restart")
+        _ = try await boxB.stop()
+        _ = try await boxA.stop()
+    }
+}
