@@ -70,6 +70,7 @@ enum OriginAnswer: Sendable {
     static let segmentType = HTTPField(name: .contentType, value: OriginRoutes.segmentContentType)
     static let gzipped = HTTPField(name: .contentEncoding, value: "gzip")
     static let byteRanges = HTTPField(name: .acceptRanges, value: "bytes")
+    static let steeringType = HTTPField(name: .contentType, value: "application/json")
     /// `X-Accel-Expires` for an open part (`CachePolicy.edgeExpiry`): built once.
     static let openPartEdgeExpiry: HTTPField? = CachePolicy.openPart.edgeExpiry.flatMap { seconds in
         HTTPField.Name("X-Accel-Expires").map { HTTPField(name: $0, value: String(seconds)) }
@@ -155,6 +156,11 @@ enum OriginAnswer: Sendable {
             headers.append(HTTPField(name: .cacheControl, value: CachePolicy.segment.headerValue(for: request.audience)))
             if let vary = request.audience.vary(adding: nil) { headers.append(HTTPField(name: .vary, value: vary)) }
             self = .segment(SegmentAnswer(file: file, range: nil, headers: headers, part: range))
+        case let .steering(manifest, _):
+            headers.append(Self.steeringType)
+            headers.append(HTTPField(name: .cacheControl, value: CachePolicy.steeringManifest.headerValue(for: request.audience)))
+            if let vary = request.audience.vary(adding: nil) { headers.append(HTTPField(name: .vary, value: vary)) }
+            self = .ready(OriginResponse(status: .ok, headers: headers, body: manifest))
         case let .refuse(refusal):
             self = .ready(refusal.response(requestID: request.requestID, audience: request.audience))
         case let .hold(hold):

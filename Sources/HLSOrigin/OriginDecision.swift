@@ -12,6 +12,8 @@ public enum OriginDecision: Equatable, Sendable {
     case part(ByteBuffer)
     /// A part of a listed segment: bytes `range` of its file.
     case partOfFile(StreamRegistry.SegmentFile, Range<Int>)
+    /// The stream's Content Steering manifest (JSON), kept `timeToLive` seconds.
+    case steering(ByteBuffer, timeToLive: Int)
     case refuse(Refusal)
     /// Blocking reload: wait until the playlist lists `sequence` (or `seconds` pass), then
     /// decide again with `held: true`.
@@ -94,8 +96,12 @@ public enum OriginDecision: Equatable, Sendable {
             // A part made, or the hinted one (held below), passes as a listed segment would.
             let exists = found?.partBytes != nil || found?.partRange != nil || found?.hinted != nil
             facts.resource = .segment(exists ? .listed : .unlisted)
+        case .steering:
+            // Judged as its stream's master (410 once removed, 404 unknown); a box with no
+            // pair has none to give: 404, as for any name it does not serve.
+            guard found == nil || found?.steering != nil else { return Described(decision: .refuse(policy.refuse(.notFound))) }
         }
-        facts.playlistAvailable = bytes != nil || media != nil
+        facts.playlistAvailable = bytes != nil || media != nil || found?.steering != nil
         switch policy.decide(facts) {
         case var .refuse(refusal):
             // A part not made is never stored as a refusal by a cache in front (issue 34).
@@ -108,6 +114,9 @@ public enum OriginDecision: Equatable, Sendable {
                 return Described(decision: part(found, stream: resource.stream, variant: variant, held: held), live: live)
             }
             if let file { return Described(decision: .segment(file), live: live) }
+            if case .steering = resource, let steering = found?.steering {
+                return Described(decision: .steering(steering.manifest, timeToLive: steering.timeToLive), live: live)
+            }
             if let media, let variant = resource.variant {
                 let hold = { (sequence: Int, part: Int?, seconds: Double) in
                     Hold(stream: resource.stream, variant: variant, iFrames: facts.resource == .iFramePlaylist, sequence: sequence, part: part, seconds: seconds)

@@ -89,7 +89,7 @@ public final class PlayerDiagnostics: Sendable {
         guard case let .success(resource) = path else { return }
         switch decision {
         case .playlist, .segment, .part, .partOfFile: observe(query: query, headers: headers, stream: resource.stream, variant: resource.variant)
-        case .refuse, .hold: break
+        case .refuse, .hold, .steering: break
         }
     }
 
@@ -100,7 +100,7 @@ public final class PlayerDiagnostics: Sendable {
         case .playlist: describe(&response.headers, playlist: true, live: live, fill: nil, bodyBytes: response.body.readableBytes)
         case let .segment(file), let .partOfFile(file, _): describe(&response.headers, playlist: false, live: live, fill: file.fill, bodyBytes: response.body.readableBytes)
         case .part: describe(&response.headers, playlist: false, live: live, fill: nil, bodyBytes: response.body.readableBytes)
-        case .refuse, .hold: break
+        case .refuse, .hold, .steering: break
         }
     }
 

@@ -30,6 +30,8 @@ public enum VODDecision {
         if case .segment = resource { return OriginDecision.decide(.success(resource), registry: registry, policy: policy) }
         // A recording lists whole segments: no part is ever a VOD resource.
         if case .part = resource { return .refuse(policy.refuse(.notFound)) }
+        // A recording is one box's: it has no pathways to steer between.
+        if case .steering = resource { return .refuse(policy.refuse(.notFound)) }
         let window: TimeWindow
         switch TimeWindow.parse(start: QueryParameter.value("start", in: query), end: QueryParameter.value("end", in: query)) {
         // Cut by the window its query says, the query that names it in URIs and tags.

@@ -2,7 +2,7 @@ import Foundation
 
 extension MultivariantPlaylist {
     /// Reads a multivariant playlist: the tags Sideline writes (variant streams, I-frame
-    /// streams, session data, start offset). Other tags are skipped, as RFC 8216 §4.1 tells
+    /// streams, session data, start offset, content steering and pathways). Other tags are skipped, as RFC 8216 §4.1 tells
     /// clients to do. A mirror reads its upstream's master with this.
     public static func parse(_ text: String) throws(PlaylistParseError) -> MultivariantPlaylist {
         var playlist = MultivariantPlaylist(version: 1, independentSegments: false, variants: [])
@@ -36,15 +36,22 @@ extension MultivariantPlaylist {
                 let list = try attributes()
                 guard let id = list["DATA-ID"], let dataValue = list["VALUE"] else { throw .invalidValue(tag: tag, value: value, line: lineNumber) }
                 playlist.sessionData.append(SessionData(dataID: id, value: dataValue))
+            case "#EXT-X-CONTENT-STEERING":
+                let list = try attributes()
+                guard let uri = list["SERVER-URI"], SessionData.isQuotable(uri), list["PATHWAY-ID"].map(ContentSteering.isPathwayID) ?? true else {
+                    throw .invalidValue(tag: tag, value: value, line: lineNumber)
+                }
+                playlist.contentSteering = ContentSteering(serverURI: uri, pathwayID: list["PATHWAY-ID"])
             case "#EXT-X-STREAM-INF":
                 pending = (try attributes(), lineNumber)
             case "#EXT-X-I-FRAME-STREAM-INF":
                 let list = try attributes()
                 guard let uri = list["URI"], SessionData.isQuotable(uri), let bandwidth = list["BANDWIDTH"].flatMap(PlaylistLimits.count),
-                      let codecs = codecs(list["CODECS"]), let resolution = resolution(list["RESOLUTION"]) else {
+                      let codecs = codecs(list["CODECS"]), let resolution = resolution(list["RESOLUTION"]),
+                      list["PATHWAY-ID"].map(ContentSteering.isPathwayID) ?? true else {
                     throw .invalidValue(tag: tag, value: value, line: lineNumber)
                 }
-                playlist.iFrameStreams.append(IFrameStream(uri: uri, bandwidth: bandwidth, codecs: codecs, resolution: resolution))
+                playlist.iFrameStreams.append(IFrameStream(uri: uri, bandwidth: bandwidth, codecs: codecs, resolution: resolution, pathwayID: list["PATHWAY-ID"]))
             default:
                 continue
             }
@@ -72,8 +79,9 @@ extension MultivariantPlaylist {
         }
         guard let codecs = codecs(list["CODECS"]) else { throw invalid("CODECS") }
         guard let resolution = resolution(list["RESOLUTION"]) else { throw invalid("RESOLUTION") }
+        if let pathway = list["PATHWAY-ID"], !ContentSteering.isPathwayID(pathway) { throw invalid("PATHWAY-ID") }
         return VariantStream(uri: uri, bandwidth: bandwidth, averageBandwidth: average, codecs: codecs, resolution: resolution, frameRate: frameRate,
-                             videoRange: list["VIDEO-RANGE"], noClosedCaptions: list["CLOSED-CAPTIONS"] == "NONE")
+                             videoRange: list["VIDEO-RANGE"], noClosedCaptions: list["CLOSED-CAPTIONS"] == "NONE", pathwayID: list["PATHWAY-ID"])
     }
 
     /// Nil when the list holds a quote (it is rendered inside one).

@@ -12,9 +12,13 @@ public struct MultivariantPlaylist: Sendable, Equatable {
     /// `#EXT-X-START:TIME-OFFSET=` (§4.3.5.2): where players should start; negative counts
     /// back from the live edge.
     public var startOffset: Double?
+    /// `#EXT-X-CONTENT-STEERING`: the steering manifest that ranks the variants' pathways
+    /// (`VariantStream.pathwayID`).
+    public var contentSteering: ContentSteering?
 
     public init(version: Int = 3, independentSegments: Bool = true, variants: [VariantStream], iFrameStreams: [IFrameStream] = [],
-                sessionData: [SessionData] = [], startOffset: Double? = nil) {
+                sessionData: [SessionData] = [], startOffset: Double? = nil, contentSteering: ContentSteering? = nil) {
+        self.contentSteering = contentSteering
         self.version = version
         self.independentSegments = independentSegments
         self.variants = variants
@@ -69,8 +73,11 @@ public struct IFrameStream: Sendable, Equatable {
     /// `CODECS`: the video codec only.
     public var codecs: [String]
     public var resolution: VariantStream.Resolution?
+    /// `PATHWAY-ID` (Content Steering), as `VariantStream.pathwayID`.
+    public var pathwayID: String?
 
-    public init(uri: String, bandwidth: Int, codecs: [String], resolution: VariantStream.Resolution?) {
+    public init(uri: String, bandwidth: Int, codecs: [String], resolution: VariantStream.Resolution?, pathwayID: String? = nil) {
+        self.pathwayID = pathwayID
         self.uri = uri
         self.bandwidth = bandwidth
         self.codecs = codecs
@@ -105,9 +112,13 @@ public struct VariantStream: Sendable, Equatable {
     public var videoRange: String?
     /// `CLOSED-CAPTIONS=NONE` (§4.3.4.2): say so explicitly, so players do not look for them.
     public var noClosedCaptions: Bool
+    /// `PATHWAY-ID` (Content Steering): the pathway (a server, a CDN) this copy of the
+    /// variant is fetched through.
+    public var pathwayID: String?
 
     public init(uri: String, bandwidth: Int, averageBandwidth: Int? = nil, codecs: [String], resolution: Resolution? = nil, frameRate: Double? = nil,
-                videoRange: String? = nil, noClosedCaptions: Bool = false) {
+                videoRange: String? = nil, noClosedCaptions: Bool = false, pathwayID: String? = nil) {
+        self.pathwayID = pathwayID
         self.uri = uri
         self.bandwidth = bandwidth
         self.averageBandwidth = averageBandwidth
@@ -127,6 +138,7 @@ extension MultivariantPlaylist {
         var text = "#EXTM3U\n#EXT-X-VERSION:\(effectiveVersion)\n"
         if independentSegments { text += "#EXT-X-INDEPENDENT-SEGMENTS\n" }
         if let startOffset { text += "#EXT-X-START:TIME-OFFSET=\(DecimalFormat.fixed(startOffset, places: 3))\n" }
+        if let contentSteering { text += "#EXT-X-CONTENT-STEERING:" + contentSteering.attributes.joined(separator: ",") + "\n" }
         for data in sessionData where SessionData.isQuotable(data.value) && SessionData.isQuotable(data.dataID) {
             text += "#EXT-X-SESSION-DATA:DATA-ID=\"\(data.dataID)\",VALUE=\"\(data.value)\"\n"
         }
@@ -151,6 +163,7 @@ extension VariantStream {
         if let fps = frameRate, fps.isFinite, fps > 0 { attributes.append("FRAME-RATE=\(DecimalFormat.fixed(fps, places: 3))") }
         if let range = videoRange { attributes.append("VIDEO-RANGE=\(range)") }
         if noClosedCaptions { attributes.append("CLOSED-CAPTIONS=NONE") }
+        if let pathwayID { attributes.append("PATHWAY-ID=\"\(pathwayID)\"") }
         return attributes
     }
 }
@@ -161,6 +174,7 @@ extension IFrameStream {
         var attributes = ["BANDWIDTH=\(bandwidth)"]
         if !codecs.isEmpty { attributes.append("CODECS=\"\(codecs.joined(separator: ","))\"") }
         if let r = resolution { attributes.append("RESOLUTION=\(r.width)x\(r.height)") }
+        if let pathwayID { attributes.append("PATHWAY-ID=\"\(pathwayID)\"") }
         attributes.append("URI=\"\(uri)\"")
         return attributes
     }

@@ -59,7 +59,12 @@ public final class LivePipeline: Sendable {
             let worker = try VariantWorker(spec: spec, clock: clock, parts: configuration.partClock, audio: audio, logger: logger, queueCapacity: queueCapacity, effort: configuration.effort,
                                            live: live, onEvent: onEvent) { mediaTime, segmentBytes in
                 shared.stats.withLock { s in
-                    if isFirst { s.mediaTime = max(s.mediaTime, mediaTime) }
+                    if isFirst {
+                        // `mediaTime` is the end of the frame just encoded, on the stream's timeline.
+                        let start = s.timelineStart ?? (mediaTime - clock.frameRate.time(ofFrame: 1))
+                        s.timelineStart = start
+                        s.mediaTime = max(s.mediaTime, mediaTime - start)
+                    }
                     if let segmentBytes {
                         s.bytesWritten += Int64(segmentBytes)
                         if isFirst { s.segments += 1 }

@@ -17,6 +17,10 @@ public enum CachePolicy: Equatable, Sendable {
     /// long enough for an edge to answer every player waiting on it with one request. Once
     /// listed a part is a range of the segment's file: `segment`.
     case openPart
+    /// A redundant pair's steering manifest (issue 35): it changes when a box goes down or comes
+    /// back, so a cache in front keeps it a second; players keep it its TTL by the manifest's
+    /// own word.
+    case steeringManifest
     /// Answers that must never be reused: the streams API and metrics.
     case uncached
     /// Refusals of the operators' and analysts' API calls: never stored at all.
@@ -62,6 +66,7 @@ public enum CachePolicy: Equatable, Sendable {
         case .segment: .store("max-age=31536000, immutable")
         case .transientError: .store("max-age=1")
         case .openPart: .store("max-age=1")
+        case .steeringManifest: .store("max-age=1")
         case .uncached: .revalidate
         case .noStore: .never
         case .gone: .store("max-age=3600")

@@ -14,6 +14,11 @@ public enum OriginPath: Equatable, Sendable {
     /// under the variant. In a folder of its own so that no segment name, a pushed one
     /// included, can be a part's name.
     case part(stream: String, variant: String, segment: String, index: Int)
+    /// The stream's Content Steering manifest (issue 35): `steering.json` beside its master.
+    case steering(stream: String)
+
+    /// The steering manifest's file name, beside the master (`steering.json`).
+    public static let steeringName = "steering.json"
 
     /// The most parts a segment can have (a part index has at most three digits).
     public static let largestPartIndex = 999
@@ -27,14 +32,14 @@ public enum OriginPath: Equatable, Sendable {
 
     public var stream: String {
         switch self {
-        case let .master(s), let .mediaPlaylist(s, _), let .iFramePlaylist(s, _), let .segment(s, _, _), let .part(s, _, _, _): s
+        case let .master(s), let .mediaPlaylist(s, _), let .iFramePlaylist(s, _), let .segment(s, _, _), let .part(s, _, _, _), let .steering(s): s
         }
     }
 
     /// The variant a resource belongs to; nil for the master playlist.
     public var variant: String? {
         switch self {
-        case .master: nil
+        case .master, .steering: nil
         case let .mediaPlaylist(_, v), let .iFramePlaylist(_, v), let .segment(_, v, _), let .part(_, v, _, _): v
         }
     }
@@ -58,6 +63,8 @@ public enum OriginPath: Equatable, Sendable {
         switch names.count {
         case 2 where names[1] == "master.m3u8":
             return .success(.master(stream: names[0]))
+        case 2 where names[1] == steeringName:
+            return .success(.steering(stream: names[0]))
         case 3 where names[2] == "index.m3u8":
             return .success(.mediaPlaylist(stream: names[0], variant: names[1]))
         case 3 where names[2] == "iframes.m3u8":

@@ -15,6 +15,12 @@ extension StreamRegistry {
             if case let .register(stream, _, _, _) = change, let registered = published.state.streams[stream]?.registered {
                 published.served[stream] = Served(floor: registered)
             }
+            if case .steering = change {
+                // A few dozen bytes, rendered when the pathways' order changes, not per request.
+                published.steeringManifest = published.state.steering.map {
+                    (ByteBuffer(string: SteeringPolicy.manifest(priority: $0.priority, timeToLive: $0.timeToLive)), $0.timeToLive)
+                }
+            }
             return effects.map { Job($0, change: change, state: published.state) }
         }
         for job in jobs { carry(job) }

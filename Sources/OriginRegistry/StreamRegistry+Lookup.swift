@@ -35,6 +35,8 @@ extension StreamRegistry {
         public let gap: Bool
         /// A part request (Low-Latency HLS): the part's bytes while its segment is being made;
         /// once the segment is listed, `file` with the part's `partRange` of it.
+        /// The steering manifest (`OriginPath.steering`), nil on a box with no pair.
+        public var steering: (manifest: ByteBuffer, timeToLive: Int)? = nil
         public var partBytes: ByteBuffer? = nil
         public var partRange: Range<Int>? = nil
         /// A part request for the part the playlist hints at (`EXT-X-PRELOAD-HINT`), not made
@@ -69,11 +71,12 @@ extension StreamRegistry {
             case let .segment(_, _, name):
                 file = variant?.segments[name]
                 gap = file == nil && variant?.gaps.contains(name) == true
-            case .part:
+            case .part, .steering:
                 break
             }
             var found = ResourceLookup(phase: stream.phase, targetDuration: stream.targetDuration, isLive: stream.isLive, variantExists: variant != nil,
                                        lastPublished: variant?.status.lastPublished, master: master, variantOrder: order, media: media, file: file, gap: gap)
+            if case .steering = resource { found.steering = p.steeringManifest }
             if case let .part(_, name, segment, index) = resource, let variant {
                 Self.locate(part: index, of: segment, in: variant, served: p.served[resource.stream]?.variants[name], into: &found)
             }

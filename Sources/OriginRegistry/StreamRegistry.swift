@@ -60,6 +60,8 @@ public final class StreamRegistry: Sendable {
     struct Published {
         var state: OriginState
         var served: [String: Served] = [:]
+        /// `state.steering` as the JSON every stream's steering manifest answers.
+        var steeringManifest: (manifest: ByteBuffer, timeToLive: Int)?
     }
 
     /// Internal, not private: the registry's extensions (waiters, angle sets, text) live in

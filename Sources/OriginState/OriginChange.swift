@@ -27,6 +27,10 @@ public enum OriginChange: Sendable {
     /// `edge` is the variant's edge that lists it. Its bytes go with the change, to be served
     /// from memory until its segment is listed, then as a range of the segment's file.
     case part(stream: String, variant: String, Part, edge: LowLatencyEdge)
+    /// What this box of a redundant pair says of the pathways (issue 35): their order and how
+    /// long a player keeps the manifest (`SteeringPolicy`), for every stream's steering
+    /// manifest. Nil on a box with no pair: no stream has one.
+    case steering(priority: [String], timeToLive: Int)
 
     /// One part as the publisher hands it in.
     public struct Part: Sendable {

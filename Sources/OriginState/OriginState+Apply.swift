@@ -45,6 +45,9 @@ extension OriginState {
             return []
         case let .part(stream, variant, part, edge):
             return publish(part, edge: edge, in: stream, variant: variant)
+        case let .steering(priority, timeToLive):
+            steering = Steering(priority: priority, timeToLive: timeToLive)
+            return []
         }
     }
 

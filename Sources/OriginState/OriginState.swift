@@ -20,6 +20,15 @@ public struct OriginState: Sendable {
     public internal(set) var revision = 0
     /// The config's angle sets, served beside the streams under their own names.
     public let angleSets: [AngleSet]
+    /// The pathways' order a redundant pair's steering manifests give (issue 35); nil on a box
+    /// with no pair.
+    public internal(set) var steering: Steering?
+
+    /// A steering manifest's content (`SteeringPolicy.manifest`).
+    public struct Steering: Sendable, Equatable {
+        public var priority: [String]
+        public var timeToLive: Int
+    }
 
     public init(angleSets: [AngleSet] = []) {
         self.angleSets = angleSets

@@ -47,8 +47,12 @@ public struct EffortReport: Sendable, Equatable {
 
 /// Counters for the console status line and the logs. A snapshot: plain values.
 public struct PipelineStatistics: Sendable, Equatable {
-    /// Output media time encoded so far (first variant), in seconds.
+    /// Output media time encoded so far by this run (first variant), in seconds: from the
+    /// run's first frame, whatever timeline time it has (a slot of a set's grid, or of the
+    /// universal grid, far from 0).
     public var mediaTime: Double = 0
+    /// Where this run's output began on its timeline (seconds), once a frame was encoded.
+    public var timelineStart: Double?
     public var segments = 0
     public var bytesWritten: Int64 = 0
     public var corruptPackets = 0

@@ -12,7 +12,10 @@ public final class StreamRecorder: Sendable {
     /// Where an earlier recording was moved because it could not be continued, if it was.
     public let archivedPreviousRecording: String?
 
-    public init(layout: StreamLayout, variantNames: [String], targetDuration: Int, logger: Logger) throws(StoreError) {
+    /// `continuing`: why a recorded playlist cannot be continued, besides its target duration
+    /// (nil: it can); such a recording is moved aside like one of another target duration.
+    public init(layout: StreamLayout, variantNames: [String], targetDuration: Int, continuing: (MediaPlaylist) -> String? = { _ in nil },
+                logger: Logger) throws(StoreError) {
         self.layout = layout
         try Self.checkWritable(layout.dataDirectory)
 
@@ -28,6 +31,10 @@ public final class StreamRecorder: Sendable {
                     incompatible = "\(layout.mediaPlaylistPath(name)) has EXT-X-TARGETDURATION \(playlist.targetDuration), this configuration needs \(targetDuration)"
                     break
                 }
+                if let reason = continuing(playlist) {
+                    incompatible = "\(layout.mediaPlaylistPath(name)): \(reason)"
+                    break
+                }
                 recovered[name] = playlist
                 if let iFrames = reader.iFramePlaylist(name), iFrames.iFramesOnly, iFrames.targetDuration == targetDuration {
                     recoveredIFrames[name] = iFrames
@@ -38,8 +45,9 @@ public final class StreamRecorder: Sendable {
             }
         }
         if let incompatible {
-            // RFC 8216 §6.2.1 forbids changing the target duration of a playlist, so this
-            // recording cannot be continued. Keep it, out of the way, rather than lose it.
+            // RFC 8216 §6.2.1 forbids changing the target duration of a playlist (and a recording
+            // off the universal grid cannot be renumbered), so this recording cannot be
+            // continued. Keep it, out of the way, rather than lose it.
             let destination = "\(layout.streamDirectory)\(StoreNames.previousRecording)\(Self.timestamp())"
             if rename(layout.streamDirectory, destination) != 0 {
                 throw .writeFailed(path: layout.streamDirectory, reason: "cannot move the earlier recording aside (\(incompatible)): \(StoreError.errnoText())")
@@ -52,10 +60,11 @@ public final class StreamRecorder: Sendable {
         archivedPreviousRecording = archived
         var recorders: [String: VariantRecorder] = [:]
         // A crash between two variants' writes leaves one a segment behind: align them.
-        let longest = recovered.values.max { $0.segments.count < $1.segments.count }?.segments ?? []
+        let longestPlaylist = recovered.values.max { $0.segments.count < $1.segments.count }
+        let longest = longestPlaylist?.segments ?? []
         for name in variantNames {
             recorders[name] = try VariantRecorder(layout: layout, variant: name, recovered: recovered[name], recoveredIFrames: recoveredIFrames[name],
-                                                  targetDuration: targetDuration, alignedWith: longest)
+                                                  targetDuration: targetDuration, alignedWith: longest, referenceSequence: longestPlaylist?.mediaSequence ?? 0)
             if let playlist = recovered[name] {
                 logger.info("continuing earlier recording", metadata: ["variant": "\(name)", "segments": "\(playlist.segments.count)"])
             }

@@ -40,7 +40,7 @@ public final class VariantRecorder: Sendable {
     }
 
     init(layout: StreamLayout, variant: String, recovered: MediaPlaylist?, recoveredIFrames: MediaPlaylist?, targetDuration: Int,
-         alignedWith reference: [MediaSegment] = []) throws(StoreError) {
+         alignedWith reference: [MediaSegment] = [], referenceSequence: Int = 0) throws(StoreError) {
         self.layout = layout
         self.variant = variant
         let directory = layout.variantDirectory(variant)
@@ -50,9 +50,13 @@ public final class VariantRecorder: Sendable {
             throw .notWritable(directory: directory, reason: "\(error.localizedDescription)")
         }
         Self.removeTemporaryFiles(in: directory)
-        var playlist = recovered ?? MediaPlaylist(targetDuration: targetDuration)
+        // A variant with nothing on disk beside siblings that have a recording (a rung added to
+        // the ladder, a crash before its first write) numbers its entries as they do: on the
+        // universal grid their numbers are slots, not positions from 0.
+        var playlist = recovered ?? MediaPlaylist(targetDuration: targetDuration, mediaSequence: referenceSequence)
         playlist.endList = false
         var iFrames = recoveredIFrames ?? Self.emptyIFramePlaylist(targetDuration: targetDuration)
+        if recoveredIFrames == nil && recovered == nil { iFrames.mediaSequence = referenceSequence }
         iFrames.endList = false
         let missing = playlist.segments.count < reference.count ? Array(reference[playlist.segments.count...]) : []
         for entry in missing {

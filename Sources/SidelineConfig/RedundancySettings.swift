@@ -24,6 +24,9 @@ public struct RedundancySettings: Sendable, Equatable {
         self.role = role
     }
 
+    /// The other box's role.
+    public var otherRole: Role { role == .primary ? .standby : .primary }
+
     /// `peer` without a trailing slash, for joining paths to it.
     public var peerBase: String { peer.hasSuffix("/") ? String(peer.dropLast()) : peer }
 }

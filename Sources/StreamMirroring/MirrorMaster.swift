@@ -30,6 +30,9 @@ public enum MirrorMaster {
         var master = upstream
         master.variants = []
         master.iFrameStreams = []
+        // A redundant pair's steering is the pair's (issue 35): the mirror is the analyst's own
+        // copy, one server with no pathways and no steering manifest.
+        master.contentSteering = nil
         var names: [String] = []
         for variant in upstream.variants where !variant.uri.contains("://") {
             guard let name = variantName(of: variant.uri, playlist: mediaPlaylist) else {
@@ -38,7 +41,9 @@ public enum MirrorMaster {
             if names.contains(name) { continue }
             if chosen.map({ $0.contains(name) }) ?? true {
                 names.append(name)
-                master.variants.append(variant)
+                var own = variant
+                own.pathwayID = nil
+                master.variants.append(own)
             }
         }
         let available = upstream.variants.compactMap { variantName(of: $0.uri, playlist: mediaPlaylist) }
@@ -52,7 +57,9 @@ public enum MirrorMaster {
         for stream in upstream.iFrameStreams {
             guard let name = variantName(of: stream.uri, playlist: iFramePlaylist), names.contains(name) else { continue }
             iFrameVariants.insert(name)
-            master.iFrameStreams.append(stream)
+            var own = stream
+            own.pathwayID = nil
+            master.iFrameStreams.append(own)
         }
         return Selection(master: master, variants: names, iFrameVariants: iFrameVariants)
     }

@@ -24,6 +24,26 @@ public struct MasterAssembly: Sendable {
     /// Absolute URIs of the same rung's media playlist on each backup server (a mirror): the
     /// master lists the rung once more for each, after all of its own rungs.
     public var backupURIs: @Sendable (String) -> [String]
+    /// The other box of a redundant pair (issue 35), as a pathway of its own.
+    public var pair: Pair?
+
+    /// Two boxes on one timeline: this box's variants on pathway `own`, the other box's (the
+    /// same rungs, absolute URIs) on pathway `other`, listed after them as redundant variants
+    /// (RFC 8216 §6.3.3) and ranked by the steering manifest at `steeringURI` (relative to
+    /// the master; nil: pathways without steering).
+    public struct Pair: Sendable {
+        public var own: String
+        public var other: String
+        public var otherURI: @Sendable (String) -> String
+        public var steeringURI: String?
+
+        public init(own: String, other: String, otherURI: @escaping @Sendable (String) -> String, steeringURI: String?) {
+            self.own = own
+            self.other = other
+            self.otherURI = otherURI
+            self.steeringURI = steeringURI
+        }
+    }
 
     /// EXT-X-SESSION-DATA for what a stream says about itself (`com.sideline.title`,
     /// `.description`, `.keywords`); empty values are left out.
@@ -35,8 +55,9 @@ public struct MasterAssembly: Sendable {
 
     public init(segmentDuration: Double, sessionData: [SessionData] = [], startOffset: Double? = nil,
                 mediaPlaylistURI: @escaping @Sendable (String) -> String, iFramePlaylistURI: @escaping @Sendable (String) -> String,
-                backupURIs: @escaping @Sendable (String) -> [String] = { _ in [] }) {
+                backupURIs: @escaping @Sendable (String) -> [String] = { _ in [] }, pair: Pair? = nil) {
         self.backupURIs = backupURIs
+        self.pair = pair
         self.segmentDuration = segmentDuration
         self.sessionData = sessionData
         self.startOffset = startOffset
@@ -58,7 +79,8 @@ public struct MasterAssembly: Sendable {
                 resolution: .init(width: rung.format!.width, height: rung.format!.height),
                 frameRate: rung.format!.frameRate,
                 videoRange: "SDR",
-                noClosedCaptions: true
+                noClosedCaptions: true,
+                pathwayID: pair?.own
             )
         }
         // RFC 8216 §6.3.3 (redundant streams): the same EXT-X-STREAM-INF with another URI is a
@@ -69,16 +91,27 @@ public struct MasterAssembly: Sendable {
             backupURIs(rung.name).map { uri in
                 var backup = primary
                 backup.uri = uri
+                backup.pathwayID = nil
                 return backup
             }
         }
-        let variants = primaries + backups
+        // The other box of a pair: every rung again, on its pathway, before any mirror.
+        let other: [VariantStream] = pair.map { pair in
+            zip(chosen, primaries).map { rung, primary -> VariantStream in
+                var copy = primary
+                copy.uri = pair.otherURI(rung.name)
+                copy.pathwayID = pair.other
+                return copy
+            }
+        } ?? []
+        let variants = primaries + other + backups
         let iFrames = chosen.compactMap { rung -> IFrameStream? in
             guard let format = rung.format, let video = format.codecs.first else { return nil }
             return IFrameStream(uri: iFramePlaylistURI(rung.name), bandwidth: Bandwidth.iFramePeak(rung.rates, segmentDuration: segmentDuration),
-                                codecs: [video], resolution: .init(width: format.width, height: format.height))
+                                codecs: [video], resolution: .init(width: format.width, height: format.height), pathwayID: pair?.own)
         }
-        return MultivariantPlaylist(variants: variants, iFrameStreams: iFrames, sessionData: sessionData, startOffset: startOffset)
+        return MultivariantPlaylist(variants: variants, iFrameStreams: iFrames, sessionData: sessionData, startOffset: startOffset,
+                                    contentSteering: pair?.steeringURI.map { ContentSteering(serverURI: $0, pathwayID: pair?.own) })
     }
 
     /// The master served now (listing `listing`, the variants whose playlists answer 200) and

@@ -112,4 +112,39 @@ public struct SetTimeline: SlotGrid, Sendable, Equatable, Codable {
 
     /// Whether this is the universal grid (`universal(segmentDuration:)`).
     public var isUniversal: Bool { epoch.timeIntervalSince1970 == 0 }
+
+    /// The longest absence the universal grid lists as GAP entries when a recording is
+    /// continued: a day (43,200 entries at D = 2 s). A week would be 302,400, about 26 MB of
+    /// playlist every reload and every segment's write carries; HLS cannot skip numbers inside
+    /// a playlist, so past this a new recording begins instead (the old one kept aside).
+    public static let longestListedAbsence: Double = 24 * 3600
+
+    /// Why a recording (`entries`, numbered from `mediaSequence`) cannot be continued on the
+    /// universal grid at `now` (nil: it can): numbered off the grid (made before `redundancy`
+    /// was set: its numbers cannot change, players hold them); last dated longer than
+    /// `longestListedAbsence` ago; or dated after `now` (this box's clock is behind the one
+    /// that recorded it).
+    public func reasonNotToContinue(_ entries: [MediaSegment], mediaSequence: Int, now: Date) -> String? {
+        guard isUniversal, let index = entries.lastIndex(where: { $0.programDateTime != nil }), let date = entries[index].programDateTime else { return nil }
+        let sequence = mediaSequence + index
+        guard slot(dated: date, tolerance: 0.05) == sequence else {
+            return "its entries are not numbered by the universal grid (entry \(sequence) is dated \(ProgramDateTime.format(date))): it was recorded before `redundancy` was set"
+        }
+        let end = date.addingTimeInterval(entries[index...].reduce(0) { $0 + $1.duration })
+        if now.timeIntervalSince(end) > Self.longestListedAbsence {
+            return "it ends \(ProgramDateTime.format(end)), more than a day ago: its missed slots would be too many GAP entries"
+        }
+        if end.timeIntervalSince(now) > segmentDuration {
+            return "it ends \(ProgramDateTime.format(end)), after this box's clock (\(ProgramDateTime.format(now))): check the clock (NTP)"
+        }
+        return nil
+    }
+
+    /// Whether `now` can be the time on a box of a redundant pair: its segments are numbered
+    /// and dated by it, so a clock still at its epoch before NTP set it (1970, or an RTC that
+    /// lost its battery) would number a recording that no peer agrees with. Not before 2025 and
+    /// not after 2200.
+    public static func isPlausibleClock(_ now: Date) -> Bool {
+        (1_735_689_600...7_258_118_400).contains(now.timeIntervalSince1970)
+    }
 }

@@ -221,6 +221,12 @@ public struct SlotPublisher: Sendable {
             if settings.setTimeline != nil { keepOnSetSlots(upTo: slot) } else { skipEveryVariant(to: slot) }
             holding = false
         }
+        if let grid = settings.setTimeline, grid.isUniversal, slot - level > Self.longestFilledJump(grid) {
+            // A segment far ahead of the listed slots on the universal grid (the clock stepped
+            // forward under a running pipeline): GAP entries written together, not a stand-in
+            // file each, one by one, under the core's lock.
+            keepOnSetSlots(upTo: slot)
+        }
         while variants[name]!.next < slot { fill(name, slot: variants[name]!.next, aligning: true) }
         variants[name]!.failed = false
         let state = variants[name]!
@@ -347,6 +353,10 @@ public struct SlotPublisher: Sendable {
         }
         if skips { skipEveryVariant(to: slot) }
     }
+
+    /// The most slots a real segment's arrival fills by policy (stand-ins, a sibling's copies)
+    /// on the universal grid: five minutes' worth; a longer jump is GAP entries in one go.
+    static func longestFilledJump(_ grid: SetTimeline) -> Int { Int(SetTimeline.maximumGapSeconds / grid.segmentDuration) }
 
     /// GAP entries for `slots` of `name`, after a GAP entry: no seam, no span, dated on the
     /// grid; listed with one `listGaps`.

@@ -116,8 +116,17 @@ public struct ServePlan: Sendable {
     public func makePublisher(registry: StreamRegistry, hasAudio: Bool? = nil, withStandIns: Bool = true, logger: Logger) throws -> StreamPublisher {
         let layout = self.layout
         let recorder: StreamRecorder
+        // A box of a redundant pair numbers and dates by its clock: it must be set, and a
+        // recording it continues must be on the universal grid and not too far behind.
+        let universal = withStandIns && configuration.redundancy != nil ? SetTimeline.universal(segmentDuration: configuration.segmentDuration) : nil
+        let now = Date()
+        if universal != nil, !SetTimeline.isPlausibleClock(now) {
+            throw SidelineStartupError(message: streamLabel + "this box's clock reads \(ProgramDateTime.format(now)); a box with `redundancy` numbers and dates its segments by the clock, so set it (NTP: `chronyc tracking` shows the offset) and start again")
+        }
         do {
-            recorder = try StreamRecorder(layout: layout, variantNames: stream.video.ladder.map(\.name), targetDuration: targetDuration, logger: logger)
+            recorder = try StreamRecorder(layout: layout, variantNames: stream.video.ladder.map(\.name), targetDuration: targetDuration,
+                                          continuing: { playlist in universal?.reasonNotToContinue(playlist.segments, mediaSequence: playlist.mediaSequence, now: now) },
+                                          logger: logger)
         } catch {
             throw SidelineStartupError(message: streamLabel + error.description)
         }

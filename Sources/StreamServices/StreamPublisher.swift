@@ -56,6 +56,13 @@ public final class StreamPublisher: Sendable {
                                     mediaPlaylistURI: { "\($0)/\(StreamLayout.mediaPlaylistName)" }, iFramePlaylistURI: { "\($0)/\(StreamLayout.iFramePlaylistName)" },
                                     backupURIs: { [backups = stream.backups, name = stream.name] rung in
                                         backups.map { base in "\(base.hasSuffix("/") ? String(base.dropLast()) : base)/live/\(name)/\(rung)/\(StreamLayout.mediaPlaylistName)" }
+                                    },
+                                    // The other box of a redundant pair: the same stream, on its pathway, steered.
+                                    pair: configuration.redundancy.map { [name = stream.name] redundancy in
+                                        MasterAssembly.Pair(own: SteeringPolicy.pathway(ofRole: redundancy.role.rawValue),
+                                                            other: SteeringPolicy.pathway(ofRole: redundancy.otherRole.rawValue),
+                                                            otherURI: { [peer = redundancy.peerBase] rung in "\(peer)/live/\(name)/\(rung)/\(StreamLayout.mediaPlaylistName)" },
+                                                            steeringURI: OriginPath.steeringName)
                                     })
         let segmentClock = SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration)
         let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns, clock: segmentClock, master: master,

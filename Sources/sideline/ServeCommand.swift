@@ -9,6 +9,7 @@ import OriginState
 import PlayerSessions
 import OriginAPI
 import Logging
+import MirrorServices
 import SegmentStore
 import ServiceLifecycle
 import Synchronization
@@ -151,6 +152,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let plain { services.append(plain) }
         services += pipelineServices as [any Service]
         services += pushedServices as [any Service]
+        // The other box of a redundant pair: watched, for the steering manifests (issue 35).
+        if let redundancy = settings.redundancy {
+            services.append(PeerWatchService(peerBase: redundancy.peerBase, role: redundancy.role.rawValue, otherRole: redundancy.otherRole.rawValue,
+                                             segmentDuration: settings.segmentDuration, registry: registry, logger: logger))
+        }
         // A service that returns ends the group, so retention runs only when it has a limit.
         if settings.retention.isEnabled {
             services.append(RetentionService(settings: settings.retention, dataDirectory: settings.dataDirectory, operations: operations, logger: logger))

@@ -113,7 +113,30 @@ import TestSupport
         #expect(after.mediaSequence == before.mediaSequence, "the recording keeps its numbers")
         #expect(after.segments[before.segments.count...].prefix(3).allSatisfy { $0.gap }, "the slots B missed are GAP entries")
         try await Self.expectOneTimeline(a, b, label: "after B's restart")
+
+        // Pathways and steering (issue 35, item 3): each master lists its own rungs on its
+        // pathway and the other box's after them on the other's; the standby steers players
+        // to the primary while it answers (PeerWatchService probing it), to itself once the
+        // primary is gone.
+        let masterB = try MultivariantPlaylist.parse(String(decoding: try await http(URL(string: b.base + "/live/main/master.m3u8")!).body, as: UTF8.self))
+        #expect(masterB.contentSteering == ContentSteering(serverURI: "steering.json", pathwayID: "standby"))
+        #expect(masterB.variants.map(\.pathwayID) == ["standby", "primary"])
+        #expect(masterB.variants.last?.uri == a.base + "/live/main/180p/index.m3u8")
+        let masterA = try MultivariantPlaylist.parse(String(decoding: try await http(URL(string: a.base + "/live/main/master.m3u8")!).body, as: UTF8.self))
+        #expect(masterA.variants.map(\.pathwayID) == ["primary", "standby"] && masterA.variants.last?.uri == b.base + "/live/main/180p/index.m3u8")
+        func steering(_ box: Box) async throws -> [String] {
+            let answer = try await http(URL(string: box.base + "/live/main/steering.json")!)
+            let object = try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
+            #expect(answer.headers["content-type"] == "application/json" && object?["VERSION"] as? Int == 1 && object?["TTL"] as? Int == 4)
+            return object?["PATHWAY-PRIORITY"] as? [String] ?? []
+        }
+        #expect(try await steering(a) == ["primary", "standby"])
+        try await eventually("the standby steers to the primary once it has answered 6 s", timeout: 15) { try await steering(b) == ["primary", "standby"] }
+        _ = try await boxA.stop(signal: SIGKILL)
+        let killed = Date()
+        try await eventually("the standby steers to itself when the primary is gone", timeout: 10) { try await steering(b) == ["standby", "primary"] }
+        print("redundancy: the standby steered to itself \(String(format: "%.2f", Date().timeIntervalSince(killed))) s after the primary was killed")
+        #expect(Date().timeIntervalSince(killed) < 3, "two failed probes half a second apart")
         _ = try await boxB.stop()
-        _ = try await boxA.stop()
     }
 }

@@ -18,6 +18,23 @@ struct MultivariantParsingTests {
         #expect(try MultivariantPlaylist.parse(master.render()) == master)
     }
 
+    /// Content Steering (issue 35): the steering manifest's URI, the initial pathway, and each
+    /// variant's pathway, written and read back; a pathway that is not a legal ID is refused.
+    @Test func pathwaysAndTheSteeringManifestReadBack() throws {
+        let own = VariantStream(uri: "180p/index.m3u8", bandwidth: 300_000, codecs: ["avc1.42c00d"], resolution: .init(width: 320, height: 180), pathwayID: "primary")
+        var other = own
+        other.uri = "http://10.0.0.3:8080/live/main/180p/index.m3u8"
+        other.pathwayID = "standby"
+        let master = MultivariantPlaylist(variants: [own, other], contentSteering: ContentSteering(serverURI: "steering.json", pathwayID: "primary"))
+        let text = master.render()
+        #expect(text.contains("#EXT-X-CONTENT-STEERING:SERVER-URI=\"steering.json\",PATHWAY-ID=\"primary\"\n"))
+        #expect(text.contains("CODECS=\"avc1.42c00d\",RESOLUTION=320x180,PATHWAY-ID=\"standby\"\nhttp://10.0.0.3:8080/"))
+        #expect(try MultivariantPlaylist.parse(text) == master)
+        #expect(ContentSteering.isPathwayID("cdn-a.1_b") && !ContentSteering.isPathwayID("") && !ContentSteering.isPathwayID("a b") && !ContentSteering.isPathwayID("é"))
+        #expect(throws: PlaylistParseError.self) { try MultivariantPlaylist.parse("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,PATHWAY-ID=\"a/b\"\na/index.m3u8\n") }
+        #expect(throws: PlaylistParseError.self) { try MultivariantPlaylist.parse("#EXTM3U\n#EXT-X-CONTENT-STEERING:PATHWAY-ID=\"a\"\n") }
+    }
+
     @Test func sayWhichLineIsWrong() {
         #expect(throws: PlaylistParseError.missingHeader) { try MultivariantPlaylist.parse("720p/index.m3u8\n") }
         #expect(throws: PlaylistParseError.uriWithoutStreamInf(uri: "720p/index.m3u8", line: 2)) { try MultivariantPlaylist.parse("#EXTM3U\n720p/index.m3u8\n") }

@@ -25,7 +25,7 @@ import Testing
 
     func status(_ path: String, _ registry: StreamRegistry) -> Int {
         switch OriginDecision.decide(OriginPath.parse(path), registry: registry) {
-        case .playlist, .segment, .part, .partOfFile: 200
+        case .playlist, .segment, .part, .partOfFile, .steering: 200
         case .hold: 0
         case let .refuse(refusal): refusal.status
         }

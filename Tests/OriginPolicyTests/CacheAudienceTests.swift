@@ -10,6 +10,7 @@ import Testing
         (.segment, "public, max-age=31536000, immutable", "private, max-age=31536000, immutable"),
         (.transientError, "public, max-age=1", "private, max-age=1"),
         (.openPart, "public, max-age=1", "private, max-age=1"),
+        (.steeringManifest, "public, max-age=1", "private, max-age=1"),
         (.gone, "public, max-age=3600", "private, max-age=3600"),
         (.gapSegment(maxAge: 2), "public, max-age=2", "private, max-age=2"),
         (.uncached, "no-cache", "private, no-cache"),
@@ -25,7 +26,7 @@ import Testing
     /// segment a year: only an open part, which a restarted server may make again, tells it
     /// otherwise.
     @Test func onlyAnOpenPartLimitsWhatAnEdgeIgnoringCacheControlKeeps() {
-        let all: [CachePolicy] = [.livePlaylist(maxAge: 1), .endedPlaylist, .segment, .transientError, .openPart, .uncached, .noStore, .gone, .gapSegment(maxAge: 2)]
+        let all: [CachePolicy] = [.livePlaylist(maxAge: 1), .endedPlaylist, .segment, .transientError, .openPart, .steeringManifest, .uncached, .noStore, .gone, .gapSegment(maxAge: 2)]
         #expect(all.filter { $0.edgeExpiry != nil } == [.openPart])
         #expect(CachePolicy.openPart.edgeExpiry == 1)
     }

@@ -176,9 +176,18 @@ func segment(_ index: Int, bytes: Int = 1880, discontinuity: Bool = false) -> En
             let replaced = variant.replace(entry: slot + 2, with: [UInt8](repeating: 0x47, count: 376), keyframeRanges: [0..<188], duration: 2)
             #expect((try? replaced.get())?.replacement.uri == "897980402-late.ts")
         }
-        let again = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, logger: logger)
+        // Restarted with a rung added: the new rung is numbered as its sibling, its missing
+        // entries GAP entries under the sibling's numbers.
+        let again = try StreamRecorder(layout: layout, variantNames: ["720p", "360p"], targetDuration: 2, logger: logger)
         #expect(again.variants["720p"]!.playlist.mediaSequence == slot)
+        #expect(again.variants["360p"]!.playlist.mediaSequence == slot)
+        #expect(again.variants["360p"]!.playlist.segments.map(\.uri) == again.variants["720p"]!.playlist.segments.map(\.uri))
         #expect(again.variants["720p"]!.record(segment(4)).name == "897980404.ts")
+        #expect(again.variants["360p"]!.record(segment(4)).name == "897980404.ts")
+        // A continuation refused (`continuing`): the recording is kept aside, a new one begins.
+        let refused = try StreamRecorder(layout: layout, variantNames: ["720p"], targetDuration: 2, continuing: { _ in "off the grid" }, logger: logger)
+        #expect(refused.variants["720p"]!.count == 0)
+        #expect(refused.archivedPreviousRecording.map { FileManager.default.fileExists(atPath: $0 + "/720p/index.m3u8") } == true)
     }
 
     @Test func aRecordingWithAnotherTargetDurationIsMovedAsideNotLost() throws {

@@ -35,6 +35,24 @@ import Testing
         #expect(infs[0] == infs[2] && infs[1] == infs[3])
     }
 
+    /// Two boxes (issue 35): this box's rungs on its pathway, the other box's after them on
+    /// its own, mirrors (no pathway) last; the steering manifest named with the initial pathway.
+    @Test func aPairListsBothBoxesOnTheirPathways() throws {
+        var assembly = self.assembly
+        assembly.backupURIs = { ["http://10.0.0.9:8081/live/main/\($0)/index.m3u8"] }
+        assembly.pair = .init(own: "standby", other: "primary", otherURI: { "http://10.0.0.2:8080/live/main/\($0)/index.m3u8" }, steeringURI: "steering.json")
+        let rungs = [MasterAssembly.Rung(name: "360p", rates: Self.rates, format: Self.format), MasterAssembly.Rung(name: "180p", rates: Self.rates, format: Self.format)]
+        let master = try #require(assembly.playlist(rungs: rungs, listing: ["360p", "180p"]))
+        #expect(master.variants.map(\.uri) == ["360p/index.m3u8", "180p/index.m3u8",
+                                               "http://10.0.0.2:8080/live/main/360p/index.m3u8", "http://10.0.0.2:8080/live/main/180p/index.m3u8",
+                                               "http://10.0.0.9:8081/live/main/360p/index.m3u8", "http://10.0.0.9:8081/live/main/180p/index.m3u8"])
+        #expect(master.variants.map(\.pathwayID) == ["standby", "standby", "primary", "primary", nil, nil])
+        #expect(master.iFrameStreams.map(\.pathwayID) == ["standby", "standby"])
+        #expect(master.contentSteering == ContentSteering(serverURI: "steering.json", pathwayID: "standby"))
+        assembly.pair?.steeringURI = nil
+        #expect(try #require(assembly.playlist(rungs: rungs, listing: ["360p"])).contentSteering == nil, "pathways without a manifest")
+    }
+
     /// Served: what the core lists (a failed variant left out under `on_variant_failure: gap`);
     /// recorded: every rung, so a restart lists them all again.
     @Test func theServedMasterFollowsTheListingAndTheRecordedOneListsEveryRung() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HLSPlaylist
 import SidelineCore
 import SidelineTesting
 import StreamPublishing
@@ -58,14 +59,14 @@ import Testing
         #expect(shared == Set((first + 19)..<(first + 23)))
     }
 
-    /// A day down: every slot missed is a GAP entry (entry n is still slot n, no skip, no new
+    /// Half a day down: every slot missed is a GAP entry (entry n is still slot n, no skip, no new
     /// run), listed in one batch per variant, dated on the grid.
-    @Test func aRestartAfterADayListsEveryMissedSlotInOneBatch() {
+    @Test func aRestartAfterHalfADayListsEveryMissedSlotInOneBatch() {
         let grid = SetTimeline.universal(segmentDuration: 2)
         let first = 897_980_400
         let timeline = StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: first)])
         let restored = SlotPublisher.Restored(entries: 10, timeline: timeline, lastProgramDateTime: grid.start(of: first + 9), lastDuration: 2)
-        let back = today.addingTimeInterval(86_400 + 20.2)
+        let back = today.addingTimeInterval(43_200 + 20.2)
         var (core, sink, clock) = box(startedAt: back, restored: restored)
         let now = grid.firstSlot(startingAt: back.addingTimeInterval(-0.5))
         #expect(sink.numberedFrom == nil, "a recording keeps its numbers")
@@ -77,5 +78,42 @@ import Testing
         #expect(core.nextSlot(of: "720p") == now)
         #expect(core.timeline.slot(ofEntry: now - first) == now, "entry n is slot n past the outage")
         #expect(core.beginRun(now: clock.now) >= now)
+    }
+
+    /// A recording continues on the universal grid only when it is numbered by it, ended less
+    /// than a day ago, and not after this box's clock; else a new one begins (the old kept).
+    @Test func whichRecordingsTheUniversalGridContinues() {
+        let grid = SetTimeline.universal(segmentDuration: 2)
+        let first = 897_980_400
+        let entries = (0..<5).map { MediaSegment(uri: "\(first + $0).ts", duration: 2, programDateTime: grid.start(of: first + $0)) }
+        let end = grid.start(of: first + 5)
+        #expect(grid.reasonNotToContinue(entries, mediaSequence: first, now: end.addingTimeInterval(30)) == nil)
+        #expect(grid.reasonNotToContinue(entries, mediaSequence: first, now: end.addingTimeInterval(86_000)) == nil)
+        #expect(grid.reasonNotToContinue(entries, mediaSequence: first, now: end.addingTimeInterval(86_401))?.contains("more than a day ago") == true)
+        #expect(grid.reasonNotToContinue(entries, mediaSequence: 0, now: end)?.contains("before `redundancy` was set") == true, "numbered from 0")
+        #expect(grid.reasonNotToContinue(entries, mediaSequence: first, now: end.addingTimeInterval(-60))?.contains("check the clock") == true)
+        #expect(grid.reasonNotToContinue([MediaSegment(uri: "a.ts", duration: 2)], mediaSequence: 0, now: end) == nil, "nothing dated: nothing to disagree with")
+        #expect(SetTimeline(epoch: today, segmentDuration: 2).reasonNotToContinue(entries, mediaSequence: 0, now: end) == nil, "a set's own grid is judged elsewhere")
+    }
+
+    @Test func aClockBeforeNTPSetItIsRefused() {
+        #expect(!SetTimeline.isPlausibleClock(Date(timeIntervalSince1970: 0)))
+        #expect(!SetTimeline.isPlausibleClock(Date(timeIntervalSince1970: 1_600_000_000)))
+        #expect(SetTimeline.isPlausibleClock(today))
+    }
+
+    /// A clock stepped forward under a running pipeline: its next segment lands an hour of
+    /// slots ahead; the hour is GAP entries in one batch, not 1,800 stand-ins one by one.
+    @Test func aSegmentFarAheadIsReachedByGapsInOneBatch() {
+        var (core, sink, clock) = box(startedAt: today)
+        let first = 897_980_400
+        _ = core.beginRun(now: clock.now)
+        for variant in all { core.segmentArrived(variant: variant, slot: first, duration: 2, programDateTime: today, now: 102) }
+        let ahead = first + 1 + 1800
+        for variant in all { core.segmentArrived(variant: variant, slot: ahead, duration: 2, programDateTime: today, now: 104) }
+        #expect(sink.gapBatches["720p"] == [1799])
+        #expect(sink.slots("360p") == Array(first...ahead))
+        #expect(sink.entries["720p"]!.dropFirst().dropLast().allSatisfy { $0.content == .gap })
+        #expect(sink.entries["720p"]!.last!.content == .real)
     }
 }
