@@ -23,7 +23,9 @@ import TestSupport
     /// The wrapper a venue writes around the shipped files (copied beside it, as
     /// Config/nginx/nginx.conf says): its ports, its cache directory. `edgeFile`: the open or
     /// the private edge.
-    static func nginxConfig(directory: String, listen: Int, origin: Int, edgeFile: String = "sideline-edge.conf") throws -> String {
+    /// `backup`: a second origin (the standby of a redundant pair), as Config/nginx/nginx.conf
+    /// shows it.
+    static func nginxConfig(directory: String, listen: Int, origin: Int, backup: Int? = nil, edgeFile: String = "sideline-edge.conf") throws -> String {
         for file in ["sideline-edge.conf", "sideline-edge-private.conf", "sideline-edge-cache.conf"] {
             try? FileManager.default.removeItem(atPath: directory + "/" + file)
             try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("Config/nginx/" + file).path, toPath: directory + "/" + file)
@@ -44,7 +46,11 @@ import TestSupport
             uwsgi_temp_path \(directory)/tmp;
             scgi_temp_path \(directory)/tmp;
             proxy_cache_path \(directory)/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
-            upstream sideline_origin { server 127.0.0.1:\(origin); keepalive 16; }
+            upstream sideline_origin {
+                server 127.0.0.1:\(origin)\(backup == nil ? "" : " max_fails=1 fail_timeout=3s");
+                \(backup.map { "server 127.0.0.1:\($0) backup;" } ?? "")
+                keepalive 16;
+            }
             map $http_accept_encoding $sideline_encoding { ~*gzip gzip; default ""; }
             map $upstream_http_content_type $sideline_not_segment { video/mp2t ""; default 1; }
             server {

@@ -139,4 +139,63 @@ import TestSupport
         #expect(Date().timeIntervalSince(killed) < 3, "two failed probes half a second apart")
         _ = try await boxB.stop()
     }
+
+    /// Frame times (showinfo's pts_time) ffmpeg reports as it decodes, in order.
+    static func frameTimes(_ log: String) -> [Double] {
+        log.split(separator: "\n").compactMap { line in
+            guard line.contains("Parsed_showinfo"), let range = line.range(of: "pts_time:") else { return nil }
+            return Double(line[range.upperBound...].prefix { !$0.isWhitespace })
+        }
+    }
+
+    /// The shipped edge in front of both boxes, the standby as `backup` (Config/nginx/nginx.conf,
+    /// issue 35 item 4): ffmpeg plays through it while the primary is killed (-9) and started
+    /// again; every frame's timestamp follows the one before by one frame, none lost and none
+    /// repeated, across both moves.
+    @Test func theEdgeMovesToTheStandbyAndBackWithoutAFrameLost() async throws {
+        _ = try Command.which("nginx")
+        let a = Box(port: try freePort(), directory: try makeTemporaryDirectory("edge-pair-a"))
+        let b = Box(port: try freePort(), directory: try makeTemporaryDirectory("edge-pair-b"))
+        try a.config(peer: b.port, role: "primary").write(toFile: a.directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        try b.config(peer: a.port, role: "standby").write(toFile: b.directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        var boxA = try a.start()
+        let boxB = try b.start()
+        defer { _ = Task { try? await boxB.stop() } }
+        _ = try await boxA.waitForURL()
+        _ = try await boxB.waitForURL()
+        let edgeDirectory = try makeTemporaryDirectory("edge-pair")
+        try FileManager.default.createDirectory(atPath: edgeDirectory + "/tmp", withIntermediateDirectories: true)
+        let edgePort = try freePort()
+        try EdgeCacheEndToEndTests.nginxConfig(directory: edgeDirectory, listen: edgePort, origin: a.port, backup: b.port)
+            .write(toFile: edgeDirectory + "/nginx.conf", atomically: true, encoding: .utf8)
+        let nginx = try EdgeCacheEndToEndTests.startNginx(directory: edgeDirectory)
+        defer {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
+        }
+        try await eventually("both boxes list three segments", timeout: 40) {
+            guard let pa = try? await a.playlist(), let pb = try? await b.playlist() else { return false }
+            return pa.segments.filter { !$0.gap }.count >= 3 && pb.segments.filter { !$0.gap }.count >= 3
+        }
+        let url = "http://127.0.0.1:\(edgePort)/live/main/master.m3u8"
+        async let played = Command.run("ffmpeg", ["-hide_banner", "-nostats", "-v", "info", "-re", "-i", url, "-map", "0:v:0", "-t", "36",
+                                                  "-vf", "showinfo", "-f", "null", "-"], timeout: 120)
+        try await Task.sleep(for: .seconds(12))
+        _ = try await boxA.stop(signal: SIGKILL)
+        try await Task.sleep(for: .seconds(10))
+        boxA = try a.start()
+        defer { _ = Task { [boxA] in try? await boxA.stop() } }
+        let run = try await played
+        let times = Self.frameTimes(run.stderr)
+        let steps = zip(times, times.dropFirst()).map { $1 - $0 }
+        let frame = 1.0 / 30
+        let lost = steps.filter { $0 > 1.5 * frame }.map { Int(($0 / frame).rounded()) - 1 }.reduce(0, +)
+        let repeated = steps.filter { $0 < 0.5 * frame }.count
+        print("redundancy: through the edge, \(times.count) frames, \(lost) lost, \(repeated) repeated; largest step \(String(format: "%.3f", steps.max() ?? 0)) s")
+        #expect(run.status == 0, "\(run.stderr.suffix(1500))")
+        #expect(times.count >= 30 * 34, "ffmpeg played on: \(times.count) frames")
+        #expect(lost == 0 && repeated == 0, "frames lost \(lost), repeated \(repeated)")
+        _ = try await boxA.stop()
+        _ = try await boxB.stop()
+    }
 }
