@@ -11,7 +11,12 @@ server dated its capture (server and browser share this machine's clock). `parts
 `fragments`: media loaded as parts and as whole segments. `playlists`: the last media
 playlist text hls.js loaded of each level, for the caller to hold to the draft's rules.
 
-    hlsjs_play.py URL --hlsjs .build-hlsjs/hls.mjs [--seconds 20] [--warmup 6] [--no-low-latency]
+    hlsjs_play.py URL --hlsjs .build-hlsjs/hls.mjs [--seconds 20] [--warmup 6] [--no-low-latency] [--frames]
+
+`--frames` (a test-pattern stream): also "frames", every frame the video presents as [wall
+clock ms when shown, the capture time painted in it (ms, or null when it does not read)], read
+with the server's own /pattern-clock.js in a requestVideoFrameCallback: a picture that stops,
+repeats or jumps shows there.
 
 hls.mjs is served to the page from a server of this script's own on 127.0.0.1 (a module is
 loaded over HTTP with CORS, never from a file). Nothing but Python's standard library
@@ -27,6 +32,7 @@ import tempfile
 import threading
 import time
 import urllib.parse
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from page_check import Browser  # noqa: E402
@@ -52,6 +58,20 @@ def serve_module(path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/hls.mjs"
 
+
+# Every frame the video presents, with the moment painted in it (`--frames`).
+FRAMES = """(() => {
+  v.style = 'position:fixed;left:0;top:0;width:640px;height:360px';
+  window.benchFrames = [];
+  const c = document.createElement('canvas');
+  const onFrame = (now, m) => {
+    if (v.videoWidth) benchFrames.push([Math.round(performance.timeOrigin + m.expectedDisplayTime), SidelinePatternClock.readVideo(v, c)]);
+    if (benchFrames.length > 40000) benchFrames.splice(0, 10000);
+    v.requestVideoFrameCallback(onFrame);
+  };
+  v.requestVideoFrameCallback(onFrame);
+  return 'ok';
+})()"""
 
 # The player, set up in the page: counters on window.r, playlists kept per level.
 SETUP = """
@@ -90,6 +110,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--warmup", type=float, default=6)
     parser.add_argument("--no-low-latency", action="store_true")
+    parser.add_argument("--frames", action="store_true")
     args = parser.parse_args()
     if not os.path.isfile(args.hlsjs):
         print(json.dumps({"fatal": f"{args.hlsjs} is missing: scripts/ensure-deps.sh --hlsjs makes it"}))
@@ -103,6 +124,10 @@ def main():
         evaluate = browser.navigate(f"{origin.scheme}://{origin.netloc}/healthz")
         evaluate(SETUP % {"module": json.dumps(module_url), "url": json.dumps(args.url),
                           "lowLatency": "false" if args.no_low_latency else "true"})
+        if args.frames:
+            with urllib.request.urlopen(f"{origin.scheme}://{origin.netloc}/pattern-clock.js", timeout=10) as answer:
+                evaluate(answer.read().decode())
+            evaluate(FRAMES)
         started = time.monotonic()
         while time.monotonic() - started < args.seconds:
             time.sleep(0.5)
@@ -116,6 +141,8 @@ def main():
         for key in ("parts", "fragments", "stalls", "fatal", "errors"):
             report[key] = final[key]
         report["playlists"] = list(final["playlists"].values())
+        if args.frames:
+            report["frames"] = evaluate("benchFrames")
     finally:
         browser.close()
         module_server.shutdown()
