@@ -70,6 +70,23 @@ import Testing
         }
     }
 
+    /// A redundant pair's steering manifest (issue 35) of a private stream: under the viewer's
+    /// credential, the viewer's own cache only; without one, the private stream's 401.
+    @Test(arguments: [true, false])
+    func aPrivateStreamsSteeringManifestNeedsItsCredential(fastPath: Bool) async throws {
+        let (registry, _) = try base.makeRegistry()
+        registry.apply(.steering(priority: ["standby", "primary"], timeToLive: 4))
+        let credential = Self.rules.viewerCredential(for: "main", now: Self.now)!
+        try await withServer(registry, fastPath: fastPath, access: access) { port in
+            let answers = try await HTTPExchange.send([.get("/access/\(credential)/live/main/steering.json"), .get("/live/main/steering.json"),
+                                                       .get("/live/open/steering.json")], port: port)
+            #expect(answers.map(status) == [200, 401, 200])
+            #expect(answers[0].header("content-type") == "application/json" && answers[0].header("cache-control") == "private, max-age=1")
+            #expect(String(decoding: answers[0].body, as: UTF8.self) == #"{"VERSION":1,"TTL":4,"PATHWAY-PRIORITY":["standby","primary"]}"#)
+            #expect(answers[2].header("cache-control") == "public, max-age=1")
+        }
+    }
+
     @Test(arguments: [true, false])
     func aPrivateStreamsAnswersAreForTheViewersCacheOnly(fastPath: Bool) async throws {
         let (registry, _) = try base.makeRegistry()
