@@ -114,8 +114,8 @@ public struct SetTimeline: SlotGrid, Sendable, Equatable, Codable {
     public var isUniversal: Bool { epoch.timeIntervalSince1970 == 0 }
 
     /// The longest absence the universal grid lists as GAP entries when a recording is
-    /// continued: a day (43,200 entries at D = 2 s). A week would be 302,400, about 26 MB of
-    /// playlist every reload and every segment's write carries; HLS cannot skip numbers inside
+    /// continued: a day (43,200 entries at D = 2 s). A week would be 302,400, at 92 bytes a
+    /// rendered GAP entry about 28 MB of playlist every reload and every segment's write carries; HLS cannot skip numbers inside
     /// a playlist, so past this a new recording begins instead (the old one kept aside).
     public static let longestListedAbsence: Double = 24 * 3600
 

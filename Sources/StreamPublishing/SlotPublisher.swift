@@ -19,80 +19,6 @@ import SidelineCore
 /// Not thread-safe: the owner serialises calls (one lock per stream). Calls into the sink
 /// happen inside the calling method, in order.
 public struct SlotPublisher: Sendable {
-    public struct Settings: Sendable, Equatable {
-        /// Variant names, best first: "nearest sibling" is by ladder position.
-        public var variants: [String]
-        public var segmentDuration: Double
-        /// How long past its due time a slot waits for its real segment. See Docs/status-codes.md
-        /// for how the default was measured.
-        public var grace: Double
-        public var onVariantFailure: FailedVariantFill
-        public var onLateSegment: LateSegmentFill
-        /// Whether a real segment that comes after its slot was filled takes the fill's place
-        /// in the recording (`takeLate`): a pushed stream's backlog, sent when the uplink
-        /// returns. A camera's late segment is dropped, as it always was: its pipeline was
-        /// stalled or replaced, and what it finishes late is not worth a second copy.
-        public var lateSegmentsReplaceFills: Bool
-        /// The set's timeline, for an angle of a set (nil for a stream in no set): slots are the
-        /// set's (the cadence never moves off its grid), every entry is dated by its slot's start,
-        /// and no slot is left empty (`stale` fills are GAP entries at their deadline; slots a
-        /// restart missed are GAP entries up to `SetTimeline.maximumGapSlots`), so every angle
-        /// gives slot n the same media sequence number.
-        public var setTimeline: SetTimeline?
-
-        public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
-                    onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
-                    setTimeline: SetTimeline? = nil) {
-            self.variants = variants
-            self.segmentDuration = segmentDuration
-            self.grace = grace
-            self.onVariantFailure = onVariantFailure
-            self.onLateSegment = onLateSegment
-            self.lateSegmentsReplaceFills = lateSegmentsReplaceFills
-            self.setTimeline = setTimeline
-        }
-    }
-
-    /// The default grace in seconds (`LateSegmentFill.defaultGrace`).
-    public static let defaultGrace = LateSegmentFill.defaultGrace
-
-    /// What an earlier process recorded, to continue from.
-    public struct Restored: Sendable, Equatable {
-        /// Entries every variant lists (they are aligned at start).
-        public var entries: Int
-        public var timeline: StreamTimeline
-        /// EXT-X-PROGRAM-DATE-TIME and EXTINF of the last entry, if it has a date.
-        public var lastProgramDateTime: Date?
-        public var lastDuration: Double
-        /// Entries (indices) of each variant a late segment may still replace
-        /// (`MediaPlaylist.replaceableEntries`); only used with `lateSegmentsReplaceFills`.
-        public var replaceable: [String: [Int]] = [:]
-
-        public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double, replaceable: [String: [Int]] = [:]) {
-            self.entries = entries
-            self.timeline = timeline
-            self.lastProgramDateTime = lastProgramDateTime
-            self.lastDuration = lastDuration
-            self.replaceable = replaceable
-        }
-
-        /// What a recorded playlist's entries say (nil when there are none): the last dated
-        /// entry, and the entries after it (GAP entries written without a date) extend its end.
-        public init?(recorded entries: [MediaSegment], timeline: StreamTimeline?) {
-            guard !entries.isEmpty else { return nil }
-            let dated = entries.lastIndex { $0.programDateTime != nil }
-            self.init(entries: entries.count, timeline: timeline ?? StreamTimeline(), lastProgramDateTime: dated.flatMap { entries[$0].programDateTime },
-                      lastDuration: entries[(dated ?? entries.count - 1)...].reduce(0) { $0 + $1.duration })
-        }
-    }
-
-    /// Why a real segment was not listed.
-    public enum Refusal: Sendable, Equatable {
-        /// Its slot was already filled (it came after its deadline).
-        case slotFilled(slot: Int)
-        case unknownVariant
-    }
-
     /// A run of fills of one kind, marked by an EXT-X-DATERANGE of its CLASS from `since`.
     struct FillSpan {
         var classLabel: String
@@ -118,18 +44,18 @@ public struct SlotPublisher: Sendable {
     }
 
     public let settings: Settings
-    private let sink: any PublishingSink
+    let sink: any PublishingSink
     var variants: [String: VariantState]
     public private(set) var cadence: SlotCadence
-    public private(set) var timeline: StreamTimeline
+    public internal(set) var timeline: StreamTimeline
     /// The latest real segment's slot and capture time: stand-ins are dated from it.
-    private var dateAnchor: (slot: Int, date: Date)?
+    var dateAnchor: (slot: Int, date: Date)?
     /// Pipeline runs started so far; each is a new encoder.
     public private(set) var run = 0
     /// When the current run started, and when a real segment was last accepted (monotonic).
     public private(set) var runStartedAt: Double?
     public private(set) var lastAccepted: Double?
-    private var announcedMaster: [String]?
+    var announcedMaster: [String]?
     /// While true, late slots are left empty: the stream is meant to go stale (an input
     /// outage with `on_input_loss: stale`). A real segment that comes after empty slots ends
     /// the hold and starts a new run of the timeline after them instead of filling them; one
@@ -284,144 +210,4 @@ public struct SlotPublisher: Sendable {
         announceMaster()
     }
 
-    // MARK: Filling
-
-    /// Lists a stand-in, a sibling's copy or a GAP for `slot` as the policies say; false when
-    /// they say to leave it empty. `aligning`: the variant must be brought level with its
-    /// siblings whatever `onLateSegment` says (then a GAP entry stands in for "nothing").
-    @discardableResult
-    private mutating func fill(_ name: String, slot: Int, aligning: Bool, forcing forced: PlannedEntry.Content? = nil) -> Bool {
-        let state = variants[name]!
-        var content: PlannedEntry.Content? = forced
-        if content == nil && state.failed {
-            switch settings.onVariantFailure {
-            case .sibling:
-                if let sibling = nearestHealthySibling(of: name), variants[sibling]!.next > slot { content = .sibling(sibling) }
-            case .gap:
-                content = .gap
-            case .standin:
-                break
-            }
-        }
-        if content == nil {
-            switch settings.onLateSegment {
-            case .standin: content = .standIn(copy: state.standInsInRow)
-            case .stale: content = aligning || settings.setTimeline != nil ? .gap : nil
-            }
-        }
-        guard let content else { return false }
-        let source: EntrySource
-        let spanClass: String?
-        switch content {
-        case .real: return false
-        case let .sibling(sibling): (source, spanClass) = (.sibling(sibling), DateRange.siblingFillClass)
-        case .standIn: (source, spanClass) = (.standIn, DateRange.standInClass)
-        case .gap: (source, spanClass) = (.gap, nil)
-        }
-        let date = dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) }
-        var dateRanges: [DateRange] = []
-        // The span this entry belongs to: the open one if it is of the same kind, else a new one
-        // (a GAP belongs to none; without a date to start it, none can open).
-        var span = state.openSpan?.classLabel == spanClass ? state.openSpan : nil
-        if let open = state.openSpan, open.classLabel != spanClass {
-            dateRanges.append(.fillSpan(open.classLabel, variantFilled: name, since: open.since, until: date ?? open.since))
-        }
-        if span == nil, let spanClass, let date {
-            span = FillSpan(classLabel: spanClass, since: date)
-            dateRanges.append(.fillSpan(spanClass, variantFilled: name, since: date))
-        }
-        let entry = PlannedEntry(slot: slot, content: content, discontinuity: state.lastSource.map { $0 != source } ?? false,
-                                 dateRanges: dateRanges, programDateTime: date, duration: settings.segmentDuration)
-        commit(entry, source: source, span: span, in: name)
-        return true
-    }
-
-    /// An angle of a set: every variant lists GAP entries up to slot `slot`, so entry n stays
-    /// slot n of the set; after more than `SetTimeline.maximumGapSlots` of them it skips instead
-    /// (never on the universal grid).
-    private mutating func keepOnSetSlots(upTo slot: Int) {
-        guard let grid = settings.setTimeline, let level = variants.values.map(\.next).min(), slot > level else { return }
-        let skips = slot - level > grid.maximumGapSlots
-        // Variants a step behind their siblings are brought level first, so a skip starts every
-        // variant's new run at the same entry.
-        let upTo = skips ? (variants.values.map(\.next).max() ?? level) : slot
-        for name in settings.variants {
-            // The first GAP as any fill (it closes a fill span, marks the seam); the rest are
-            // alike but for their slots, written together.
-            if variants[name]!.next < upTo { fill(name, slot: variants[name]!.next, aligning: true, forcing: .gap) }
-            listPlainGaps(variants[name]!.next..<upTo, in: name)
-        }
-        if skips { skipEveryVariant(to: slot) }
-    }
-
-    /// The most slots a real segment's arrival fills by policy (stand-ins, a sibling's copies)
-    /// on the universal grid: five minutes' worth; a longer jump is GAP entries in one go.
-    static func longestFilledJump(_ grid: SetTimeline) -> Int { Int(SetTimeline.maximumGapSeconds / grid.segmentDuration) }
-
-    /// GAP entries for `slots` of `name`, after a GAP entry: no seam, no span, dated on the
-    /// grid; listed with one `listGaps`.
-    private mutating func listPlainGaps(_ slots: Range<Int>, in name: String) {
-        guard !slots.isEmpty else { return }
-        let entries = slots.map { slot in
-            PlannedEntry(slot: slot, content: .gap, discontinuity: false, dateRanges: [],
-                         programDateTime: dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) },
-                         duration: settings.segmentDuration)
-        }
-        sink.listGaps(entries, in: name)
-        var state = variants[name]!
-        state.next = slots.upperBound
-        state.entries += entries.count
-        state.lastSource = .gap
-        state.standInsInRow = 0
-        state.openSpan = nil
-        if settings.lateSegmentsReplaceFills { state.replaceable.formUnion(slots) }
-        variants[name] = state
-    }
-
-    /// Every variant's next entry takes slot `slot`: the slots before it stay empty, a new run
-    /// of the timeline (persisted) begins, and the next entries follow a timestamp jump.
-    private mutating func skipEveryVariant(to slot: Int) {
-        timeline.skip(toSlot: slot, atEntry: variants[settings.variants[0]]!.entries)
-        for name in settings.variants {
-            variants[name]!.next = slot
-            variants[name]!.skipped = true
-        }
-        sink.timelineChanged(timeline)
-    }
-
-    /// Lists `entry`; `span` is the fill span open after it (nil after a real segment or a GAP).
-    private mutating func commit(_ entry: PlannedEntry, source: EntrySource, span: FillSpan?, in name: String) {
-        var entry = entry
-        var state = variants[name]!
-        if state.skipped && state.entries > 0 { entry.discontinuity = true }
-        state.skipped = false
-        sink.list(entry, in: name)
-        state.next = entry.slot + 1
-        state.entries += 1
-        state.lastSource = source
-        if case .standIn = entry.content { state.standInsInRow += 1 } else { state.standInsInRow = 0 }
-        if settings.lateSegmentsReplaceFills && entry.content != .real { state.replaceable.insert(entry.slot) }
-        state.openSpan = span
-        variants[name] = state
-    }
-
-    /// The healthy variant closest in the ladder; of two equally close, the lower one (cheaper
-    /// for a player that picked the failed rung for its bandwidth).
-    func nearestHealthySibling(of name: String) -> String? {
-        guard let index = settings.variants.firstIndex(of: name) else { return nil }
-        for distance in 1..<max(settings.variants.count, 1) {
-            for candidate in [index + distance, index - distance] where settings.variants.indices.contains(candidate) {
-                let sibling = settings.variants[candidate]
-                if !variants[sibling]!.failed { return sibling }
-            }
-        }
-        return nil
-    }
-
-    private mutating func announceMaster() {
-        let listing = masterVariants
-        guard let listing, listing != announcedMaster else { return }
-        announcedMaster = listing
-        sink.masterChanged(listing: listing)
-    }
 }

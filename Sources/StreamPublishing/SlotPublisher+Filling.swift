@@ -1,0 +1,148 @@
+import Foundation
+import HLSPlaylist
+import SidelineCore
+
+/// How the publishing core fills what no real segment filled: a policy's stand-in, a sibling's
+/// copy or a GAP entry for one slot; GAP entries that keep a set's (or the universal) grid,
+/// written together; a skip to a new run of the timeline; and the one place an entry is
+/// committed to the sink.
+extension SlotPublisher {
+    /// Lists a stand-in, a sibling's copy or a GAP for `slot` as the policies say; false when
+    /// they say to leave it empty. `aligning`: the variant must be brought level with its
+    /// siblings whatever `onLateSegment` says (then a GAP entry stands in for "nothing").
+    @discardableResult
+    mutating func fill(_ name: String, slot: Int, aligning: Bool, forcing forced: PlannedEntry.Content? = nil) -> Bool {
+        let state = variants[name]!
+        var content: PlannedEntry.Content? = forced
+        if content == nil && state.failed {
+            switch settings.onVariantFailure {
+            case .sibling:
+                if let sibling = nearestHealthySibling(of: name), variants[sibling]!.next > slot { content = .sibling(sibling) }
+            case .gap:
+                content = .gap
+            case .standin:
+                break
+            }
+        }
+        if content == nil {
+            switch settings.onLateSegment {
+            case .standin: content = .standIn(copy: state.standInsInRow)
+            case .stale: content = aligning || settings.setTimeline != nil ? .gap : nil
+            }
+        }
+        guard let content else { return false }
+        let source: EntrySource
+        let spanClass: String?
+        switch content {
+        case .real: return false
+        case let .sibling(sibling): (source, spanClass) = (.sibling(sibling), DateRange.siblingFillClass)
+        case .standIn: (source, spanClass) = (.standIn, DateRange.standInClass)
+        case .gap: (source, spanClass) = (.gap, nil)
+        }
+        let date = dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) }
+        var dateRanges: [DateRange] = []
+        // The span this entry belongs to: the open one if it is of the same kind, else a new one
+        // (a GAP belongs to none; without a date to start it, none can open).
+        var span = state.openSpan?.classLabel == spanClass ? state.openSpan : nil
+        if let open = state.openSpan, open.classLabel != spanClass {
+            dateRanges.append(.fillSpan(open.classLabel, variantFilled: name, since: open.since, until: date ?? open.since))
+        }
+        if span == nil, let spanClass, let date {
+            span = FillSpan(classLabel: spanClass, since: date)
+            dateRanges.append(.fillSpan(spanClass, variantFilled: name, since: date))
+        }
+        let entry = PlannedEntry(slot: slot, content: content, discontinuity: state.lastSource.map { $0 != source } ?? false,
+                                 dateRanges: dateRanges, programDateTime: date, duration: settings.segmentDuration)
+        commit(entry, source: source, span: span, in: name)
+        return true
+    }
+
+    /// An angle of a set: every variant lists GAP entries up to slot `slot`, so entry n stays
+    /// slot n of the set; after more than `SetTimeline.maximumGapSlots` of them it skips instead
+    /// (never on the universal grid).
+    mutating func keepOnSetSlots(upTo slot: Int) {
+        guard let grid = settings.setTimeline, let level = variants.values.map(\.next).min(), slot > level else { return }
+        let skips = slot - level > grid.maximumGapSlots
+        // Variants a step behind their siblings are brought level first, so a skip starts every
+        // variant's new run at the same entry.
+        let upTo = skips ? (variants.values.map(\.next).max() ?? level) : slot
+        for name in settings.variants {
+            // The first GAP as any fill (it closes a fill span, marks the seam); the rest are
+            // alike but for their slots, written together.
+            if variants[name]!.next < upTo { fill(name, slot: variants[name]!.next, aligning: true, forcing: .gap) }
+            listPlainGaps(variants[name]!.next..<upTo, in: name)
+        }
+        if skips { skipEveryVariant(to: slot) }
+    }
+
+    /// The most slots a real segment's arrival fills by policy (stand-ins, a sibling's copies)
+    /// on the universal grid: five minutes' worth; a longer jump is GAP entries in one go.
+    static func longestFilledJump(_ grid: SetTimeline) -> Int { Int(SetTimeline.maximumGapSeconds / grid.segmentDuration) }
+
+    /// GAP entries for `slots` of `name`, after a GAP entry: no seam, no span, dated on the
+    /// grid; listed with one `listGaps`.
+    mutating func listPlainGaps(_ slots: Range<Int>, in name: String) {
+        guard !slots.isEmpty else { return }
+        let entries = slots.map { slot in
+            PlannedEntry(slot: slot, content: .gap, discontinuity: false, dateRanges: [],
+                         programDateTime: dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) },
+                         duration: settings.segmentDuration)
+        }
+        sink.listGaps(entries, in: name)
+        var state = variants[name]!
+        state.next = slots.upperBound
+        state.entries += entries.count
+        state.lastSource = .gap
+        state.standInsInRow = 0
+        state.openSpan = nil
+        if settings.lateSegmentsReplaceFills { state.replaceable.formUnion(slots) }
+        variants[name] = state
+    }
+
+    /// Every variant's next entry takes slot `slot`: the slots before it stay empty, a new run
+    /// of the timeline (persisted) begins, and the next entries follow a timestamp jump.
+    mutating func skipEveryVariant(to slot: Int) {
+        timeline.skip(toSlot: slot, atEntry: variants[settings.variants[0]]!.entries)
+        for name in settings.variants {
+            variants[name]!.next = slot
+            variants[name]!.skipped = true
+        }
+        sink.timelineChanged(timeline)
+    }
+
+    /// Lists `entry`; `span` is the fill span open after it (nil after a real segment or a GAP).
+    mutating func commit(_ entry: PlannedEntry, source: EntrySource, span: FillSpan?, in name: String) {
+        var entry = entry
+        var state = variants[name]!
+        if state.skipped && state.entries > 0 { entry.discontinuity = true }
+        state.skipped = false
+        sink.list(entry, in: name)
+        state.next = entry.slot + 1
+        state.entries += 1
+        state.lastSource = source
+        if case .standIn = entry.content { state.standInsInRow += 1 } else { state.standInsInRow = 0 }
+        if settings.lateSegmentsReplaceFills && entry.content != .real { state.replaceable.insert(entry.slot) }
+        state.openSpan = span
+        variants[name] = state
+    }
+
+    /// The healthy variant closest in the ladder; of two equally close, the lower one (cheaper
+    /// for a player that picked the failed rung for its bandwidth).
+    func nearestHealthySibling(of name: String) -> String? {
+        guard let index = settings.variants.firstIndex(of: name) else { return nil }
+        for distance in 1..<max(settings.variants.count, 1) {
+            for candidate in [index + distance, index - distance] where settings.variants.indices.contains(candidate) {
+                let sibling = settings.variants[candidate]
+                if !variants[sibling]!.failed { return sibling }
+            }
+        }
+        return nil
+    }
+
+    mutating func announceMaster() {
+        let listing = masterVariants
+        guard let listing, listing != announcedMaster else { return }
+        announcedMaster = listing
+        sink.masterChanged(listing: listing)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HLSPlaylist
+import SidelineCore
+
+/// The values the publishing core is made with: its settings, what an earlier process recorded,
+/// and why a segment was refused.
+extension SlotPublisher {
+    public struct Settings: Sendable, Equatable {
+        /// Variant names, best first: "nearest sibling" is by ladder position.
+        public var variants: [String]
+        public var segmentDuration: Double
+        /// How long past its due time a slot waits for its real segment. See Docs/status-codes.md
+        /// for how the default was measured.
+        public var grace: Double
+        public var onVariantFailure: FailedVariantFill
+        public var onLateSegment: LateSegmentFill
+        /// Whether a real segment that comes after its slot was filled takes the fill's place
+        /// in the recording (`takeLate`): a pushed stream's backlog, sent when the uplink
+        /// returns. A camera's late segment is dropped, as it always was: its pipeline was
+        /// stalled or replaced, and what it finishes late is not worth a second copy.
+        public var lateSegmentsReplaceFills: Bool
+        /// The set's timeline, for an angle of a set (nil for a stream in no set): slots are the
+        /// set's (the cadence never moves off its grid), every entry is dated by its slot's start,
+        /// and no slot is left empty (`stale` fills are GAP entries at their deadline; slots a
+        /// restart missed are GAP entries up to `SetTimeline.maximumGapSlots`), so every angle
+        /// gives slot n the same media sequence number.
+        public var setTimeline: SetTimeline?
+
+        public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
+                    onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
+                    setTimeline: SetTimeline? = nil) {
+            self.variants = variants
+            self.segmentDuration = segmentDuration
+            self.grace = grace
+            self.onVariantFailure = onVariantFailure
+            self.onLateSegment = onLateSegment
+            self.lateSegmentsReplaceFills = lateSegmentsReplaceFills
+            self.setTimeline = setTimeline
+        }
+    }
+
+    /// The default grace in seconds (`LateSegmentFill.defaultGrace`).
+    public static let defaultGrace = LateSegmentFill.defaultGrace
+
+    /// What an earlier process recorded, to continue from.
+    public struct Restored: Sendable, Equatable {
+        /// Entries every variant lists (they are aligned at start).
+        public var entries: Int
+        public var timeline: StreamTimeline
+        /// EXT-X-PROGRAM-DATE-TIME and EXTINF of the last entry, if it has a date.
+        public var lastProgramDateTime: Date?
+        public var lastDuration: Double
+        /// Entries (indices) of each variant a late segment may still replace
+        /// (`MediaPlaylist.replaceableEntries`); only used with `lateSegmentsReplaceFills`.
+        public var replaceable: [String: [Int]] = [:]
+
+        public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double, replaceable: [String: [Int]] = [:]) {
+            self.entries = entries
+            self.timeline = timeline
+            self.lastProgramDateTime = lastProgramDateTime
+            self.lastDuration = lastDuration
+            self.replaceable = replaceable
+        }
+
+        /// What a recorded playlist's entries say (nil when there are none): the last dated
+        /// entry, and the entries after it (GAP entries written without a date) extend its end.
+        public init?(recorded entries: [MediaSegment], timeline: StreamTimeline?) {
+            guard !entries.isEmpty else { return nil }
+            let dated = entries.lastIndex { $0.programDateTime != nil }
+            self.init(entries: entries.count, timeline: timeline ?? StreamTimeline(), lastProgramDateTime: dated.flatMap { entries[$0].programDateTime },
+                      lastDuration: entries[(dated ?? entries.count - 1)...].reduce(0) { $0 + $1.duration })
+        }
+    }
+
+    /// Why a real segment was not listed.
+    public enum Refusal: Sendable, Equatable {
+        /// Its slot was already filled (it came after its deadline).
+        case slotFilled(slot: Int)
+        case unknownVariant
+    }
+}
