@@ -120,7 +120,10 @@ import TestSupport
 
     @Test(arguments: feeds)
     func aFeedIsSegmented(feed: Feed) async throws {
-        let port = Int.random(in: 50001...60000)
+        // A port the kernel says is free now: a random one in the ephemeral range can be held by
+        // a connection of a test beside this one, and a sender that cannot listen exits at once
+        // (seen in CI 2026-11-29: every pull refused for the whole retry window).
+        let port = try freePort()
         let sender = Process()
         sender.executableURL = URL(fileURLWithPath: try Command.which("ffmpeg"))
         // 12 s: opening waits for stream information (PAT/PMT and a keyframe, every 2.5 s in the
@@ -146,13 +149,14 @@ import TestSupport
         configuration.inputTimeout = 8
         // These test the transport: only the sender's end counts as the loss that stops them.
         configuration.lossTimeout = 4
-        // A sender that is the server may take a moment to listen on a loaded machine.
+        // A sender that is the server may take a moment to listen on a loaded machine: retry a
+        // refused pull for up to 10 s while the sender still runs.
         var finished: PipelineRun.Outcome?
-        for attempt in 1...20 {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while finished == nil {
             do {
                 finished = try await PipelineRun.run(configuration, stopOnInputLoss: true)
-                break
-            } catch let error as PipelineError where feed.senderFirst && attempt < 20 && "\(error)".contains("Connection refused") {
+            } catch let error as PipelineError where feed.senderFirst && sender.isRunning && ContinuousClock.now < deadline && "\(error)".contains("Connection refused") {
                 try await Task.sleep(for: .milliseconds(250))
             }
         }
