@@ -73,6 +73,10 @@ public enum OriginDecision: Equatable, Sendable {
             return setMaster(set, variantLimit: variantLimit, registry: registry, server: server, policy: policy)
         }
         let found = registry.lookUp(resource, variantLimit: variantLimit)
+        // An angle another box serves: the edge sends its URLs there; here it is not found.
+        if found == nil, registry.remoteAngleNames.contains(resource.stream) {
+            return Described(decision: .refuse(.servedByAnotherBox(resource.stream)))
+        }
         var facts = StatusPolicy.Facts(
             resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: found?.phase, variantExists: found?.variantExists ?? false,
             targetDuration: found?.targetDuration ?? 0, lastPublished: found?.lastPublished, servingSince: registry.servingSince, now: registry.clock()

@@ -44,19 +44,26 @@ public enum SetsAPI {
         public var state: String
         public var master: String
         public var vod: String
+        /// Whether another box of the venue encodes and serves the angle (`boxes`): its URLs
+        /// reach it through the venue's edge.
+        public var remote: Bool
     }
 
     /// `set` as a caller who may watch it sees it (`viewer`: the credential their URLs carry,
     /// as for `/api/streams`); nil for one who may not. `isPrivate`: whether a name (stream or
     /// set) needs a credential.
-    public static func describe(_ set: StreamRegistry.AngleSet, streams: [StreamsAPI.StreamInfo],
+    /// `remote`: the angles other boxes serve, as this box last heard of them.
+    public static func describe(_ set: StreamRegistry.AngleSet, streams: [StreamsAPI.StreamInfo], remote: [String: OriginState.RemoteAngle] = [:],
                                 viewer: StreamsAPI.Viewer, isPrivate: (String) -> Bool) -> SetInfo? {
         guard viewer.mayWatch(set.name) else { return nil }
         let prefix = viewer.urlPrefix(set.name)
         let angles = set.streams.enumerated().map { index, name in
+            let master = "\(prefix)/live/\(name)/master.m3u8", vod = "\(prefix)/vod/\(name)/master.m3u8"
+            if let angle = remote[name] {
+                return AngleInfo(stream: name, title: angle.title, default: index == 0, state: angle.state, master: master, vod: vod, remote: true)
+            }
             let info = streams.first { $0.id == name }
-            return AngleInfo(stream: name, title: info?.title ?? "", default: index == 0, state: info?.state ?? "removed",
-                             master: "\(prefix)/live/\(name)/master.m3u8", vod: "\(prefix)/vod/\(name)/master.m3u8")
+            return AngleInfo(stream: name, title: info?.title ?? "", default: index == 0, state: info?.state ?? "removed", master: master, vod: vod, remote: false)
         }
         return SetInfo(name: set.name, title: set.title, segmentDuration: set.segmentDuration, private: isPrivate(set.name),
                        master: "\(prefix)/live/\(set.name)/master.m3u8", vod: "\(prefix)/vod/\(set.name)/master.m3u8",
@@ -67,7 +74,8 @@ public enum SetsAPI {
         // The streams' states as /api/streams computes them, for every stream (locked or not:
         // `describe` decides what a caller sees).
         let streams = StreamsAPI.listing(of: registry).streams
-        return Listing(sets: registry.angleSets.compactMap { describe($0, streams: streams, viewer: viewer, isPrivate: isPrivate) })
+        let remote = registry.remoteAngles
+        return Listing(sets: registry.angleSets.compactMap { describe($0, streams: streams, remote: remote, viewer: viewer, isPrivate: isPrivate) })
     }
 
     static let encoder: JSONEncoder = {
@@ -92,7 +100,7 @@ struct SetsRoutes: Sendable {
             let name = context.parameters.get("set") ?? ""
             let viewer = viewer(of: request)
             // A set the caller may not watch answers as one that does not exist.
-            guard let set = registry.angleSet(named: name), let info = SetsAPI.describe(set, streams: StreamsAPI.listing(of: registry).streams, viewer: viewer, isPrivate: isPrivate) else {
+            guard let set = registry.angleSet(named: name), let info = SetsAPI.describe(set, streams: StreamsAPI.listing(of: registry).streams, remote: registry.remoteAngles, viewer: viewer, isPrivate: isPrivate) else {
                 return Response(Refusal.noSuchSet(name))
             }
             return try Self.json(info)

@@ -18,7 +18,7 @@ extension StreamRegistry {
     public func setMasterValue(_ set: AngleSet, variantLimit: String?) -> (master: SetMaster, tag: String)? {
         published.withLock { published in
             guard let master = published.state.setMaster(set) else { return nil }
-            let versions = master.angles.map { "-" + String(published.state.streams[$0.stream]?.masterVersion ?? 0, radix: 36) }.joined()
+            let versions = master.angles.map { "-" + String(published.state.masterVersion(of: $0.stream), radix: 36) }.joined()
             return (master, "set-" + set.name + (variantLimit.map { "-" + $0 } ?? "") + "-" + epoch + versions)
         }
     }

@@ -91,12 +91,13 @@ public final class StreamRegistry: Sendable {
     /// unless a test simulates time); `clock` is what every staleness decision reads.
     public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds,
                 sleep: @escaping @Sendable (Double) async throws -> Void = MonotonicClock.sleep,
-                offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = []) {
+                offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = [], remoteAngles: [String: String] = [:]) {
         self.clock = clock
         self.waiters = PlaylistWaiters(sleep: sleep)
         self.offer = offer
         self.angleSets = angleSets
-        self.published = Mutex(Published(state: OriginState(angleSets: angleSets)))
+        self.remoteAngleNames = Set(remoteAngles.keys)
+        self.published = Mutex(Published(state: OriginState(angleSets: angleSets, remoteAngles: remoteAngles)))
         self.servingSince = clock()
     }
 
@@ -126,6 +127,15 @@ public final class StreamRegistry: Sendable {
         try published.withLock { published throws(Refusal) in
             Snapshot(stream: try published.state.existing(name), served: published.served[name] ?? Served(floor: 0))
         }
+    }
+
+    /// The streams other boxes serve (the config's `boxes`, which never change): read without
+    /// the lock, on the path of a request for a name this box does not serve.
+    public let remoteAngleNames: Set<String>
+
+    /// What this box knows of the angles other boxes serve (`OriginState.RemoteAngle`).
+    public var remoteAngles: [String: OriginState.RemoteAngle] {
+        published.withLock { $0.state.remoteAngles }
     }
 
     /// The config's sets never change: looked up without the lock (every master request asks).

@@ -31,6 +31,9 @@ public enum OriginChange: Sendable {
     /// long a player keeps the manifest (`SteeringPolicy`), for every stream's steering
     /// manifest. Nil on a box with no pair: no stream has one.
     case steering(priority: [String], timeToLive: Int)
+    /// What the box that serves angle `stream` said of it (issue 35, `boxes`): its title, its
+    /// state, and its master (nil keeps the one held: the box did not answer with one).
+    case remoteAngle(stream: String, title: String, state: String, master: MultivariantPlaylist?)
 
     /// One part as the publisher hands it in.
     public struct Part: Sendable {

@@ -48,6 +48,9 @@ extension OriginState {
         case let .steering(priority, timeToLive):
             steering = Steering(priority: priority, timeToLive: timeToLive)
             return []
+        case let .remoteAngle(stream, title, state, master):
+            apply(remote: stream, title: title, state: state, master: master)
+            return []
         }
     }
 

@@ -23,6 +23,9 @@ public struct OriginState: Sendable {
     /// The pathways' order a redundant pair's steering manifests give (issue 35); nil on a box
     /// with no pair.
     public internal(set) var steering: Steering?
+    /// Angles another box of the venue serves, by stream name (`RemoteAngle`); empty on a box
+    /// with no `boxes` in its config.
+    public internal(set) var remoteAngles: [String: RemoteAngle]
 
     /// A steering manifest's content (`SteeringPolicy.manifest`).
     public struct Steering: Sendable, Equatable {
@@ -30,8 +33,10 @@ public struct OriginState: Sendable {
         public var timeToLive: Int
     }
 
-    public init(angleSets: [AngleSet] = []) {
+    /// `remoteAngles`: the streams other boxes serve, each with its box's base URL.
+    public init(angleSets: [AngleSet] = [], remoteAngles: [String: String] = [:]) {
         self.angleSets = angleSets
+        self.remoteAngles = remoteAngles.mapValues { RemoteAngle(box: $0) }
     }
 
     /// One segment file a variant lists.
@@ -136,6 +141,7 @@ extension OriginState {
     /// (404 for a name no stream has, 410 for a removed one).
     public func existing(_ name: String) throws(Refusal) -> Stream {
         let found = streams[name]
+        if found == nil, remoteAngles[name] != nil { throw Refusal.servedByAnotherBox(name) }
         if let refusal = Refusal.lookUp(stream: name, phase: found?.phase) { throw refusal }
         guard let found else { throw Refusal.noSuchStream(name) }
         return found
@@ -153,9 +159,15 @@ extension OriginState {
 
     /// The set's master as a value, made from its angles' masters as published; nil when the
     /// default angle has none. Angles without a master yet (a pushed angle before its
-    /// encoder's first master) or removed are left out until they have one.
+    /// encoder's first master, an angle on another box that has not answered yet) or removed
+    /// are left out until they have one. An angle on another box is listed with the master
+    /// that box last served, while it keeps answering.
     public func setMaster(_ set: AngleSet) -> SetMaster? {
         let angles = set.streams.compactMap { name -> SetMaster.Angle? in
+            if let remote = remoteAngles[name] {
+                guard let master = remote.master, remote.state != "removed" else { return nil }
+                return SetMaster.Angle(stream: name, title: remote.title, master: master)
+            }
             guard let stream = streams[name], stream.phase != .removed, let master = stream.masterPlaylist else { return nil }
             return SetMaster.Angle(stream: name, title: stream.title, master: master)
         }

@@ -52,15 +52,18 @@ extension SidelineConfiguration {
             }
             var frameRate: Double?
             for (angle, name) in set.streams.enumerated() {
-                guard let stream = byName[name] else {
-                    throw .invalidValue(file: file, key: "\(path).streams[\(angle)]", value: name,
-                                        expected: "the name of a stream in 'streams' (\(streams.map(\.name).joined(separator: ", ")))")
-                }
                 if let other = member[name] {
                     throw .invalidValue(file: file, key: "\(path).streams[\(angle)]", value: name,
                                         expected: "a stream no other set holds (it is in set '\(other)' already; a stream belongs to at most one set)")
                 }
                 member[name] = set.name
+                // An angle another box encodes: its frame rate is that box's to check.
+                if box(serving: name) != nil { continue }
+                guard let stream = byName[name] else {
+                    let remote = boxes.flatMap(\.streams)
+                    throw .invalidValue(file: file, key: "\(path).streams[\(angle)]", value: name,
+                                        expected: "the name of a stream in 'streams' (\(streams.map(\.name).joined(separator: ", ")))" + (remote.isEmpty ? "" : " or one another box encodes (boxes: \(remote.joined(separator: ", ")))"))
+                }
                 if let frameRate, frameRate != stream.video.frameRate {
                     throw .invalidValue(file: file, key: "\(path).streams[\(angle)]", value: "\(name) at \(stream.video.frameRate) fps",
                                         expected: "the frame rate of the set's other angles (\(frameRate) fps): every angle of a set shares one frame grid")

@@ -197,6 +197,7 @@ extension SidelineConfiguration {
             config.streams[0].video = config.video
         }
         if let sets = try top.sequence("angle_sets") { config.angleSets = try angleSets(from: sets, file: file) }
+        if let boxes = try top.sequence("boxes") { config.boxes = try venueBoxes(from: boxes, file: file) }
         if var audio = try top.section("audio") {
             config.audio.bitrate = try audio.bitRate("bitrate") ?? config.audio.bitrate
             config.audio.sampleRate = try audio.int("sample_rate", in: 8000...96000) ?? config.audio.sampleRate
@@ -310,6 +311,7 @@ extension SidelineConfiguration {
                                     expected: "0 (off) or at least segment_duration + 1 (\(String(format: "%g", segmentDuration + 1)))")
             }
         }
+        try validateVenueBoxes(file: file)
         try validateAngleSets(file: file)
     }
 }

@@ -31,6 +31,9 @@ public struct SidelineConfiguration: Sendable, Equatable {
     public var angleSets: [AngleSetSettings] = []
     /// A standby or primary of another box (issue 35); nil: one box, as ever.
     public var redundancy: RedundancySettings?
+    /// `boxes`: the venue's other boxes and the cameras each encodes (issue 35); empty: this
+    /// box's own cameras only.
+    public var boxes: [VenueBoxSettings] = []
 
     public init(server: ServerSettings, dataDirectory: String, segmentDuration: Double, streams: [StreamSettings], video: VideoSettings, audio: AudioSettings,
                 admin: AdminSettings = AdminSettings(), retention: RetentionSettings = RetentionSettings()) {

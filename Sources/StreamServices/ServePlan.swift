@@ -116,12 +116,13 @@ public struct ServePlan: Sendable {
     public func makePublisher(registry: StreamRegistry, hasAudio: Bool? = nil, withStandIns: Bool = true, logger: Logger) throws -> StreamPublisher {
         let layout = self.layout
         let recorder: StreamRecorder
-        // A box of a redundant pair numbers and dates by its clock: it must be set, and a
-        // recording it continues must be on the universal grid and not too far behind.
-        let universal = withStandIns && configuration.redundancy != nil ? SetTimeline.universal(segmentDuration: configuration.segmentDuration) : nil
+        // A box of a redundant pair or of a venue's several boxes numbers and dates by its
+        // clock: it must be set, and a recording it continues must be on the universal grid
+        // and not too far behind.
+        let universal = withStandIns && configuration.usesUniversalTimeline ? SetTimeline.universal(segmentDuration: configuration.segmentDuration) : nil
         let now = Date()
         if universal != nil, !SetTimeline.isPlausibleClock(now) {
-            throw SidelineStartupError(message: streamLabel + "this box's clock reads \(ProgramDateTime.format(now)); a box with `redundancy` numbers and dates its segments by the clock, so set it (NTP: `chronyc tracking` shows the offset) and start again")
+            throw SidelineStartupError(message: streamLabel + "this box's clock reads \(ProgramDateTime.format(now)); a box with `redundancy` or `boxes` numbers and dates its segments by the clock, so set it (NTP: `chronyc tracking` shows the offset) and start again")
         }
         do {
             recorder = try StreamRecorder(layout: layout, variantNames: stream.video.ladder.map(\.name), targetDuration: targetDuration,
@@ -168,12 +169,12 @@ public struct ServePlan: Sendable {
                                setTimeline: withStandIns ? setTimeline(logger: logger) : nil, parts: parts, targetDuration: targetDuration, logger: logger)
     }
 
-    /// The timeline this stream runs on: on a box with `redundancy`, the universal grid, for
-    /// every stream (issue 35: the other box derives the same one); else the timeline of the
+    /// The timeline this stream runs on: on a box with `redundancy` or `boxes`, the universal
+    /// grid, for every stream (issue 35: every other box derives the same one); else the timeline of the
     /// set this stream is an angle of (nil in no set). Only a live server runs a timeline
     /// (`withStandIns`): `sideline encode` numbers from zero as ever.
     public func setTimeline(logger: Logger) -> SetTimeline? {
-        if configuration.redundancy != nil { return .universal(segmentDuration: configuration.segmentDuration) }
+        if configuration.usesUniversalTimeline { return .universal(segmentDuration: configuration.segmentDuration) }
         return configuration.angleSet(containing: stream.name).map { SetTimelineStore.timeline(of: $0, configuration: configuration, logger: logger) }
     }
 }

@@ -71,7 +71,8 @@ struct ServeCommand: AsyncParsableCommand {
         for plan in plans where !plan.hasRecording && !plan.stream.isPushed {
             opened[plan.stream.name] = try plan.openPipeline(logger: logger.forStream(plan.stream.name, of: settings))
         }
-        let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload), angleSets: .init(settings))
+        let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload), angleSets: .init(settings),
+                                      remoteAngles: settings.remoteAngleBoxes)
         for plan in removed { plan.registerRemoved(in: registry) }
         let pipelineServices = try plans.filter { !$0.stream.isPushed }.map { plan in
             let streamLogger = logger.forStream(plan.stream.name, of: settings)
@@ -156,6 +157,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let redundancy = settings.redundancy {
             services.append(PeerWatchService(peerBase: redundancy.peerBase, role: redundancy.role.rawValue, otherRole: redundancy.otherRole.rawValue,
                                              segmentDuration: settings.segmentDuration, registry: registry, logger: logger))
+        }
+        // The venue's other boxes: asked about the angles they serve, for this box's sets.
+        if !settings.boxes.isEmpty {
+            services.append(RemoteAngleService(boxes: settings.boxes.map { .init(base: $0.base, streams: $0.streams) }, registry: registry, logger: logger))
         }
         // A service that returns ends the group, so retention runs only when it has a limit.
         if settings.retention.isEnabled {

@@ -36,6 +36,7 @@ import Testing
         {
           "default" : true,
           "master" : "/live/wide/master.m3u8",
+          "remote" : false,
           "state" : "live",
           "stream" : "wide",
           "title" : "Wide",
@@ -44,6 +45,7 @@ import Testing
         {
           "default" : false,
           "master" : "/live/tv/master.m3u8",
+          "remote" : false,
           "state" : "starting",
           "stream" : "tv",
           "title" : "",

@@ -1,0 +1,197 @@
+import Foundation
+import HLSPlaylist
+import Testing
+import TestSupport
+
+/// Cameras spread over two boxes behind one edge (issue 35, item 5): box A encodes `wide`, box
+/// B encodes `goal`, each config lists the other under `boxes` and both list the set `match`
+/// of the two. Through the shipped edge (`Config/nginx/sideline-edge-boxes.conf`), the set's
+/// master lists both angles (A's `RemoteAngleService` asking B about `goal`), each angle's URLs
+/// reach the box that encodes it, and the two angles are on one timeline: slot n under number n
+/// with the same date, the same first presentation timestamp and frames captured within a frame.
+@Suite(.serialized) struct VenueBoxesEndToEndTests {
+    struct Box {
+        let port: Int
+        let directory: String
+        var base: String { "http://127.0.0.1:\(port)" }
+
+        func config(stream: String, title: String, other: Int, otherStream: String) -> String {
+            """
+            server: {host: 127.0.0.1, port: \(port)}
+            boxes:
+              - {url: 'http://127.0.0.1:\(other)', streams: [\(otherStream)]}
+            angle_sets:
+              - {name: match, title: Home v Away, streams: [wide, goal]}
+            part_duration: 0
+            video:
+              frame_rate: 30
+              ladder:
+                - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
+            streams:
+              - {name: \(stream), title: \(title), input: testpattern}
+            """
+        }
+
+        func start() throws -> SidelineProcess {
+            try SidelineProcess(arguments: ["--config", directory + "/sideline.yaml", "--data-dir", directory + "/data"])
+        }
+    }
+
+    /// The edge of the venue: `goal`'s URLs to B, everything else to A.
+    static func nginxConfig(directory: String, listen: Int, boxA: Int, boxB: Int) throws -> String {
+        for file in ["sideline-edge-boxes.conf", "sideline-edge-cache.conf"] {
+            try? FileManager.default.removeItem(atPath: directory + "/" + file)
+            try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("Config/nginx/" + file).path, toPath: directory + "/" + file)
+        }
+        return """
+        worker_processes 1;
+        user root;
+        daemon off;
+        pid \(directory)/nginx.pid;
+        error_log \(directory)/error.log warn;
+        events { worker_connections 1024; }
+        http {
+            log_format edge '$request_uri $status $upstream_addr';
+            access_log \(directory)/access.log edge;
+            client_body_temp_path \(directory)/tmp;
+            proxy_temp_path \(directory)/tmp;
+            fastcgi_temp_path \(directory)/tmp;
+            uwsgi_temp_path \(directory)/tmp;
+            scgi_temp_path \(directory)/tmp;
+            proxy_cache_path \(directory)/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
+            upstream sideline_box_a { server 127.0.0.1:\(boxA) max_fails=1 fail_timeout=3s; keepalive 16; }
+            upstream sideline_box_b { server 127.0.0.1:\(boxB) max_fails=1 fail_timeout=3s; keepalive 16; }
+            map $request_uri $sideline_box {
+                default sideline_box_a;
+                "~^(/access/[^/]+)?/(live|vod)/(goal)/" sideline_box_b;
+                "~^/api/streams/(goal)/" sideline_box_b;
+            }
+            map $http_accept_encoding $sideline_encoding { ~*gzip gzip; default ""; }
+            server {
+                listen 127.0.0.1:\(listen);
+                include \(directory)/sideline-edge-boxes.conf;
+            }
+        }
+        """
+    }
+
+    @Test func aSetWhoseAnglesAreOnTwoBoxesIsOneSetThroughTheEdge() async throws {
+        _ = try Command.which("nginx")
+        let a = Box(port: try freePort(), directory: try makeTemporaryDirectory("venue-a"))
+        let b = Box(port: try freePort(), directory: try makeTemporaryDirectory("venue-b"))
+        try a.config(stream: "wide", title: "Wide", other: b.port, otherStream: "goal").write(toFile: a.directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        try b.config(stream: "goal", title: "Goal end", other: a.port, otherStream: "wide").write(toFile: b.directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        let boxA = try a.start()
+        defer { _ = Task { try? await boxA.stop() } }
+        // B starts 2.7 s later: its own first slot, the same numbers.
+        try await Task.sleep(for: .milliseconds(2700))
+        let boxB = try b.start()
+        defer { _ = Task { try? await boxB.stop() } }
+        _ = try await boxA.waitForURL()
+        _ = try await boxB.waitForURL()
+
+        let edgeDirectory = try makeTemporaryDirectory("venue-edge")
+        try FileManager.default.createDirectory(atPath: edgeDirectory + "/tmp", withIntermediateDirectories: true)
+        let edgePort = try freePort()
+        try Self.nginxConfig(directory: edgeDirectory, listen: edgePort, boxA: a.port, boxB: b.port)
+            .write(toFile: edgeDirectory + "/nginx.conf", atomically: true, encoding: .utf8)
+        let nginx = try EdgeCacheEndToEndTests.startNginx(directory: edgeDirectory)
+        defer {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
+        }
+        let edge = "http://127.0.0.1:\(edgePort)"
+        func text(_ url: String) async throws -> (status: Int, body: String) {
+            let answer = try await http(URL(string: url)!)
+            return (answer.status, String(decoding: answer.body, as: UTF8.self))
+        }
+
+        // The set's master through the edge lists both angles once A has heard from B.
+        let setMaster = "/live/match/master.m3u8"
+        var renditions: [(name: String, uri: String)] = []
+        try await eventually("the set's master lists both angles", timeout: 40) {
+            let answer = try await text(edge + setMaster)
+            renditions = answer.status == 200 ? SetMasterHTTPTestsShape.renditions(answer.body) : []
+            return renditions.count == 2
+        }
+        #expect(renditions.map(\.name) == ["Wide", "Goal end"])
+        let playlists = try renditions.map { try SetMasterHTTPTestsShape.resolve($0.uri, against: setMaster) }
+        #expect(playlists == ["/live/wide/180p/index.m3u8", "/live/goal/180p/index.m3u8"])
+
+        // Both angles through the edge: slot n under number n, the same dates, three shared segments.
+        var lists: [MediaPlaylist] = []
+        try await eventually("both angles list three segments for the same slots", timeout: 40) {
+            lists = []
+            for path in playlists {
+                let answer = try await text(edge + path)
+                guard answer.status == 200, let parsed = try? MediaPlaylist.parse(answer.body) else { return false }
+                lists.append(parsed)
+            }
+            let (wide, goal) = (RedundancyEndToEndTests.bySequence(lists[0]), RedundancyEndToEndTests.bySequence(lists[1]))
+            return Set(wide.keys).intersection(goal.keys).filter { wide[$0]?.gap == false && goal[$0]?.gap == false }.count >= 3
+        }
+        let (wide, goal) = (RedundancyEndToEndTests.bySequence(lists[0]), RedundancyEndToEndTests.bySequence(lists[1]))
+        for (name, entries) in [("wide", wide), ("goal", goal)] {
+            for (sequence, entry) in entries {
+                let date = try #require(entry.programDateTime, "\(name) entry \(sequence) has a date")
+                #expect(abs(date.timeIntervalSince1970 / 2 - Double(sequence)) < 1e-6, "\(name) lists slot \(date.timeIntervalSince1970 / 2) as \(sequence)")
+            }
+        }
+        let shared = Set(wide.keys).intersection(goal.keys).filter { wide[$0]?.gap == false && goal[$0]?.gap == false }.sorted()
+        let sequence = try #require(shared.dropLast().last)
+        let directory = try makeTemporaryDirectory("venue-frames")
+        let fw = try await RedundancyEndToEndTests.firstFrame(edge + "/live/wide/180p/" + (wide[sequence]?.uri ?? ""), in: directory, name: "wide")
+        let fg = try await RedundancyEndToEndTests.firstFrame(edge + "/live/goal/180p/" + (goal[sequence]?.uri ?? ""), in: directory, name: "goal")
+        #expect(abs(fw.pts - fg.pts) < 1.0 / 30, "slot \(sequence) starts at PTS \(fw.pts) in wide, \(fg.pts) in goal")
+        let (cw, cg) = (try #require(fw.captured, "wide's frame reads"), try #require(fg.captured, "goal's frame reads"))
+        print("venue boxes: slot \(sequence), PTS \(fw.pts) / \(fg.pts), captured \(cw) / \(cg) (\(cw - cg) ms apart)")
+        #expect(abs(cw - cg) <= 67, "the frames at slot \(sequence)'s first PTS were captured \(cw - cg) ms apart")
+
+        // The page's description of the set, through the edge: goal on the other box, live.
+        let api = try await text(edge + "/api/sets/match")
+        let set = try #require(try JSONSerialization.jsonObject(with: Data(api.body.utf8)) as? [String: Any])
+        let angles = try #require(set["angles"] as? [[String: Any]])
+        #expect(angles.map { $0["stream"] as? String } == ["wide", "goal"])
+        #expect(angles.map { $0["remote"] as? Bool } == [false, true])
+        #expect(angles.last?["state"] as? String == "live" && angles.last?["title"] as? String == "Goal end")
+
+        // A player of the set through the edge: ffmpeg probes every angle and plays the default.
+        let played = try await Command.run("ffmpeg", ["-hide_banner", "-nostats", "-v", "info", "-i", edge + setMaster, "-map", "0:v:0", "-t", "4", "-f", "null", "-"], timeout: 90)
+        #expect(played.status == 0, "\(played.stderr.suffix(1500))")
+        // Each angle's requests reached the box that encodes it, and none was refused.
+        let log = try String(contentsOfFile: edgeDirectory + "/access.log", encoding: .utf8).split(separator: "\n")
+        let goalLines = log.filter { $0.hasPrefix("/live/goal/") }, wideLines = log.filter { $0.hasPrefix("/live/wide/") }
+        #expect(!goalLines.isEmpty && goalLines.allSatisfy { $0.hasSuffix(":\(b.port)") || $0.hasSuffix(" -") }, "\(goalLines.prefix(5))")
+        #expect(!wideLines.isEmpty && wideLines.allSatisfy { $0.hasSuffix(":\(a.port)") || $0.hasSuffix(" -") }, "\(wideLines.prefix(5))")
+        let answered = { (line: Substring) in line.contains(" 200 ") || line.contains(" 206 ") }
+        #expect((goalLines + wideLines).allSatisfy(answered), "\((goalLines + wideLines).filter { !answered($0) }.prefix(5))")
+
+        // Asked directly, a box refuses the other's angle, saying where it is served.
+        let direct = try await text(a.base + "/live/goal/180p/index.m3u8")
+        #expect(direct.status == 404 && direct.body.contains("served by another box"), "\(direct)")
+        _ = try await boxA.stop()
+        _ = try await boxB.stop()
+    }
+}
+
+/// The set-master reading `SetMasterHTTPTests` (HLSOriginTests) uses, for this target.
+enum SetMasterHTTPTestsShape {
+    static func resolve(_ uri: String, against master: String) throws -> String {
+        let base = try #require(URL(string: "http://127.0.0.1" + master))
+        let resolved = try #require(URL(string: uri, relativeTo: base)?.absoluteURL.standardized)
+        return resolved.path + (resolved.query.map { "?" + $0 } ?? "")
+    }
+
+    /// NAME and URI of each `EXT-X-MEDIA` of the first group.
+    static func renditions(_ master: String) -> [(name: String, uri: String)] {
+        var seen: [(String, String)] = []
+        for line in master.split(separator: "\n") where line.hasPrefix("#EXT-X-MEDIA:") {
+            let fields = line.dropFirst("#EXT-X-MEDIA:".count).split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+            let value = { (key: String) in fields.first { $0.first == key && $0.count == 2 }.map { $0[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } ?? "" }
+            let name = value("NAME"), uri = value("URI")
+            if seen.contains(where: { $0.0 == name }) { break }
+            seen.append((name, uri))
+        }
+        return seen
+    }
+}
