@@ -168,6 +168,10 @@ let services: [Target] = [
             "OriginRegistry", "OriginState", "HLSPlaylist", "SegmentStore", "SidelineCore", "StreamMirroring",
             // A private stream's mirror checks viewers with the origin's rules.
             "OriginAccess", "OriginPolicy",
+            // The way to the venue's other boxes its set routes call (`VenueBoxClient`).
+            "OriginAPI",
+            .product(name: "_NIOFileSystem", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // FoundationNetworking's URLSession crashes in libdispatch when a server dies

@@ -52,6 +52,13 @@ public struct ViewerAccess: Sendable {
     /// header: those are removed before any route runs). For routes of other modules (clips).
     public static func variantLimit(of request: Request) -> String? { request.headers[variantLimitHeader] }
 
+    /// `/access/<credential>` when the request carried its credential in its URL, else "": for
+    /// a request this box passes on to another box of the venue (a set's clip), which judges
+    /// the same credential by the same rules.
+    public static func pathPrefix(of request: Request) -> String {
+        request.headers[credentialHeader].map { AccessGate.prefix + $0 } ?? ""
+    }
+
     /// `url`, `bearer` or nil (nothing offered), for the log line.
     static func grant(target: String, authorization: String?) -> String? {
         target.hasPrefix(AccessGate.prefix) ? "url" : authorization != nil ? "bearer" : nil

@@ -112,10 +112,13 @@ public struct ClipRoutes: Sendable {
     let maker: any ClipMaking
     let scratchDirectory: String
     let scratch: ClipScratch
+    /// The venue's other boxes, for a set whose angles they serve (nil: none).
+    let boxes: VenueBoxes?
 
-    public init(registry: StreamRegistry, maker: any ClipMaking, dataDirectory: String) {
+    public init(registry: StreamRegistry, maker: any ClipMaking, dataDirectory: String, boxes: VenueBoxes? = nil) {
         self.registry = registry
         self.maker = maker
+        self.boxes = boxes
         self.scratchDirectory = dataDirectory + "/.clips"
         self.scratch = ClipScratch(bounds: maker.bounds)
         // Once, at start, not per request on Swift's cooperative pool; a maker that gets a path

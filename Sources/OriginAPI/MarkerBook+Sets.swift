@@ -25,6 +25,7 @@ extension MarkerBook {
         case let .success(made): marker = made
         case let .failure(rejection): throw Refusal(.malformedRequest, rejection.description, audience: .operators)
         }
+        for angle in streams { try Self.refuseTaken(marker.id, in: angle.stream, angle.name) }
         // Each angle lists it just before its own next entry, so its live playlists only append.
         try keepAll(streams.map { angle in
             var own = marker

@@ -35,6 +35,7 @@ public actor MarkerBook {
         case let .success(made): marker = made
         case let .failure(rejection): throw Refusal(.malformedRequest, rejection.description, audience: .operators)
         }
+        try Self.refuseTaken(marker.id, in: stream, name)
         try keep(stream.markers + [marker], of: name)
         return marker
     }
@@ -47,6 +48,13 @@ public actor MarkerBook {
             throw Refusal(.noSuchMarker, "stream '\(name)' has no marker '\(id)'", audience: .operators)
         }
         try keep(stream.markers.filter { $0.id != id }, of: name)
+    }
+
+    /// An id given in the body (`MarkerRequest`: a set's marker from another box) that the
+    /// stream has already: 409, the marker is kept once.
+    static func refuseTaken(_ id: String, in stream: StreamRegistry.Stream, _ name: String) throws(Refusal) {
+        guard stream.markers.contains(where: { $0.id == id }) else { return }
+        throw Refusal(.conflict, "stream '\(name)' has a marker '\(id)' already", audience: .operators)
     }
 
     /// A marker id no other marker of this server has: the time and a counter.

@@ -16,11 +16,14 @@ public struct MarkerRoutes: Sendable {
     let registry: StreamRegistry
     let book: MarkerBook
     let writing: OperatorToken
+    /// The venue's other boxes, for a set whose angles they serve (nil: none).
+    let boxes: VenueBoxes?
 
-    public init(registry: StreamRegistry, book: MarkerBook, analystToken: String, adminToken: String) {
+    public init(registry: StreamRegistry, book: MarkerBook, analystToken: String, adminToken: String, boxes: VenueBoxes? = nil) {
         self.registry = registry
         self.book = book
         self.writing = .analyst(analystToken, admin: adminToken)
+        self.boxes = boxes
     }
 
     /// A marker as the API lists it: the marker, and where it lies in the recording.

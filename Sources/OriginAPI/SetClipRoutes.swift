@@ -16,19 +16,28 @@ import OriginState
 /// `clips.max_duration` once (every angle covers the same range); its scratch room is twice
 /// its angles' segments, since the MP4s and the ZIP exist together while it is packed. Its
 /// files are removed when the reservation ends, on every path.
+///
+/// An angle another box serves (issue 35, `boxes`) is that box's `clip.mp4` of the same program
+/// date-times (the boxes share the universal grid, so the same slots and keyframes), fetched
+/// with the caller's credential into the scratch room; one that box does not give refuses the
+/// whole clip (502 naming the angle). Its scratch room is reserved as the largest of this box's
+/// angles', and the download is bounded by twice that.
 extension ClipRoutes {
     func addSetRoute<Context: RequestContext>(to router: Router<Context>) {
         router.get("/api/sets/:set/clip.zip") { request, context in
             let set = context.parameters.get("set") ?? ""
             let plan: SetClipPlan
+            let remote: [String]
             switch setPlan(set: set, query: request.uri.query, limit: ViewerAccess.variantLimit(of: request)) {
-            case let .success(made): plan = made
+            case let .success(made): (plan, remote) = made
             case let .failure(refusal): return Response(refusal)
             }
             if let refusal = scratch.bounds.refusal(duration: plan.duration) { return Response(refusal) }
             var headers = Self.download("application/zip", named: plan.baseName + ".zip")
             if request.method == .head { return Response(status: .ok, headers: headers, body: ResponseBody { try await $0.finish(nil) }) }
-            let bytes = plan.angles.reduce(0) { $0 &+ plannedBytes($1.plan, stream: $1.stream) }
+            let perAngle = plan.angles.map { plannedBytes($0.plan, stream: $0.stream) }
+            let largest = perAngle.max() ?? 0
+            let bytes = (perAngle + remote.map { _ in largest }).reduce(0, &+)
             let reservation: ClipScratch.Reservation
             switch scratch.reserve(bytes: bytes.multipliedReportingOverflow(by: 2).overflow ? .max : bytes * 2) {
             case let .success(taken): reservation = taken
@@ -46,6 +55,25 @@ extension ClipRoutes {
                     return Response(Refusal(.internalError, "angle '\(angle.stream)': the clip could not be made: \(error)", audience: .operators))
                 }
                 entries.append(ArchiveEntry(name: angle.fileName, path: path))
+            }
+            if !remote.isEmpty, let boxes {
+                guard let start = plan.startDate else {
+                    return Response(Refusal(.conflict, "set '\(set)' has angles on other boxes, which are cut by program date-time, and its recording has none", audience: .operators))
+                }
+                var query = "start=" + ProgramDateTime.format(start) + "&end=" + ProgramDateTime.format(start.addingTimeInterval(plan.duration))
+                if let variant = QueryParameter.value("variant", in: request.uri.query) { query += "&variant=" + (variant.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+                for angle in remote {
+                    guard let base = boxes.bases[angle] else { continue }
+                    let path = "\(scratchDirectory)/\(UInt64.random(in: 0...UInt64.max)).mp4"
+                    reservation.holds(path)
+                    let answer = await boxes.calls.send(.get, url: "\(base)\(ViewerAccess.pathPrefix(of: request))/api/streams/\(angle)/clip.mp4?\(query)", body: nil,
+                                                        authorization: request.headers[.authorization], saveTo: path,
+                                                        limit: max(largest, 1 << 20).multipliedReportingOverflow(by: 2).partialValue, timeout: 60)
+                    guard answer?.status == 200 else {
+                        return Response(VenueBoxes.failed(angle, "give its clip", answer: answer))
+                    }
+                    entries.append(ArchiveEntry(name: "\(plan.set)-\(angle).mp4", path: path))
+                }
             }
             let archive = "\(scratchDirectory)/\(UInt64.random(in: 0...UInt64.max)).zip"
             reservation.holds(archive)
@@ -67,10 +95,15 @@ extension ClipRoutes {
     }
 
     /// The set's clip: every angle's recording (the variant as `clip.mp4` chooses it), cut by
-    /// the default angle's window. 404 for an unknown set; an angle's refusal names it.
-    func setPlan(set: String, query: String?, limit: String?) -> Result<SetClipPlan, Refusal> {
-        let angles: [String]
-        do { angles = try registry.existingSet(set).streams } catch { return .failure(error) }
+    /// the window of the first angle this box encodes; and the angles other boxes serve, cut
+    /// there. 404 for an unknown set; an angle's refusal names it.
+    func setPlan(set: String, query: String?, limit: String?) -> Result<(SetClipPlan, remote: [String]), Refusal> {
+        let all: [String]
+        do { all = try registry.existingSet(set).streams } catch { return .failure(error) }
+        let (angles, remote) = boxes?.split(all) ?? (all, [])
+        guard !angles.isEmpty else {
+            return .failure(Refusal(.conflict, "set '\(set)' has no angle this box encodes: ask a box that encodes one for its clip"))
+        }
         var recordings: [SetClipPlan.Recording] = []
         for angle in angles {
             switch ClipPlan.recording(stream: angle, query: query, limit: limit, registry: registry) {
@@ -79,7 +112,7 @@ extension ClipRoutes {
             }
         }
         switch TimeWindow.parse(start: QueryParameter.value("start", in: query), end: QueryParameter.value("end", in: query)) {
-        case let .success(window): return SetClipPlan.plan(set: set, angles: recordings, window: window)
+        case let .success(window): return SetClipPlan.plan(set: set, angles: recordings, window: window).map { ($0, remote) }
         case let .failure(rejection): return .failure(.malformed(rejection.message))
         }
     }

@@ -9,16 +9,22 @@ import OriginState
 
 /// `/api/sets/{set}/markers`: the markers of an angle set. POST takes the body and the token
 /// of `POST /api/streams/{stream}/markers` and marks every angle at once (`MarkerBook.add(set:)`);
-/// GET lists the default angle's markers (which carry every set marker) in the stream list's
-/// shape, with `set` beside `stream`; `DELETE .../markers/{id}` removes one from every angle.
+/// GET lists the first of this box's angles' markers (which carry every set marker) in the
+/// stream list's shape, with `set` beside `stream`; `DELETE .../markers/{id}` removes one from
+/// every angle.
+///
+/// An angle another box serves (issue 35, `boxes`) is marked through that box's
+/// `POST /api/streams/{angle}/markers`, with the same id, the same moment (as a program
+/// date-time) and the caller's token: all or none, so when that box does not take it, the
+/// angles marked already are unmarked and the answer is 502 naming the angle.
 extension MarkerRoutes {
     func addSetRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("/api/sets/:set/markers") { _, context in
             let set = context.parameters.get("set") ?? ""
             let listing: Listing
             do throws(Refusal) {
-                let angles = try self.angles(of: set)
-                listing = Listing(set: set, stream: angles[0], markers: try self.listing(of: angles[0]))
+                let angle = try localAngles(of: set)[0]
+                listing = Listing(set: set, stream: angle, markers: try self.listing(of: angle))
             } catch {
                 return Response(error)
             }
@@ -29,16 +35,32 @@ extension MarkerRoutes {
         writing.post { request, context in
             let set = context.parameters.get("set") ?? ""
             let body = try await request.body.collect(upTo: 16 << 10)
+            let authorization = request.headers[.authorization]
             do throws(Refusal) {
-                return Self.created(try await book.add(set: set, angles: try angles(of: set), body: Array(buffer: body)), in: "/api/sets/\(set)/markers")
+                let angles = try angles(of: set)
+                let (local, remote) = boxes?.split(angles) ?? (angles, [])
+                let marker = try await book.add(set: set, angles: try Self.someLocal(local, of: set), body: Array(buffer: body))
+                if let boxes, let refusal = await Self.mark(remote, with: marker, through: boxes, authorization: authorization) {
+                    try? await book.remove(set: set, angles: local, id: marker.id)
+                    return Response(refusal)
+                }
+                return Self.created(marker, in: "/api/sets/\(set)/markers")
             } catch {
                 return Response(error)
             }
         }
-        writing.delete(":id") { _, context in
+        writing.delete(":id") { request, context in
             let set = context.parameters.get("set") ?? ""
+            let id = context.parameters.get("id") ?? ""
             do throws(Refusal) {
-                try await book.remove(set: set, angles: try angles(of: set), id: context.parameters.get("id") ?? "")
+                let angles = try angles(of: set)
+                let (local, remote) = boxes?.split(angles) ?? (angles, [])
+                // The other boxes first: one that does not answer leaves every angle marked,
+                // and the same DELETE again finishes the job.
+                if let boxes, let refusal = await Self.unmark(remote, id: id, through: boxes, authorization: request.headers[.authorization]) {
+                    return Response(refusal)
+                }
+                try await book.remove(set: set, angles: try Self.someLocal(local, of: set), id: id)
                 return Self.removed
             } catch {
                 return Response(error)
@@ -56,5 +78,46 @@ extension MarkerRoutes {
         }
         guard !angles.isEmpty else { throw Refusal(.noSuchResource, "set '\(set)' has no angle", audience: .operators) }
         return angles
+    }
+
+    /// The set's angles this box encodes, default first; 409 when it encodes none.
+    func localAngles(of set: String) throws(Refusal) -> [String] {
+        let angles = try angles(of: set)
+        return try Self.someLocal(boxes?.split(angles).local ?? angles, of: set)
+    }
+
+    static func someLocal(_ local: [String], of set: String) throws(Refusal) -> [String] {
+        guard !local.isEmpty else {
+            throw Refusal(.conflict, "set '\(set)' has no angle this box encodes: mark it on a box that encodes one (its markers are kept with its angles)", audience: .operators)
+        }
+        return local
+    }
+
+    /// Marks each of `remote` on its box; on the first that does not take it, unmarks those
+    /// that did and gives the refusal.
+    static func mark(_ remote: [String], with marker: Marker, through boxes: VenueBoxes, authorization: String?) async -> Refusal? {
+        var marked: [String] = []
+        for angle in remote {
+            guard let base = boxes.bases[angle] else { continue }
+            let answer = await boxes.calls.send(.post, url: "\(base)/api/streams/\(angle)/markers", body: MarkerRequest.forwarded(marker),
+                                                authorization: authorization, saveTo: nil, limit: 64 << 10, timeout: 5)
+            guard answer?.status == 201 else {
+                _ = await unmark(marked, id: marker.id, through: boxes, authorization: authorization)
+                return VenueBoxes.failed(angle, "take the marker; no angle was marked", answer: answer)
+            }
+            marked.append(angle)
+        }
+        return nil
+    }
+
+    /// Removes marker `id` from each of `remote` on its box (one that has it no longer is done).
+    static func unmark(_ remote: [String], id: String, through boxes: VenueBoxes, authorization: String?) async -> Refusal? {
+        for angle in remote {
+            guard let base = boxes.bases[angle] else { continue }
+            let answer = await boxes.calls.send(.delete, url: "\(base)/api/streams/\(angle)/markers/\(id)", body: nil,
+                                                authorization: authorization, saveTo: nil, limit: 64 << 10, timeout: 5)
+            guard answer?.status == 204 || answer?.status == 404 else { return VenueBoxes.failed(angle, "remove the marker", answer: answer) }
+        }
+        return nil
     }
 }

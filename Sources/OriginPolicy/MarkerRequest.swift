@@ -8,9 +8,13 @@ import HLSPlaylist
 ///
 /// `label` is required; `time` is a program date-time (ISO 8601) or `"now"` (the default), from
 /// which `lead` seconds are taken back (the play began before the analyst pressed the button).
+/// `id` is for a box of the venue marking a set's angle on another box (issue 35, `boxes`): the
+/// marker keeps the id the set's marker has there, so it is removed by the same id.
 /// Pure: the clock, the recording's span and the new marker's id are given.
 public enum MarkerRequest {
-    public static let fields = ["label", "time", "lead", "duration", "author", "colour"]
+    public static let fields = ["label", "time", "lead", "duration", "author", "colour", "id"]
+    /// An id a box makes (`m-<milliseconds>-<counter>`, base 36), bounded.
+    static let maximumID = 32
     static let maximumLabel = 120
     static let maximumAuthor = 80
     static let maximumLead = 600.0
@@ -65,7 +69,8 @@ public enum MarkerRequest {
         let lead = try number("lead", in: fields, range: 0...maximumLead)
         let duration = try number("duration", in: fields, range: 0.001...maximumDuration)
         let time = try self.time(in: fields, lead: lead, context: context)
-        return Marker(id: context.id, label: label, time: time, duration: duration, author: author, colour: colour,
+        let id = try self.id(in: fields) ?? context.id
+        return Marker(id: id, label: label, time: time, duration: duration, author: author, colour: colour,
                       created: context.now, listedBefore: context.nextSequence)
     }
 
@@ -118,6 +123,27 @@ public enum MarkerRequest {
             throw Rejection(field: name, reason: "must be from \(DecimalFormatting.plain(range.lowerBound)) to \(DecimalFormatting.plain(range.upperBound)) seconds, not \(DecimalFormatting.plain(seconds))")
         }
         return seconds
+    }
+
+    /// `m-` then letters a-z, digits and '-': what `MarkerBook` makes, and safe in a path.
+    private static func id(in fields: [String: JSONValue]) throws(Rejection) -> String? {
+        guard let value = fields["id"] else { return nil }
+        guard case let .string(text) = value, text.count <= maximumID, text.hasPrefix("m-"), text.count > 2,
+              text.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
+            throw Rejection(field: "id", reason: "must be a marker id as a box makes them (m- then a-z, 0-9 and -, at most \(maximumID) characters)")
+        }
+        return text
+    }
+
+    /// The body that marks `marker` on an angle another box serves: its moment as a program
+    /// date-time (so "now" and `lead` mean this box's moment there too) and its id.
+    public static func forwarded(_ marker: Marker) -> [UInt8] {
+        var fields: [String: String] = ["id": marker.id, "label": marker.label, "time": ProgramDateTime.format(marker.time)]
+        if let author = marker.author { fields["author"] = author }
+        if let colour = marker.colour { fields["colour"] = colour }
+        var text = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        if let duration = marker.duration { text = String(text.dropLast()) + ",\"duration\":" + DecimalFormatting.plain(duration) + "}" }
+        return Array(text.utf8)
     }
 
     private static func colour(in fields: [String: JSONValue]) throws(Rejection) -> String? {

@@ -53,6 +53,9 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// Blocking reload at part granularity, or a request for the hinted part, held for
         /// three target durations and the part not made (draft-pantos-hls-rfc8216bis §6.2.5.2).
         case partNotReady = "part-not-ready"
+        /// Another box of the venue did not do its part of a request for a set whose angles it
+        /// serves (a marker, a clip): 502, naming the angle and what that box said.
+        case upstreamFailed = "upstream-failed"
 
         /// The HTTP status of every refusal of this kind: the one place it is decided.
         public var status: Int {
@@ -67,6 +70,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             case .rangeNotSatisfiable: 416
             case .tooManyAttempts: 429
             case .internalError: 500
+            case .upstreamFailed: 502
             case .insufficientStorage: 507
             case .starting, .draining, .overloaded, .partNotReady: 503
             }

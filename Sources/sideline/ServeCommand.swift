@@ -107,11 +107,14 @@ struct ServeCommand: AsyncParsableCommand {
         let throttling = CredentialThrottling(limits: .init(burst: settings.access.failedCredentialsBurst, refillSeconds: settings.access.failedCredentialsInterval))
         // Off on a trusted LAN (no stream has a viewer_token): no check on any request.
         let access = rules.isEnabled ? ViewerAccess(rules: rules) : nil
+        // The venue's other boxes, which a set's markers and clips reach for the angles they serve.
+        let boxClient = settings.boxes.isEmpty ? nil : VenueBoxClient()
+        let boxes = boxClient.map { VenueBoxes(calls: $0, bases: settings.remoteAngleBoxes) }
         let routes: [OriginServer.Routes] = [
             { admin?.add(to: $0) },
             { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
-                           analystToken: analystToken, adminToken: adminToken).add(to: $0) },
-            { [clips = ClipRoutes(registry: registry, maker: ClipService(settings: settings.clips), dataDirectory: settings.dataDirectory)] in clips.add(to: $0) },
+                           analystToken: analystToken, adminToken: adminToken, boxes: boxes).add(to: $0) },
+            { [clips = ClipRoutes(registry: registry, maker: ClipService(settings: settings.clips), dataDirectory: settings.dataDirectory, boxes: boxes)] in clips.add(to: $0) },
             { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access).add(to: $0) },
             { WatchPage.add(to: $0) },
             { SessionsRoutes(diagnostics: diagnostics, adminToken: adminToken).add(to: $0) },
@@ -187,6 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         try await group.run()
+        await boxClient?.shutdown()
         signalTask.cancel()
         console.finish()
     }

@@ -9,6 +9,9 @@ import TestSupport
 /// master lists both angles (A's `RemoteAngleService` asking B about `goal`), each angle's URLs
 /// reach the box that encodes it, and the two angles are on one timeline: slot n under number n
 /// with the same date, the same first presentation timestamp and frames captured within a frame.
+/// A marker of the set marks both angles with one id, through A and B (`MarkerRequest.forwarded`),
+/// or neither when B refuses its part (502); the set's clip holds both angles, B's cut by B
+/// (`VenueBoxClient`).
 @Suite(.serialized) struct VenueBoxesEndToEndTests {
     struct Box {
         let port: Int
@@ -23,6 +26,7 @@ import TestSupport
             angle_sets:
               - {name: match, title: Home v Away, streams: [wide, goal]}
             part_duration: 0
+            analyst: {token: \(VenueBoxesEndToEndTests.token)}
             video:
               frame_rate: 30
               ladder:
@@ -36,6 +40,8 @@ import TestSupport
             try SidelineProcess(arguments: ["--config", directory + "/sideline.yaml", "--data-dir", directory + "/data"])
         }
     }
+
+    static let token = "venue-analyst-0123456789"
 
     /// The edge of the venue: `goal`'s URLs to B, everything else to A.
     static func nginxConfig(directory: String, listen: Int, boxA: Int, boxB: Int) throws -> String {
@@ -165,6 +171,47 @@ import TestSupport
         #expect(!wideLines.isEmpty && wideLines.allSatisfy { $0.hasSuffix(":\(a.port)") || $0.hasSuffix(" -") }, "\(wideLines.prefix(5))")
         let answered = { (line: Substring) in line.contains(" 200 ") || line.contains(" 206 ") }
         #expect((goalLines + wideLines).allSatisfy(answered), "\((goalLines + wideLines).filter { !answered($0) }.prefix(5))")
+
+        // A marker of the set through the edge: both angles carry it, under one id.
+        let auth = ["Authorization": "Bearer \(Self.token)", "Content-Type": "application/json"]
+        let marked = try await http(URL(string: edge + "/api/sets/match/markers")!, method: "POST", body: #"{"label": "Try", "time": "now", "lead": 3}"#, headers: auth)
+        #expect(marked.status == 201, "\(String(decoding: marked.body, as: UTF8.self))")
+        let marker = try #require(try JSONSerialization.jsonObject(with: marked.body) as? [String: Any])
+        let id = try #require(marker["id"] as? String)
+        try await eventually("both angles list the marker", timeout: 20) {
+            let (w, g) = (try await text(edge + playlists[0]).body, try await text(edge + playlists[1]).body)
+            return w.contains(id) && g.contains(id)
+        }
+        // B cannot take a moment before its recording (it started later): A marks neither.
+        let early = try #require(lists[0].segments.first?.programDateTime)
+        let refused = try await http(URL(string: edge + "/api/sets/match/markers")!, method: "POST",
+                                     body: #"{"label": "Too early", "time": "\#(ProgramDateTime.format(early.addingTimeInterval(0.1)))"}"#, headers: auth)
+        let refusal = String(decoding: refused.body, as: UTF8.self)
+        #expect(refused.status == 502 && refusal.contains("angle 'goal'") && refusal.contains("outside the recording"), "\(refused.status) \(refusal)")
+        let listed = String(decoding: try await http(URL(string: edge + "/api/sets/match/markers")!).body, as: UTF8.self)
+        #expect(listed.contains(id) && !listed.contains("Too early"), "\(listed)")
+        // Removed through the set: gone from both.
+        let removed = try await http(URL(string: edge + "/api/sets/match/markers/\(id)")!, method: "DELETE", headers: auth)
+        #expect(removed.status == 204)
+        try await eventually("neither angle lists the marker", timeout: 20) {
+            let (w, g) = (try await text(edge + playlists[0]).body, try await text(edge + playlists[1]).body)
+            return !w.contains(id) && !g.contains(id)
+        }
+
+        // The set's clip through the edge: both angles, the same 4 s, B's cut by B.
+        let from = try #require(wide[sequence]?.programDateTime)
+        let clipURL = edge + "/api/sets/match/clip.zip?start=\(ProgramDateTime.format(from))&end=\(ProgramDateTime.format(from.addingTimeInterval(4)))"
+        let zip = try await http(URL(string: clipURL)!)
+        #expect(zip.status == 200, "\(String(decoding: zip.body.prefix(300), as: UTF8.self))")
+        try zip.body.write(to: URL(fileURLWithPath: directory + "/clip.zip"))
+        _ = try await Command.run("unzip", ["-o", "-q", directory + "/clip.zip", "-d", directory + "/clip"])
+        var durations: [Double] = []
+        for name in ["match-wide.mp4", "match-goal.mp4"] {
+            let probe = try await Command.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", directory + "/clip/" + name])
+            durations.append(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
+        }
+        print("venue boxes: the set's clip holds wide \(durations[0]) s and goal \(durations[1]) s")
+        #expect(durations.allSatisfy { abs($0 - 4) < 0.2 }, "\(durations)")
 
         // Asked directly, a box refuses the other's angle, saying where it is served.
         let direct = try await text(a.base + "/live/goal/180p/index.m3u8")

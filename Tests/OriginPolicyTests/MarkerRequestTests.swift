@@ -62,3 +62,29 @@ import Testing
         #expect(rejection(#"{"label": "a"}"#, context: empty)?.reason.contains("recorded nothing yet") == true)
     }
 }
+
+/// A set's marker passed to another box of the venue (issue 35, `boxes`): the same id, the same
+/// moment as a date, every field; an id is held to the shape a box makes.
+@Suite struct ForwardedMarkerTests {
+    let request = MarkerRequestTests()
+
+    @Test func aForwardedMarkerIsTheSameMarkerThere() throws {
+        let made = try request.marker(##"{"label": "Try", "time": "now", "lead": 8, "duration": 20.5, "author": "Sam", "colour": "#e0a030"}"##).get()
+        var original = made
+        original.id = "m-lx3k2-7"
+        let body = MarkerRequest.forwarded(original)
+        let there = MarkerRequest.Context(now: MarkerRequestTests.now.addingTimeInterval(0.2), recording: request.context.recording, live: true, nextSequence: 40, id: "m-other")
+        let taken = try MarkerRequest.marker(from: body, context: there).get()
+        #expect(taken.id == "m-lx3k2-7", "the set's id, not the box's own")
+        #expect(taken.time == original.time && taken.label == "Try" && taken.duration == 20.5 && taken.author == "Sam" && taken.colour == "#e0a030")
+        #expect(taken.listedBefore == 40, "listed where that box's next entry is")
+        let bare = Marker(id: "m-1-1", label: "Goal", time: MarkerRequestTests.start.addingTimeInterval(5), created: MarkerRequestTests.now, listedBefore: 3)
+        let plain = try MarkerRequest.marker(from: MarkerRequest.forwarded(bare), context: there).get()
+        #expect(plain.duration == nil && plain.author == nil && plain.colour == nil && plain.id == "m-1-1")
+    }
+
+    @Test(arguments: [#""M-1""#, #""m-""#, #""x-1""#, #""m-1/../2""#, #""m-1 2""#, "5", "\"m-\(String(repeating: "a", count: 31))\""])
+    func anIdOfAnotherShapeIsRefused(id: String) {
+        #expect(request.rejection(#"{"label": "Try", "id": \#(id)}"#)?.field == "id")
+    }
+}

@@ -1,0 +1,65 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOFileSystem
+import NIOHTTP1
+import OriginAPI
+
+/// The way to the venue's other boxes (issue 35, `boxes`) that the set routes call to mark and
+/// clip an angle another box serves (`VenueBoxCalling`). One HTTP client for the process's
+/// life; every call bounded in time and in what it reads, a clip streamed to its file.
+public final class VenueBoxClient: VenueBoxCalling {
+    let client: HTTPClient
+
+    public init() {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(2)))
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    public func send(_ method: HTTPRequest.Method, url: String, body: [UInt8]?, authorization: String?, saveTo: String?, limit: Int, timeout: Double) async -> VenueBoxAnswer? {
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: method.rawValue)
+        if let body {
+            request.body = .bytes(ByteBuffer(bytes: body))
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        if let authorization { request.headers.add(name: "Authorization", value: authorization) }
+        do {
+            let response = try await client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
+            let status = Int(response.status.code)
+            guard status == 200, let saveTo else {
+                return VenueBoxAnswer(status: status, body: Array(buffer: try await response.body.collect(upTo: limit)))
+            }
+            return try await save(response.body, to: saveTo, limit: limit) ? VenueBoxAnswer(status: status) : nil
+        } catch {
+            return nil
+        }
+    }
+
+    /// Streams `body` into a new file at `path`; false (and no file) past `limit` bytes.
+    private func save(_ body: HTTPClientResponse.Body, to path: String, limit: Int) async throws -> Bool {
+        var written = 0
+        do {
+            try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(path), options: .newFile(replaceExisting: true)) { handle in
+                for try await chunk in body {
+                    guard written + chunk.readableBytes <= limit else { throw TooLarge() }
+                    try await handle.write(contentsOf: chunk, toAbsoluteOffset: Int64(written))
+                    written += chunk.readableBytes
+                }
+            }
+            return true
+        } catch {
+            unlink(path)
+            if error is TooLarge { return false }
+            throw error
+        }
+    }
+
+    struct TooLarge: Error {}
+}
