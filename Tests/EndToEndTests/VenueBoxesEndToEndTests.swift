@@ -198,6 +198,23 @@ import TestSupport
             return !w.contains(id) && !g.contains(id)
         }
 
+        // The page on the set through the edge, in Chromium (Tests/Helpers/set_view_check.py):
+        // a tile per angle, each playing from its own box, and a marker made on the page in both.
+        let label = "Marked across boxes"
+        let run = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/set_view_check.py", edge + "/", "--set", "match",
+                                                    "--token", Self.token, "--label", label, "--seconds", "4"], timeout: 180)
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any], "exited \(run.status): \(run.stdout.suffix(2000)) \(run.stderr.suffix(3000))")
+        print("venue boxes: the page through the edge: \(report["captions"] ?? "") advanced \(report["advanced"] ?? "") s, marked \(report["markStatus"] ?? "")")
+        #expect(report["tiles"] as? Int == 2, "\(report)")
+        #expect(report["captions"] as? [String] == ["Wide", "Goal end"], "\(report)")
+        let advanced = report["advanced"] as? [Double] ?? []
+        #expect(advanced.count == 2 && advanced.allSatisfy { $0 >= 2 }, "each tile's video advanced \(advanced) s in 4 s; errors \(report["videoErrors"] ?? "")")
+        #expect(report["markStatus"] as? Int == 201, "\(report["markBody"] ?? "")")
+        try await eventually("the page's marker is in both angles", timeout: 20) {
+            let (w, g) = (try await text(edge + playlists[0]).body, try await text(edge + playlists[1]).body)
+            return w.contains("X-LABEL=\"\(label)\"") && g.contains("X-LABEL=\"\(label)\"")
+        }
+
         // The set's clip through the edge: both angles, the same 4 s, B's cut by B.
         let from = try #require(wide[sequence]?.programDateTime)
         let clipURL = edge + "/api/sets/match/clip.zip?start=\(ProgramDateTime.format(from))&end=\(ProgramDateTime.format(from.addingTimeInterval(4)))"
