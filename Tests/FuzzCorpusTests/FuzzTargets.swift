@@ -145,6 +145,13 @@ enum FuzzTargets {
             }
             precondition((angles?.count ?? 0) <= SetMasterAngles.maximumAngles)
         },
+        // Another box's answers about an angle it serves (issue 35, `boxes`): the bytes as its
+        // stream listing and as the angle's master alike.
+        "remote-angle": { bytes in
+            let answer = UpstreamAnswer(status: 200, body: bytes)
+            let said = RemoteAngleReading.reading(stream: "goal", listing: answer, master: answer, before: nil)
+            precondition(said.title.unicodeScalars.count <= RemoteAngleReading.maximumTitleLength)
+        },
         // A pushed master, as a stream with no configured ladder takes it: parsed, its ladder
         // declared, chosen against a configured and a kept ladder, and taken.
         "ingest-master": { bytes in
