@@ -36,6 +36,8 @@ public struct PeerWatchService: Service {
     public func run() async throws {
         var configuration = HTTPClient.Configuration(timeout: .init(connect: .milliseconds(Int64(interval * 1000))))
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
+        // A 200 from the box itself, never from an address it redirects to.
+        configuration.redirectConfiguration = .disallow
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         await cancelWhenGracefulShutdown { await watch(client) }
         try? await client.shutdown()

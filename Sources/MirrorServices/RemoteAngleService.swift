@@ -36,7 +36,9 @@ public struct RemoteAngleService: Service {
     }
 
     public func run() async throws {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(1)))
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(1), read: .seconds(2)))
+        // The box's answer is its own, never another address it names.
+        configuration.redirectConfiguration = .disallow
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 2)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         await cancelWhenGracefulShutdown {
@@ -70,14 +72,16 @@ public struct RemoteAngleService: Service {
         }
     }
 
-    /// One GET, bounded in time and size; nil when there is no whole answer in time.
+    /// One GET, bounded in time (body included) and size; nil when there is no whole answer in time.
     private func get(_ url: String, client: HTTPClient) async -> UpstreamAnswer? {
-        do {
-            let response = try await client.execute(HTTPClientRequest(url: url), deadline: .now() + .seconds(2))
-            let body = try await response.body.collect(upTo: RemoteAngleReading.maximumAnswerBytes)
-            return UpstreamAnswer(status: Int(response.status.code), body: Array(buffer: body))
-        } catch {
-            return nil
+        await withDeadline(seconds: 2) {
+            do {
+                let response = try await client.execute(HTTPClientRequest(url: url), deadline: .now() + .seconds(2))
+                let body = try await response.body.collect(upTo: RemoteAngleReading.maximumAnswerBytes)
+                return UpstreamAnswer(status: Int(response.status.code), body: Array(buffer: body))
+            } catch {
+                return nil
+            }
         }
     }
 }

@@ -8,12 +8,15 @@ import OriginAPI
 
 /// The way to the venue's other boxes (issue 35, `boxes`) that the set routes call to mark and
 /// clip an angle another box serves (`VenueBoxCalling`). One HTTP client for the process's
-/// life; every call bounded in time and in what it reads, a clip streamed to its file.
+/// life; every call bounded in time, body included (`withDeadline`), and in what it reads, a
+/// clip streamed to its file. Redirects are not followed: the box's answer is its own, never
+/// another address it names.
 public final class VenueBoxClient: VenueBoxCalling {
     let client: HTTPClient
 
     public init() {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(2)))
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(2), read: .seconds(5)))
+        configuration.redirectConfiguration = .disallow
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 4)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
@@ -22,7 +25,19 @@ public final class VenueBoxClient: VenueBoxCalling {
         try? await client.shutdown()
     }
 
+    /// What a refusal's body is read up to: the reason, not a file.
+    static let refusalLimit = 64 << 10
+
     public func send(_ method: HTTPRequest.Method, url: String, body: [UInt8]?, authorization: String?, saveTo: String?, limit: Int, timeout: Double) async -> VenueBoxAnswer? {
+        let answer = await withDeadline(seconds: timeout) { [self] in
+            await call(method, url: url, body: body, authorization: authorization, saveTo: saveTo, limit: limit, timeout: timeout)
+        }
+        // A file the deadline cut off is not left behind half written.
+        if answer == nil, let saveTo { unlink(saveTo) }
+        return answer
+    }
+
+    private func call(_ method: HTTPRequest.Method, url: String, body: [UInt8]?, authorization: String?, saveTo: String?, limit: Int, timeout: Double) async -> VenueBoxAnswer? {
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method.rawValue)
         if let body {
@@ -34,9 +49,10 @@ public final class VenueBoxClient: VenueBoxCalling {
             let response = try await client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
             let status = Int(response.status.code)
             guard status == 200, let saveTo else {
-                return VenueBoxAnswer(status: status, body: Array(buffer: try await response.body.collect(upTo: limit)))
+                return VenueBoxAnswer(status: status, body: Array(buffer: try await response.body.collect(upTo: min(limit, Self.refusalLimit))))
             }
-            return try await save(response.body, to: saveTo, limit: limit) ? VenueBoxAnswer(status: status) : nil
+            return try await save(response.body, to: saveTo, limit: limit)
+                ? VenueBoxAnswer(status: status) : VenueBoxAnswer(status: status, body: Array("(more than \(limit) bytes: not taken)".utf8), tooLarge: true)
         } catch {
             return nil
         }

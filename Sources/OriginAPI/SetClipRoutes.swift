@@ -20,8 +20,8 @@ import OriginState
 /// An angle another box serves (issue 35, `boxes`) is that box's `clip.mp4` of the same program
 /// date-times (the boxes share the universal grid, so the same slots and keyframes), fetched
 /// with the caller's credential into the scratch room; one that box does not give refuses the
-/// whole clip (502 naming the angle). Its scratch room is reserved as the largest of this box's
-/// angles', and the download is bounded by twice that.
+/// whole clip (502 naming the angle). Its download is bounded by twice the largest of this box's
+/// angles' (at least 1 MiB), and that much scratch room is reserved for it.
 extension ClipRoutes {
     func addSetRoute<Context: RequestContext>(to router: Router<Context>) {
         router.get("/api/sets/:set/clip.zip") { request, context in
@@ -36,8 +36,11 @@ extension ClipRoutes {
             var headers = Self.download("application/zip", named: plan.baseName + ".zip")
             if request.method == .head { return Response(status: .ok, headers: headers, body: ResponseBody { try await $0.finish(nil) }) }
             let perAngle = plan.angles.map { plannedBytes($0.plan, stream: $0.stream) }
-            let largest = perAngle.max() ?? 0
-            let bytes = (perAngle + remote.map { _ in largest }).reduce(0, &+)
+            let remoteLimit = max(perAngle.max() ?? 0, 1 << 20).multipliedReportingOverflow(by: 2).partialValue
+            let bytes = (perAngle + remote.map { _ in remoteLimit }).reduce(0) { total, more in
+                let (sum, overflow) = total.addingReportingOverflow(more)
+                return overflow ? .max : sum
+            }
             let reservation: ClipScratch.Reservation
             switch scratch.reserve(bytes: bytes.multipliedReportingOverflow(by: 2).overflow ? .max : bytes * 2) {
             case let .success(taken): reservation = taken
@@ -68,8 +71,8 @@ extension ClipRoutes {
                     reservation.holds(path)
                     let answer = await boxes.calls.send(.get, url: "\(base)\(ViewerAccess.pathPrefix(of: request))/api/streams/\(angle)/clip.mp4?\(query)", body: nil,
                                                         authorization: request.headers[.authorization], saveTo: path,
-                                                        limit: max(largest, 1 << 20).multipliedReportingOverflow(by: 2).partialValue, timeout: 60)
-                    guard answer?.status == 200 else {
+                                                        limit: remoteLimit, timeout: 25)
+                    guard answer?.is(200) == true else {
                         return Response(VenueBoxes.failed(angle, "give its clip", answer: answer))
                     }
                     entries.append(ArchiveEntry(name: "\(plan.set)-\(angle).mp4", path: path))

@@ -40,8 +40,12 @@ extension MarkerRoutes {
                 let angles = try angles(of: set)
                 let (local, remote) = boxes?.split(angles) ?? (angles, [])
                 let marker = try await book.add(set: set, angles: try Self.someLocal(local, of: set), body: Array(buffer: body))
-                if let boxes, let refusal = await Self.mark(remote, with: marker, through: boxes, authorization: authorization) {
-                    try? await book.remove(set: set, angles: local, id: marker.id)
+                if let boxes, var refusal = await Self.mark(remote, with: marker, through: boxes, authorization: authorization) {
+                    do throws(Refusal) {
+                        try await book.remove(set: set, angles: local, id: marker.id)
+                    } catch {
+                        refusal.reason += "; this box's angles keep the marker, as removing it failed (\(error.reason)): DELETE /api/sets/\(set)/markers/\(marker.id)"
+                    }
                     return Response(refusal)
                 }
                 return Self.created(marker, in: "/api/sets/\(set)/markers")
@@ -55,10 +59,15 @@ extension MarkerRoutes {
             do throws(Refusal) {
                 let angles = try angles(of: set)
                 let (local, remote) = boxes?.split(angles) ?? (angles, [])
-                // The other boxes first: one that does not answer leaves every angle marked,
-                // and the same DELETE again finishes the job.
-                if let boxes, let refusal = await Self.unmark(remote, id: id, through: boxes, authorization: request.headers[.authorization]) {
-                    return Response(refusal)
+                // Only an id of the shape a box makes goes into another box's URL.
+                guard MarkerRequest.isMarkerID(id) else { throw Refusal(.noSuchMarker, "set '\(set)' has no marker '\(id)'", audience: .operators) }
+                // The other boxes first, every one asked: when one does not answer, this box's
+                // angles keep the marker too, and the same DELETE again finishes the job.
+                if let boxes {
+                    let kept = await Self.unmark(remote, id: id, through: boxes, authorization: request.headers[.authorization])
+                    if !kept.isEmpty {
+                        return Response(Refusal(.upstreamFailed, "angles \(kept.map { "'\($0)'" }.joined(separator: ", ")) are served by other boxes of the venue, which did not remove the marker; the other angles' boxes did, and this box's angles keep it: send the same DELETE again", audience: .operators))
+                    }
                 }
                 try await book.remove(set: set, angles: try Self.someLocal(local, of: set), id: id)
                 return Self.removed
@@ -94,30 +103,35 @@ extension MarkerRoutes {
     }
 
     /// Marks each of `remote` on its box; on the first that does not take it, unmarks those
-    /// that did and gives the refusal.
+    /// that did, and that one too (it may have kept it and answered too late), and gives the
+    /// refusal, naming any box that kept the marker all the same.
     static func mark(_ remote: [String], with marker: Marker, through boxes: VenueBoxes, authorization: String?) async -> Refusal? {
         var marked: [String] = []
         for angle in remote {
             guard let base = boxes.bases[angle] else { continue }
             let answer = await boxes.calls.send(.post, url: "\(base)/api/streams/\(angle)/markers", body: MarkerRequest.forwarded(marker),
                                                 authorization: authorization, saveTo: nil, limit: 64 << 10, timeout: 5)
-            guard answer?.status == 201 else {
-                _ = await unmark(marked, id: marker.id, through: boxes, authorization: authorization)
-                return VenueBoxes.failed(angle, "take the marker; no angle was marked", answer: answer)
+            guard answer?.is(201) == true else {
+                let kept = await unmark(marked + [angle], id: marker.id, through: boxes, authorization: authorization)
+                var refusal = VenueBoxes.failed(angle, "take the marker", answer: answer)
+                refusal.reason += kept.isEmpty ? "; no angle was marked" : "; angles \(kept.map { "'\($0)'" }.joined(separator: ", ")) could not be unmarked: DELETE /api/sets/<set>/markers/\(marker.id)"
+                return refusal
             }
             marked.append(angle)
         }
         return nil
     }
 
-    /// Removes marker `id` from each of `remote` on its box (one that has it no longer is done).
-    static func unmark(_ remote: [String], id: String, through boxes: VenueBoxes, authorization: String?) async -> Refusal? {
+    /// Removes marker `id` from each of `remote` on its box (one that does not have it is
+    /// done); the angles whose box did not say so, in order. Every box is asked.
+    static func unmark(_ remote: [String], id: String, through boxes: VenueBoxes, authorization: String?) async -> [String] {
+        var kept: [String] = []
         for angle in remote {
             guard let base = boxes.bases[angle] else { continue }
             let answer = await boxes.calls.send(.delete, url: "\(base)/api/streams/\(angle)/markers/\(id)", body: nil,
                                                 authorization: authorization, saveTo: nil, limit: 64 << 10, timeout: 5)
-            guard answer?.status == 204 || answer?.status == 404 else { return VenueBoxes.failed(angle, "remove the marker", answer: answer) }
+            if !(answer?.is(204) == true || answer?.is(404) == true) { kept.append(angle) }
         }
-        return nil
+        return kept
     }
 }

@@ -8,10 +8,16 @@ public struct VenueBoxAnswer: Sendable, Equatable {
     public var status: Int
     /// The body (empty when it was written to a file, `VenueBoxCalling.send(saveTo:)`).
     public var body: [UInt8]
-    public init(status: Int, body: [UInt8] = []) {
+    /// The answer was longer than the caller takes: whatever its status, not taken.
+    public var tooLarge: Bool
+    public init(status: Int, body: [UInt8] = [], tooLarge: Bool = false) {
         self.status = status
         self.body = body
+        self.tooLarge = tooLarge
     }
+
+    /// A 2xx the caller may take: `status` and not too large.
+    public func `is`(_ status: Int) -> Bool { self.status == status && !tooLarge }
 
     /// What the box said, fit to quote in a refusal: at most 300 characters of its text, no
     /// control characters (the body is the network's).

@@ -125,11 +125,16 @@ public enum MarkerRequest {
         return seconds
     }
 
-    /// `m-` then letters a-z, digits and '-': what `MarkerBook` makes, and safe in a path.
+    /// `m-` then letters a-z, digits and '-', at most `maximumID` characters: what `MarkerBook`
+    /// makes, and safe in a path.
+    public static func isMarkerID(_ text: String) -> Bool {
+        text.count <= maximumID && text.hasPrefix("m-") && text.count > 2
+            && text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+    }
+
     private static func id(in fields: [String: JSONValue]) throws(Rejection) -> String? {
         guard let value = fields["id"] else { return nil }
-        guard case let .string(text) = value, text.count <= maximumID, text.hasPrefix("m-"), text.count > 2,
-              text.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
+        guard case let .string(text) = value, isMarkerID(text) else {
             throw Rejection(field: "id", reason: "must be a marker id as a box makes them (m- then a-z, 0-9 and -, at most \(maximumID) characters)")
         }
         return text

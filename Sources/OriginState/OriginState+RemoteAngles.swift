@@ -18,8 +18,8 @@ extension OriginState {
         /// Its master as that box serves it; nil until it has answered with one. An angle
         /// without one is left out of the set's master, as a local angle without one is.
         public var master: MultivariantPlaylist?
-        /// The state's revision when `master` last changed: the set's master is rendered again
-        /// for each.
+        /// The state's revision when `master` or `title` last changed: the set's master (whose
+        /// NAME is the title) is rendered again for each.
         public var version: Int
 
         public init(box: String, title: String = "", state: String = "unreachable", master: MultivariantPlaylist? = nil, version: Int = 0) {
@@ -36,14 +36,15 @@ extension OriginState {
         streams[name]?.masterVersion ?? remoteAngles[name]?.version ?? 0
     }
 
-    /// Takes what the angle's box said. A master equal to the one held changes no version, so
-    /// a poll that finds nothing new renders nothing again.
+    /// Takes what the angle's box said. A master and title equal to the ones held change no
+    /// version, so a poll that finds nothing new renders nothing again.
     mutating func apply(remote name: String, title: String, state: String, master: MultivariantPlaylist?) {
         guard var angle = remoteAngles[name] else { return }
+        let changed = title != angle.title || (master != nil && master != angle.master)
         angle.title = title
         angle.state = state
-        if let master, master != angle.master {
-            angle.master = master
+        if let master { angle.master = master }
+        if changed {
             revision += 1
             angle.version = revision
         }

@@ -161,7 +161,7 @@ extension OriginState {
     /// default angle has none. Angles without a master yet (a pushed angle before its
     /// encoder's first master, an angle on another box that has not answered yet) or removed
     /// are left out until they have one. An angle on another box is listed with the master
-    /// that box last served, while it keeps answering.
+    /// that box last served, also while it does not answer (`/api/sets` says `unreachable`).
     public func setMaster(_ set: AngleSet) -> SetMaster? {
         let angles = set.streams.compactMap { name -> SetMaster.Angle? in
             if let remote = remoteAngles[name] {

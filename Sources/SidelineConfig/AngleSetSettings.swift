@@ -57,8 +57,16 @@ extension SidelineConfiguration {
                                         expected: "a stream no other set holds (it is in set '\(other)' already; a stream belongs to at most one set)")
                 }
                 member[name] = set.name
-                // An angle another box encodes: its frame rate is that box's to check.
-                if box(serving: name) != nil { continue }
+                // An angle another box encodes: its frame rate is that box's to check. The set is
+                // served, marked and clipped by the box of its default angle, which answers for
+                // the set as that angle's own master would.
+                if box(serving: name) != nil {
+                    guard angle > 0 else {
+                        throw .invalidValue(file: file, key: "\(path).streams[0]", value: name,
+                                            expected: "a default angle (the first) this box encodes: list the set on the box that encodes its default angle (another box encodes '\(name)'), and have the edge send the set's URLs there")
+                    }
+                    continue
+                }
                 guard let stream = byName[name] else {
                     let remote = boxes.flatMap(\.streams)
                     throw .invalidValue(file: file, key: "\(path).streams[\(angle)]", value: name,

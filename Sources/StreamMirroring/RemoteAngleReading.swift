@@ -1,12 +1,16 @@
 import Foundation
 import HLSPlaylist
+import SidelineCore
 
 /// What this box makes of another box's answers about an angle it serves (issue 35, `boxes`):
 /// the box's stream listing (`GET /api/streams`) and the angle's master
 /// (`GET /live/<angle>/master.m3u8`), each an answer or none. The answers are the network's and
 /// so hostile: the title is cut to a bound and stripped of control characters, a state this
-/// server does not use is `unknown`, and a master that does not parse or lists no variant is
-/// not taken (the one held stays). Pure; `RemoteAngleService` fetches and applies.
+/// server does not use is `unknown`, and the master is taken only as far as this server would
+/// have written it itself (`sanitized`): its rungs' names, codecs, numbers and ranges held to
+/// what Sideline's own masters carry and to bounds, everything else dropped, since it is
+/// rendered into the set's master every viewer loads. A master that does not parse or keeps no
+/// variant is not taken (the one held stays). Pure; `RemoteAngleService` fetches and applies.
 public enum RemoteAngleReading {
     /// What the page and the set's master say of the angle.
     public struct Said: Sendable, Equatable {
@@ -28,6 +32,11 @@ public enum RemoteAngleReading {
     public static let maximumTitleLength = 200
     /// The largest answer read: a listing of a box's 64 streams is far below it.
     public static let maximumAnswerBytes = 1 << 20
+    /// The largest master taken: a Sideline master of a full ladder is about 2 KB.
+    public static let maximumMasterBytes = 64 << 10
+    /// Rungs (and I-frame playlists) taken from one master, and codecs per rung.
+    public static let maximumRungs = 16
+    public static let maximumCodecs = 4
 
     /// `listing`: the box's `/api/streams` answer (nil: no answer in time); `master`: the
     /// angle's master answer (nil: none, or not asked); `before`: what was said last.
@@ -42,11 +51,49 @@ public enum RemoteAngleReading {
                 said.state = decoded.locked?.contains(where: { $0.id == stream }) == true ? "private" : "missing"
             }
         }
-        if let master, master.status == 200, master.body.count <= maximumAnswerBytes,
-           let parsed = try? MultivariantPlaylist.parse(master.text), !parsed.variants.isEmpty {
-            said.master = parsed
+        if let master, master.status == 200, master.body.count <= maximumMasterBytes,
+           let parsed = try? MultivariantPlaylist.parse(master.text) {
+            said.master = sanitized(parsed)
         }
         return said
+    }
+
+    /// The rungs of `master` this server would have written itself: URI `<rung>/index.m3u8`
+    /// (and `<rung>/iframes.m3u8`) with a rung name a stream could have, codecs of letters,
+    /// digits and dots, numbers in bounds, VIDEO-RANGE one of the three the draft names; at
+    /// most `maximumRungs`, no pathways, session data or steering. Nil when no rung is left.
+    public static func sanitized(_ master: MultivariantPlaylist) -> MultivariantPlaylist? {
+        func rung(_ uri: String, _ playlist: String) -> Bool {
+            MultivariantPlaylist.variantName(ofURI: uri, playlist: playlist).map(StoreNames.isUsable) ?? false
+        }
+        func codecs(_ list: [String]) -> Bool {
+            !list.isEmpty && list.count <= maximumCodecs && list.allSatisfy { codec in
+                !codec.isEmpty && codec.utf8.count <= 32 && codec.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == ".") }
+            }
+        }
+        func resolution(_ value: VariantStream.Resolution?) -> Bool {
+            value.map { (1...16_384).contains($0.width) && (1...16_384).contains($0.height) } ?? true
+        }
+        let bandwidths = 1...100_000_000_000
+        var variants: [VariantStream] = []
+        for variant in master.variants where variants.count < maximumRungs {
+            guard rung(variant.uri, "index.m3u8"), codecs(variant.codecs), bandwidths.contains(variant.bandwidth),
+                  variant.averageBandwidth.map(bandwidths.contains) ?? true, resolution(variant.resolution),
+                  variant.frameRate.map({ $0.isFinite && $0 > 0 && $0 <= 240 }) ?? true else { continue }
+            var kept = variant
+            kept.pathwayID = nil
+            if let range = kept.videoRange, !["SDR", "PQ", "HLG"].contains(range) { kept.videoRange = nil }
+            variants.append(kept)
+        }
+        guard !variants.isEmpty else { return nil }
+        var iFrames: [IFrameStream] = []
+        for stream in master.iFrameStreams where iFrames.count < maximumRungs {
+            guard rung(stream.uri, "iframes.m3u8"), codecs(stream.codecs), bandwidths.contains(stream.bandwidth), resolution(stream.resolution) else { continue }
+            var kept = stream
+            kept.pathwayID = nil
+            iFrames.append(kept)
+        }
+        return MultivariantPlaylist(version: master.version, independentSegments: master.independentSegments, variants: variants, iFrameStreams: iFrames)
     }
 
     /// At most `maximumTitleLength` characters, no control characters (a title is shown on the

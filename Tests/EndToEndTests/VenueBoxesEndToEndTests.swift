@@ -4,8 +4,8 @@ import Testing
 import TestSupport
 
 /// Cameras spread over two boxes behind one edge (issue 35, item 5): box A encodes `wide`, box
-/// B encodes `goal`, each config lists the other under `boxes` and both list the set `match`
-/// of the two. Through the shipped edge (`Config/nginx/sideline-edge-boxes.conf`), the set's
+/// B encodes `goal`, each config lists the other under `boxes`, and A, which encodes the default
+/// angle, lists the set `match` of the two. Through the shipped edge (`Config/nginx/sideline-edge-boxes.conf`), the set's
 /// master lists both angles (A's `RemoteAngleService` asking B about `goal`), each angle's URLs
 /// reach the box that encodes it, and the two angles are on one timeline: slot n under number n
 /// with the same date, the same first presentation timestamp and frames captured within a frame.
@@ -19,13 +19,13 @@ import TestSupport
         var base: String { "http://127.0.0.1:\(port)" }
 
         func config(stream: String, title: String, other: Int, otherStream: String) -> String {
-            """
+            // The set on the box of its default angle.
+            let set = stream == "wide" ? "angle_sets:\n  - {name: match, title: Home v Away, streams: [wide, goal]}\n" : ""
+            return """
             server: {host: 127.0.0.1, port: \(port)}
             boxes:
               - {url: 'http://127.0.0.1:\(other)', streams: [\(otherStream)]}
-            angle_sets:
-              - {name: match, title: Home v Away, streams: [wide, goal]}
-            part_duration: 0
+            \(set)part_duration: 0
             analyst: {token: \(VenueBoxesEndToEndTests.token)}
             video:
               frame_rate: 30
@@ -70,7 +70,7 @@ import TestSupport
             map $request_uri $sideline_box {
                 default sideline_box_a;
                 "~^(/access/[^/]+)?/(live|vod)/(goal)/" sideline_box_b;
-                "~^/api/streams/(goal)/" sideline_box_b;
+                "~^(/access/[^/]+)?/api/streams/(goal)/" sideline_box_b;
             }
             map $http_accept_encoding $sideline_encoding { ~*gzip gzip; default ""; }
             server {

@@ -29,6 +29,10 @@ import Testing
         #expect(state.remoteAngles["goal"]?.state == "stalled")
         state.apply(.remoteAngle(stream: "goal", title: "Goal", state: "live", master: OriginStateLookupTests.master("180p")), now: 0)
         #expect(state.masterVersion(of: "goal") > version)
+        let retitled = state.masterVersion(of: "goal")
+        state.apply(.remoteAngle(stream: "goal", title: "Goal end", state: "live", master: nil), now: 0)
+        #expect(state.masterVersion(of: "goal") > retitled, "the title is the angle's NAME in the set's master")
+        #expect(state.setMaster(Self.set)?.angles.last?.title == "Goal end")
 
         state.apply(.remoteAngle(stream: "goal", title: "Goal", state: "removed", master: nil), now: 0)
         #expect(state.setMaster(Self.set)?.angles.map(\.stream) == ["wide"], "a removed angle is left out, as a local one")

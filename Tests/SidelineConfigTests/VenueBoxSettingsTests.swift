@@ -45,6 +45,7 @@ import Testing
         ("boxes:\n  - {url: 'http://10.0.0.12:8080', streams: [match]}\nangle_sets:\n  - {name: match, streams: [wide]}", "a name no angle set has"),
         ("boxes:\n  - {url: 'http://10.0.0.3:8080', streams: [goal]}\nredundancy: {peer: 'http://10.0.0.3:8080', role: primary}", "another box than redundancy.peer"),
         ("angle_sets:\n  - {name: match, streams: [wide, goal]}", "the name of a stream in 'streams'"),
+        ("boxes:\n  - {url: 'http://10.0.0.12:8080', streams: [goal]}\nangle_sets:\n  - {name: match, streams: [goal, wide]}", "a default angle (the first) this box encodes"),
     ])
     func aMistakeNamesTheKeyAndWhatItTakes(yaml: String, mentions: String) {
         let message = Self.refusal(yaml + "\n")

@@ -7,7 +7,7 @@ import Testing
 /// rows over the listing and the master, every answer hostile.
 @Suite struct RemoteAngleReadingTests {
     static func listing(_ json: String, status: Int = 200) -> UpstreamAnswer { UpstreamAnswer(status: status, body: Array(json.utf8)) }
-    static let master = UpstreamAnswer(status: 200, body: Array("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000\n360p/index.m3u8\n".utf8))
+    static let master = UpstreamAnswer(status: 200, body: Array("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS=\"avc1.64001f\"\n360p/index.m3u8\n".utf8))
     static let live = listing(#"{"streams":[{"id":"goal","title":"Goal end","state":"live","more":1}],"locked":[]}"#)
 
     @Test func aLiveAngleGivesItsTitleStateAndMaster() {
@@ -47,5 +47,51 @@ import Testing
         #expect(RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: huge, before: nil).master == nil)
         let refused = UpstreamAnswer(status: 404, body: Self.master.body)
         #expect(RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: refused, before: nil).master == nil)
+    }
+
+    /// A master is taken only as Sideline itself would write it: it is rendered into the set's
+    /// master every viewer loads.
+    @Test func aMasterKeepsOnlyWhatThisServerWouldWrite() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-VERSION:4
+            #EXT-X-SESSION-DATA:DATA-ID="com.evil",VALUE="x"
+            #EXT-X-CONTENT-STEERING:SERVER-URI="http://evil/steer.json"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=640x360,FRAME-RATE=30.000,VIDEO-RANGE=PQ,PATHWAY-ID="primary"
+            360p/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f",VIDEO-RANGE=EVIL
+            180p/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f"
+            http://10.0.0.3:8080/live/goal/360p/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f"
+            a"b/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1 64001f"
+            bad-codec/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="a,b,c,d,e"
+            many/index.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=0,CODECS="avc1.64001f"
+            free/index.m3u8
+            #EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=80000,CODECS="avc1.64001f",URI="360p/iframes.m3u8"
+            #EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=80000,CODECS="avc1.64001f",URI="../other/iframes.m3u8"
+
+            """
+        let said = RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: UpstreamAnswer(status: 200, body: Array(text.utf8)), before: nil)
+        let master = try #require(said.master)
+        #expect(master.variants.map(\.uri) == ["360p/index.m3u8", "180p/index.m3u8"])
+        #expect(master.variants.map(\.pathwayID) == [nil, nil])
+        #expect(master.variants.map(\.videoRange) == ["PQ", nil])
+        #expect(master.iFrameStreams.map(\.uri) == ["360p/iframes.m3u8"])
+        #expect(master.sessionData.isEmpty && master.contentSteering == nil)
+    }
+
+    @Test func aMasterIsBoundedInRungsAndSize() throws {
+        let rungs = (0..<40).map { "#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS=\"avc1.64001f\"\nr\($0)/index.m3u8\n" }.joined()
+        let many = RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: UpstreamAnswer(status: 200, body: Array(("#EXTM3U\n" + rungs).utf8)), before: nil)
+        #expect(many.master?.variants.count == RemoteAngleReading.maximumRungs)
+        let padded = "#EXTM3U\n" + String(repeating: "#EXT-X-UNKNOWN-TAG\n", count: RemoteAngleReading.maximumMasterBytes / 19 + 1) + rungs
+        #expect(RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: UpstreamAnswer(status: 200, body: Array(padded.utf8)), before: nil).master == nil)
+        let none = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000\nhttp://elsewhere/x.m3u8\n"
+        #expect(RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: UpstreamAnswer(status: 200, body: Array(none.utf8)), before: nil).master == nil,
+                "no rung of this server's shape: nothing taken")
     }
 }
