@@ -72,6 +72,11 @@ public enum OriginDecision: Equatable, Sendable {
         if case let .master(name) = resource, let set = registry.angleSet(named: name) {
             return setMaster(set, variantLimit: variantLimit, registry: registry, server: server, policy: policy)
         }
+        // A set's steering manifest: the box's, as every stream's (404 on a box with no pair).
+        if case let .steering(name) = resource, registry.angleSet(named: name) != nil {
+            guard let steering = registry.steeringManifest else { return Described(decision: .refuse(policy.refuse(.notFound))) }
+            return Described(decision: .steering(steering.manifest, timeToLive: steering.timeToLive), live: true)
+        }
         let found = registry.lookUp(resource, variantLimit: variantLimit)
         // An angle another box serves: the edge sends its URLs there; here it is not found.
         if found == nil, registry.remoteAngleNames.contains(resource.stream) {

@@ -28,11 +28,34 @@ public struct SetMaster: Sendable, Equatable {
         public var title: String
         /// The angle's own master as it serves it (rung URIs `<rung>/index.m3u8`).
         public var master: MultivariantPlaylist
+        /// Whether another box of the venue serves it (`boxes`): on the other pathway its URIs
+        /// stay relative, for the edge to route, since the pair's other box does not serve it.
+        public var remote: Bool
 
-        public init(stream: String, title: String, master: MultivariantPlaylist) {
+        public init(stream: String, title: String, master: MultivariantPlaylist, remote: Bool = false) {
             self.stream = stream
             self.title = title
             self.master = master
+            self.remote = remote
+        }
+    }
+
+    /// A redundant pair's two pathways (issue 35): this box's, on which every URI is relative,
+    /// and the other box's, on which the same angles are that box's (absolute URIs), with the
+    /// steering manifest that ranks them.
+    public struct Pathways: Sendable, Equatable {
+        public var own: String
+        public var other: String
+        /// The other box's base URL, without a trailing slash.
+        public var otherBase: String
+        /// The steering manifest's URI, relative to the set's master.
+        public var steeringURI: String
+
+        public init(own: String, other: String, otherBase: String, steeringURI: String) {
+            self.own = own
+            self.other = other
+            self.otherBase = otherBase
+            self.steeringURI = steeringURI
         }
     }
 
@@ -40,10 +63,14 @@ public struct SetMaster: Sendable, Equatable {
     public var angles: [Angle]
     /// `com.sideline.title`: what the set calls the match.
     public var title: String
+    /// The pair's pathways; nil on a box with no pair. Live only: a VOD window's master (a
+    /// `query`) lists this box's URIs alone.
+    public var pathways: Pathways?
 
-    public init(angles: [Angle], title: String) {
+    public init(angles: [Angle], title: String, pathways: Pathways? = nil) {
         self.angles = angles
         self.title = title
+        self.pathways = pathways
     }
 
     /// One rung of an angle, read from its master: the rung's name and its variant stream.
@@ -99,42 +126,65 @@ public struct SetMaster: Sendable, Equatable {
         var primary = Self.rungs(of: first.master)
         if let variantLimit { primary = primary.filter { $0.name == variantLimit } }
         guard !primary.isEmpty else { return nil }
-        let names = names
-        let angleRungs = angles.map { Self.rungs(of: $0.master) }
+        let paired = query.isEmpty ? pathways : nil
         let sessionData = title.isEmpty ? [] : [SessionData(dataID: "com.sideline.title", value: title)]
         // The header as a stream's master renders it (version 4 for the I-frame playlists).
-        var text = MultivariantPlaylist(version: 4, variants: [], sessionData: sessionData, startOffset: first.master.startOffset).render()
+        var text = MultivariantPlaylist(version: 4, variants: [], sessionData: sessionData, startOffset: first.master.startOffset,
+                                        contentSteering: paired.map { ContentSteering(serverURI: $0.steeringURI, pathwayID: $0.own) }).render()
+        // This box's pathway: every URI relative to the set's master.
+        var iFrames = lines(primary, into: &text, pathway: paired?.own, groupSuffix: "") { angle, rung, file, isDefault in
+            // The default angle's rendition is the variant stream's own playlist, named with a
+            // `./` segment (RFC 3986 §5.2.4 resolves it away): VLC 3.0 keys renditions by their
+            // URI's text, leaves out every variant stream whose URI text is a rendition's, and
+            // then plays the first rendition in URI order, not the default angle
+            // (Docs/operations.md, "Angle sets", "Players").
+            "../\(angle.stream)/\(rung)/" + (isDefault ? "./" : "") + file + carried
+        }
+        // The other box's: the same angles there; an angle a third box serves stays relative.
+        if let paired {
+            iFrames += lines(primary, into: &text, pathway: paired.other, groupSuffix: "-" + paired.other) { angle, rung, file, _ in
+                angle.remote ? "../\(angle.stream)/\(rung)/\(file)" : "\(paired.otherBase)/live/\(angle.stream)/\(rung)/\(file)"
+            }
+        }
+        for stream in iFrames {
+            text += "#EXT-X-I-FRAME-STREAM-INF:" + stream.attributes.joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    /// One pathway's lines: per rung of the default angle a VIDEO group (named after the rung,
+    /// plus `groupSuffix`) of every angle and its variant stream, appended to `text`; returns the
+    /// pathway's I-frame streams. `location(angle, rung, file, isDefaultRendition)`: a URI.
+    private func lines(_ primary: [Rung], into text: inout String, pathway: String?, groupSuffix: String,
+                       location: (Angle, String, String, Bool) -> String) -> [IFrameStream] {
+        let names = names
+        let angleRungs = angles.map { Self.rungs(of: $0.master) }
         var iFrames: [[IFrameStream]] = Array(repeating: [], count: angles.count)
+        var listedIFrames: [Set<String>] = Array(repeating: [], count: angles.count)
         for rung in primary {
             // A rung name is a stream-name-like word: quotable, and a valid GROUP-ID.
-            let group = rung.name
+            let group = rung.name + groupSuffix
             var variant = rung.variant
-            variant.uri = "../\(first.stream)/\(rung.name)/index.m3u8" + carried
+            variant.uri = location(angles[0], rung.name, "index.m3u8", false)
+            variant.pathwayID = pathway
             for (index, angle) in angles.enumerated() {
                 guard let match = index == 0 ? rung : Self.matching(rung, in: angleRungs[index]) else { continue }
                 let isDefault = index == 0
-                // The default angle's rendition is the variant stream's own playlist, named with
-                // a `./` segment (RFC 3986 §5.2.4 resolves it away): VLC 3.0 keys renditions by
-                // their URI's text, leaves out every variant stream whose URI text is a
-                // rendition's, and then plays the first rendition in URI order, not the default
-                // angle (Docs/operations.md, "Angle sets", "Players").
-                let uri = "../\(angle.stream)/\(match.name)/" + (isDefault ? "./" : "") + "index.m3u8" + carried
+                let uri = location(angle, match.name, "index.m3u8", isDefault)
                 text += "#EXT-X-MEDIA:TYPE=VIDEO,GROUP-ID=\"\(group)\",NAME=\"\(names[index])\",DEFAULT=\(isDefault ? "YES" : "NO"),AUTOSELECT=\(isDefault ? "YES" : "NO"),URI=\"\(uri)\"\n"
                 variant.bandwidth = max(variant.bandwidth, match.variant.bandwidth)
                 if let average = match.variant.averageBandwidth { variant.averageBandwidth = max(variant.averageBandwidth ?? 0, average) }
                 for codec in match.variant.codecs where !variant.codecs.contains(codec) { variant.codecs.append(codec) }
-                if let frames = match.iFrames, !iFrames[index].contains(where: { $0.uri.hasPrefix("../\(angle.stream)/\(match.name)/iframes.m3u8") }) {
+                if let frames = match.iFrames, listedIFrames[index].insert(match.name).inserted {
                     var listed = frames
-                    listed.uri = "../\(angle.stream)/\(match.name)/iframes.m3u8" + carried
+                    listed.uri = location(angle, match.name, "iframes.m3u8", false)
+                    listed.pathwayID = pathway
                     iFrames[index].append(listed)
                 }
             }
             text += "#EXT-X-STREAM-INF:" + (variant.attributes + ["VIDEO=\"\(group)\""]).joined(separator: ",") + "\n" + variant.uri + "\n"
         }
-        for stream in iFrames.joined() {
-            text += "#EXT-X-I-FRAME-STREAM-INF:" + stream.attributes.joined(separator: ",") + "\n"
-        }
-        return text
+        return Array(iFrames.joined())
     }
 }
 

@@ -51,8 +51,10 @@ public struct PeerWatchService: Service {
         publish(&said, verdict: health.verdict(at: registry.clock()))
         while !Task.isCancelled {
             let answered = await probe(client)
-            health.probed(ok: answered, at: registry.clock())
-            publish(&said, verdict: health.verdict(at: registry.clock()))
+            // One reading of the clock for the probe and the verdict on it.
+            let now = registry.clock()
+            health.probed(ok: answered, at: now)
+            publish(&said, verdict: health.verdict(at: now))
             try? await Task.sleep(for: .milliseconds(Int(interval * 1000)))
         }
     }

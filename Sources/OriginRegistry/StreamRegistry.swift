@@ -91,13 +91,14 @@ public final class StreamRegistry: Sendable {
     /// unless a test simulates time); `clock` is what every staleness decision reads.
     public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds,
                 sleep: @escaping @Sendable (Double) async throws -> Void = MonotonicClock.sleep,
-                offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = [], remoteAngles: [String: String] = [:]) {
+                offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = [], remoteAngles: [String: String] = [:],
+                setPathways: SetMaster.Pathways? = nil) {
         self.clock = clock
         self.waiters = PlaylistWaiters(sleep: sleep)
         self.offer = offer
         self.angleSets = angleSets
         self.remoteAngleNames = Set(remoteAngles.keys)
-        self.published = Mutex(Published(state: OriginState(angleSets: angleSets, remoteAngles: remoteAngles)))
+        self.published = Mutex(Published(state: OriginState(angleSets: angleSets, remoteAngles: remoteAngles, setPathways: setPathways)))
         self.servingSince = clock()
     }
 
@@ -132,6 +133,12 @@ public final class StreamRegistry: Sendable {
     /// The streams other boxes serve (the config's `boxes`, which never change): read without
     /// the lock, on the path of a request for a name this box does not serve.
     public let remoteAngleNames: Set<String>
+
+    /// The steering manifest this box serves for every stream and set (`OriginChange.steering`),
+    /// nil on a box with no pair.
+    public var steeringManifest: (manifest: ByteBuffer, timeToLive: Int)? {
+        published.withLock { $0.steeringManifest }
+    }
 
     /// What this box knows of the angles other boxes serve (`OriginState.RemoteAngle`).
     public var remoteAngles: [String: OriginState.RemoteAngle] {

@@ -26,6 +26,9 @@ public struct OriginState: Sendable {
     /// Angles another box of the venue serves, by stream name (`RemoteAngle`); empty on a box
     /// with no `boxes` in its config.
     public internal(set) var remoteAngles: [String: RemoteAngle]
+    /// A redundant pair's pathways, which the sets' masters carry as the streams' masters do
+    /// (issue 35); nil on a box with no pair.
+    public let setPathways: SetMaster.Pathways?
 
     /// A steering manifest's content (`SteeringPolicy.manifest`).
     public struct Steering: Sendable, Equatable {
@@ -34,9 +37,10 @@ public struct OriginState: Sendable {
     }
 
     /// `remoteAngles`: the streams other boxes serve, each with its box's base URL.
-    public init(angleSets: [AngleSet] = [], remoteAngles: [String: String] = [:]) {
+    public init(angleSets: [AngleSet] = [], remoteAngles: [String: String] = [:], setPathways: SetMaster.Pathways? = nil) {
         self.angleSets = angleSets
         self.remoteAngles = remoteAngles.mapValues { RemoteAngle(box: $0) }
+        self.setPathways = setPathways
     }
 
     /// One segment file a variant lists.
@@ -166,13 +170,13 @@ extension OriginState {
         let angles = set.streams.compactMap { name -> SetMaster.Angle? in
             if let remote = remoteAngles[name] {
                 guard let master = remote.master, remote.state != "removed" else { return nil }
-                return SetMaster.Angle(stream: name, title: remote.title, master: master)
+                return SetMaster.Angle(stream: name, title: remote.title, master: master, remote: true)
             }
             guard let stream = streams[name], stream.phase != .removed, let master = stream.masterPlaylist else { return nil }
             return SetMaster.Angle(stream: name, title: stream.title, master: master)
         }
         guard angles.first?.stream == set.defaultStream else { return nil }
-        return SetMaster(angles: angles, title: set.title)
+        return SetMaster(angles: angles, title: set.title, pathways: setPathways)
     }
 }
 

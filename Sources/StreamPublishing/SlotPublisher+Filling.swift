@@ -39,7 +39,7 @@ extension SlotPublisher {
         case .standIn: (source, spanClass) = (.standIn, DateRange.standInClass)
         case .gap: (source, spanClass) = (.gap, nil)
         }
-        let date = dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) }
+        let date = self.date(ofSlot: slot)
         var dateRanges: [DateRange] = []
         // The span this entry belongs to: the open one if it is of the same kind, else a new one
         // (a GAP belongs to none; without a date to start it, none can open).
@@ -85,7 +85,7 @@ extension SlotPublisher {
         guard !slots.isEmpty else { return }
         let entries = slots.map { slot in
             PlannedEntry(slot: slot, content: .gap, discontinuity: false, dateRanges: [],
-                         programDateTime: dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) },
+                         programDateTime: date(ofSlot: slot),
                          duration: settings.segmentDuration)
         }
         sink.listGaps(entries, in: name)
@@ -144,5 +144,13 @@ extension SlotPublisher {
         guard let listing, listing != announcedMaster else { return }
         announcedMaster = listing
         sink.masterChanged(listing: listing)
+    }
+}
+
+extension SlotPublisher {
+    /// The program date-time of `slot`: the anchor's date moved by whole slots (nil before any
+    /// entry was dated).
+    func date(ofSlot slot: Int) -> Date? {
+        dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) }
     }
 }

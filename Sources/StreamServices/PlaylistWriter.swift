@@ -112,6 +112,16 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         }
     }
 
+    /// `edgeAfterListing` for a batch of GAP entries (a long absence on the universal grid): the
+    /// ledger takes each under one lock, and the edge is made once, after the last.
+    private func edgeAfterListingGaps(_ variant: String, _ gaps: [(slot: Int, sequence: Int, duration: Double)]) -> LowLatencyEdge? {
+        guard let parts, let last = gaps.last else { return nil }
+        return state.withLock { s in
+            for gap in gaps { s.partLedger.gapListed(variant: variant, slot: gap.slot, sequence: gap.sequence, duration: gap.duration, settings: parts) }
+            return s.partLedger.edge(of: variant, nextSequence: last.sequence + 1, settings: parts)
+        }
+    }
+
     /// The segment the core is about to list as `variant`'s next `.real` entry.
     func stage(_ segment: EncodedSegment, for variant: String) {
         state.withLock { $0.staged[variant] = segment }
@@ -177,10 +187,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     public func listGaps(_ entries: [PlannedEntry], in variant: String) {
         guard let target = recorder.variants[variant], !entries.isEmpty else { return }
         let recorded = target.listGaps(entries.map { ($0.duration, $0.programDateTime, $0.discontinuity) })
-        var edge: LowLatencyEdge?
-        for (entry, sequence) in zip(entries, (recorded.playlist.playlist.lastSequence - entries.count + 1)...) {
-            edge = edgeAfterListing(variant, slot: entry.slot, sequence: sequence, real: false, gap: entry.duration)
-        }
+        let edge = edgeAfterListingGaps(variant, zip(entries, (recorded.playlist.playlist.lastSequence - entries.count + 1)...).map { ($0.slot, $1, $0.duration) })
         registry.apply(.publish(.init(.gaps(Set(recorded.names)), stream: streamName, variant: variant, playlist: recorded.playlist, edge: edge)))
         variantMetrics[variant]?.gapSegments.increment(by: recorded.names.count)
         reportDisk(recorded.diskError, variant: variant)

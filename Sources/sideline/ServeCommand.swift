@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
             opened[plan.stream.name] = try plan.openPipeline(logger: logger.forStream(plan.stream.name, of: settings))
         }
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload), angleSets: .init(settings),
-                                      remoteAngles: settings.remoteAngleBoxes)
+                                      remoteAngles: settings.remoteAngleBoxes, setPathways: .of(settings))
         for plan in removed { plan.registerRemoved(in: registry) }
         let pipelineServices = try plans.filter { !$0.stream.isPushed }.map { plan in
             let streamLogger = logger.forStream(plan.stream.name, of: settings)

@@ -26,6 +26,8 @@ import TestSupport
               ladder:
                 - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
             stream: {name: main, input: testpattern}
+            angle_sets:
+              - {name: match, streams: [main]}
             """
         }
 
@@ -131,6 +133,13 @@ import TestSupport
             return object?["PATHWAY-PRIORITY"] as? [String] ?? []
         }
         #expect(try await steering(a) == ["primary", "standby"])
+        // A set's master carries the pathways too, and its steering manifest is the box's.
+        let setB = try MultivariantPlaylist.parse(String(decoding: try await http(URL(string: b.base + "/live/match/master.m3u8")!).body, as: UTF8.self))
+        #expect(setB.contentSteering == ContentSteering(serverURI: "steering.json", pathwayID: "standby"))
+        #expect(setB.variants.map(\.pathwayID) == ["standby", "primary"] && setB.variants.last?.uri == a.base + "/live/main/180p/index.m3u8")
+        let setSteering = try await http(URL(string: a.base + "/live/match/steering.json")!)
+        #expect(setSteering.status == 200 && String(decoding: setSteering.body, as: UTF8.self).contains(#""PATHWAY-PRIORITY":["primary","standby"]"#),
+                "\(String(decoding: setSteering.body, as: UTF8.self))")
         try await eventually("the standby steers to the primary once it has answered 6 s", timeout: 15) { try await steering(b) == ["primary", "standby"] }
         _ = try await boxA.stop(signal: SIGKILL)
         let killed = Date()

@@ -108,8 +108,10 @@ import Testing
             let vodAnswer = try #require(try await HTTPExchange.send([.get(vodPlaylist)], port: port).first)
             #expect(status(vodAnswer) == 200 && text(vodAnswer).contains("#EXT-X-ENDLIST"))
             // A name that is neither a set nor a stream: 404, as any unknown stream.
-            let unknown = try await HTTPExchange.send([.get("/live/nomatch/master.m3u8"), .get("/vod/nomatch/master.m3u8"), .get("/live/match/720p/index.m3u8")], port: port)
-            #expect(unknown.map(status) == [404, 404, 404])
+            // A set's steering manifest on a box with no pair: 404, as a stream's.
+            let unknown = try await HTTPExchange.send([.get("/live/nomatch/master.m3u8"), .get("/vod/nomatch/master.m3u8"), .get("/live/match/720p/index.m3u8"),
+                                                       .get("/live/match/steering.json")], port: port)
+            #expect(unknown.map(status) == [404, 404, 404, 404])
         }
     }
 

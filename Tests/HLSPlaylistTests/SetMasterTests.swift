@@ -115,4 +115,28 @@ import Testing
         #expect(!text.contains("../tv/"))
         #expect(try MultivariantPlaylist.parse(text).variants.count == 2)
     }
+
+    /// On a box of a redundant pair (issue 35) the set's master carries both pathways, as a
+    /// stream's does: this box's groups and variant streams with relative URIs, then the same
+    /// on the other box's pathway with that box's URIs in groups of their own; an angle a third
+    /// box serves stays relative on both; a VOD window lists this box's alone.
+    @Test func aPairsSetMasterCarriesBothPathways() throws {
+        let set = SetMaster(angles: [
+            .init(stream: "wide", title: "Wide", master: Self.master([("360p", 360, 1_000_000, "avc1.4d401e")])),
+            .init(stream: "goal", title: "Goal", master: Self.master([("360p", 360, 900_000, "avc1.4d401e")]), remote: true),
+        ], title: "", pathways: .init(own: "standby", other: "primary", otherBase: "http://10.0.0.2:8080", steeringURI: "steering.json"))
+        let text = try #require(set.render())
+        let parsed = try MultivariantPlaylist.parse(text)
+        #expect(parsed.contentSteering == ContentSteering(serverURI: "steering.json", pathwayID: "standby"))
+        #expect(parsed.variants.map(\.pathwayID) == ["standby", "primary"])
+        #expect(parsed.variants.map(\.uri) == ["../wide/360p/index.m3u8", "http://10.0.0.2:8080/live/wide/360p/index.m3u8"])
+        #expect(text.contains(#"GROUP-ID="360p",NAME="Wide",DEFAULT=YES,AUTOSELECT=YES,URI="../wide/360p/./index.m3u8""#))
+        #expect(text.contains(#"GROUP-ID="360p-primary",NAME="Wide",DEFAULT=YES,AUTOSELECT=YES,URI="http://10.0.0.2:8080/live/wide/360p/index.m3u8""#))
+        #expect(text.contains(#"GROUP-ID="360p-primary",NAME="Goal",DEFAULT=NO,AUTOSELECT=NO,URI="../goal/360p/index.m3u8""#), "another box's angle stays relative")
+        #expect(text.contains(#"VIDEO="360p-primary""#))
+        #expect(parsed.iFrameStreams.map(\.pathwayID) == ["standby", "standby", "primary", "primary"])
+        #expect(parsed.iFrameStreams.map(\.uri).contains("http://10.0.0.2:8080/live/wide/360p/iframes.m3u8"))
+        let vod = try MultivariantPlaylist.parse(try #require(set.render(query: "start=0&end=4")))
+        #expect(vod.contentSteering == nil && vod.variants.map(\.pathwayID) == [nil])
+    }
 }
