@@ -46,15 +46,17 @@ public struct SetMaster: Sendable, Equatable {
     public struct Pathways: Sendable, Equatable {
         public var own: String
         public var other: String
-        /// The other box's base URL, without a trailing slash.
-        public var otherBase: String
+        /// The other box's `/live` (its base URL, without a trailing slash, and `/live`): each
+        /// angle's URIs there are under it. A credential is carried in it (`mappingURIs`).
+        public var otherLive: String
         /// The steering manifest's URI, relative to the set's master.
         public var steeringURI: String
 
+        /// `otherBase`: the other box's base URL, without a trailing slash.
         public init(own: String, other: String, otherBase: String, steeringURI: String) {
             self.own = own
             self.other = other
-            self.otherBase = otherBase
+            self.otherLive = otherBase + "/live"
             self.steeringURI = steeringURI
         }
     }
@@ -143,7 +145,7 @@ public struct SetMaster: Sendable, Equatable {
         // The other box's: the same angles there; an angle a third box serves stays relative.
         if let paired {
             iFrames += lines(primary, into: &text, pathway: paired.other, groupSuffix: "-" + paired.other) { angle, rung, file, _ in
-                angle.remote ? "../\(angle.stream)/\(rung)/\(file)" : "\(paired.otherBase)/live/\(angle.stream)/\(rung)/\(file)"
+                angle.remote ? "../\(angle.stream)/\(rung)/\(file)" : "\(paired.otherLive)/\(angle.stream)/\(rung)/\(file)"
             }
         }
         for stream in iFrames {
@@ -189,10 +191,15 @@ public struct SetMaster: Sendable, Equatable {
 }
 
 extension SetMaster {
-    /// The same set with every angle's master's URIs through `transform` (`MultivariantPlaylist.mappingURIs`).
+    /// The same set with every angle's master's URIs through `transform` (`MultivariantPlaylist.mappingURIs`),
+    /// and the other pathway's `/live` with them (a private set's credential, `BackupCredential`).
     public func mappingURIs(_ transform: (String) -> String) -> SetMaster {
         var mapped = self
         for index in mapped.angles.indices { mapped.angles[index].master = mapped.angles[index].master.mappingURIs(transform) }
+        if let live = pathways?.otherLive {
+            let carried = transform(live + "/")
+            if carried.hasSuffix("/") { mapped.pathways?.otherLive = String(carried.dropLast()) }
+        }
         return mapped
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HLSPlaylist
 import Testing
 
@@ -138,5 +139,10 @@ import Testing
         #expect(parsed.iFrameStreams.map(\.uri).contains("http://10.0.0.2:8080/live/wide/360p/iframes.m3u8"))
         let vod = try MultivariantPlaylist.parse(try #require(set.render(query: "start=0&end=4")))
         #expect(vod.contentSteering == nil && vod.variants.map(\.pathwayID) == [nil])
+        // Under /access/<credential>/, the other box's URIs carry it (the origin maps them so).
+        let carried = set.mappingURIs { $0.replacingOccurrences(of: "8080/live/", with: "8080/access/c1/live/") }
+        let privately = try MultivariantPlaylist.parse(try #require(carried.render()))
+        #expect(privately.variants.last?.uri == "http://10.0.0.2:8080/access/c1/live/wide/360p/index.m3u8")
+        #expect(privately.variants.first?.uri == "../wide/360p/index.m3u8")
     }
 }
