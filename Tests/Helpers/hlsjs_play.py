@@ -77,14 +77,19 @@ FRAMES = """(() => {
 SETUP = """
 (async () => {
   const { Hls } = await import(%(module)s);
-  window.r = { parts: 0, fragments: 0, stalls: 0, fatal: null, errors: [], playlists: {} };
+  window.r = { parts: 0, fragments: 0, stalls: 0, fatal: null, errors: [], playlists: {}, loads: [] };
   const v = document.createElement('video');
   v.muted = true;
   document.body.appendChild(v);
   v.addEventListener('waiting', () => r.stalls++);
   const hls = new Hls({ lowLatencyMode: %(lowLatency)s, debug: false });
   window.hls = hls; window.v = v;
-  hls.on(Hls.Events.FRAG_LOADED, (e, d) => { if (d.part) r.parts++; else r.fragments++; });
+  hls.on(Hls.Events.FRAG_LOADED, (e, d) => {
+    if (d.part) r.parts++; else r.fragments++;
+    // What was loaded, when and from where (host:port and path), for a failover's account.
+    const url = (d.part ? d.part.url : d.frag.url) || '';
+    if (r.loads.length < 4000) r.loads.push([Date.now(), d.frag.sn, d.part ? d.part.index : -1, url.replace(/^https?:\/\//, '')]);
+  });
   hls.on(Hls.Events.LEVEL_LOADED, (e, d) => {
     const text = d.networkDetails && d.networkDetails.responseText;
     if (text) r.playlists[d.level] = text;
@@ -92,7 +97,7 @@ SETUP = """
   hls.on(Hls.Events.ERROR, (e, d) => {
     const code = d.response && d.response.code;
     const url = (d.context && d.context.url) || d.url || '';
-    if (r.errors.length < 20) r.errors.push(d.details + (code ? ' ' + code : '') + (d.fatal ? ' (fatal)' : '') + (url ? ' ' + url.replace(/^https?:\/\/[^/]+/, '') : ''));
+    if (r.errors.length < 20) r.errors.push(Date.now() + ' ' + d.details + (code ? ' ' + code : '') + (d.fatal ? ' (fatal)' : '') + (url ? ' ' + url.replace(/^https?:\/\/[^/]+/, '') : ''));
     if (d.fatal) r.fatal = d.details + ': ' + (d.reason || (d.error && d.error.message) || '');
   });
   hls.loadSource(%(url)s);
@@ -119,7 +124,7 @@ def main():
     origin = urllib.parse.urlsplit(args.url)
     profile = tempfile.mkdtemp(prefix="sideline-hlsjs-")
     browser = Browser(shutil.which("chromium") or "chromium", profile)
-    report = {"currentTime": 0, "latencies": [], "parts": 0, "fragments": 0, "stalls": 0, "fatal": None, "errors": [], "playlists": []}
+    report = {"currentTime": 0, "latencies": [], "parts": 0, "fragments": 0, "stalls": 0, "fatal": None, "errors": [], "playlists": [], "loads": []}
     try:
         evaluate = browser.navigate(f"{origin.scheme}://{origin.netloc}/healthz")
         evaluate(SETUP % {"module": json.dumps(module_url), "url": json.dumps(args.url),
@@ -138,7 +143,7 @@ def main():
             if time.monotonic() - started >= args.warmup and seen["d"]:
                 report["latencies"].append(round((seen["now"] - seen["d"]) / 1000, 3))
         final = evaluate("r")
-        for key in ("parts", "fragments", "stalls", "fatal", "errors"):
+        for key in ("parts", "fragments", "stalls", "fatal", "errors", "loads"):
             report[key] = final[key]
         report["playlists"] = list(final["playlists"].values())
         if args.frames:

@@ -10,8 +10,8 @@ stay within their bounds.
     python3 scripts/drills/hostile.py    (with .build/release/sideline already built)
 
 Environment: SIDELINE (the binary), CLASSES (space-separated subset of: traps private doors
-parts disk connections tls restart; restart stops the server and starts it again over the same data,
-so it runs last), KEEP=1 keeps the work directory. Prints one line per probe and ends with
+parts disk connections tls boxes restart; restart stops the server and starts it again over the same data,
+so it runs last; boxes runs a second, small server whose `boxes` names a hostile fake box), KEEP=1 keeps the work directory. Prints one line per probe and ends with
 'N passed, N failed'; exits 1 when any probe failed. Every loop is bounded in count and time,
 every server binds to 127.0.0.0/8, and everything started is stopped by its PID.
 """
@@ -332,7 +332,8 @@ def probe_traps(venue):
         ("GET", "/live/home/master.m3u8", {"Authorization": "Bearer " + "\u00ff" * 10}, {400, 401, 403, 429}),
         ("POST", "/api/streams/open/markers", {"Authorization": f"Bearer {ANALYST}", "Content-Type": "application/json"}, {400}),
     ]
-    marker_bodies = [b'{"at":1e300,"title":"x"}', b'{"at":"9999-99-99T99:99:99Z"}', b'{"duration":-1e300,"title":"x"}', b"[" * 100_000]
+    marker_bodies = [b'{"at":1e300,"title":"x"}', b'{"at":"9999-99-99T99:99:99Z"}', b'{"duration":-1e300,"title":"x"}', b"[" * 100_000,
+                     b'{"label":"x","id":"m-../../../etc"}', b'{"label":"x","id":"m-' + b"a" * 5000 + b'"}', b'{"label":"x","id":"m-1?x=1"}']
     for method, path, headers, expected in requests:
         status = venue.origin.status(method, path, headers)
         record(group, f"{method} {path[:90]}: {sorted(expected)}", status in expected and venue.alive(), f"{status}")
@@ -793,6 +794,160 @@ def probe_tls(venue):
     record(group, "SIGHUP reloads, the server lives", venue.alive(), "")
 
 
+# ---------------------------------------------------------------- class: a hostile other box
+
+class HostileBox:
+    """A fake 'other box' of the venue (issue 35, `boxes`) on 127.0.0.1, answering as the other
+    team would if it took the box's address: a listing with a 5,000-character title full of
+    control characters, a master whose rung names and attributes carry quotes and new lines,
+    markers taken only after a trickle far past any timeout, a clip answered by a redirect to
+    the origin itself, or by more bytes than asked for. Counts what it was asked."""
+
+    # Parses, but carries what must not reach a viewer: a made-up VIDEO-RANGE, rung names with a
+    # quote, a path and a dot, an absolute URI, a codec with a space, a bandwidth past any bound.
+    HOSTILE = ('#EXTM3U\n#EXT-X-SESSION-DATA:DATA-ID="com.evil",VALUE="EVIL"\n'
+               '#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f",VIDEO-RANGE=EVIL\n360p/index.m3u8\n'
+               '#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f"\nx"EVIL/index.m3u8\n'
+               '#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f"\n../EVIL/index.m3u8\n'
+               '#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f"\nhttp://evil/EVIL/index.m3u8\n'
+               '#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1 EVIL"\nq1/index.m3u8\n'
+               '#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="a,b,c,d,e"\nq2/index.m3u8\n')
+    # A carriage return inside a URI line, to start a line of its own in a master that copies it.
+    INJECTED = ('#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS="avc1.64001f"\n'
+                'x",URI="http://evil/\r#EXT-X-EVIL/index.m3u8\n')
+
+    def __init__(self, port, origin_port):
+        self.port, self.origin_port, self.asked = port, origin_port, []
+        self.clip_mode = "redirect"
+        self.master = self.HOSTILE
+        self.stop_event = threading.Event()
+        self.socket = socket.socket()
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", port))
+        self.socket.listen(64)
+        self.socket.settimeout(0.5)
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while not self.stop_event.is_set():
+            try:
+                conn, _ = self.socket.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self.answer, args=(conn,), daemon=True).start()
+
+    def answer(self, conn):
+        try:
+            conn.settimeout(5)
+            head = b""
+            while b"\r\n\r\n" not in head and len(head) < 65536:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                head += chunk
+            line = head.split(b"\r\n", 1)[0].decode("latin-1")
+            method, path = line.split(" ")[0], line.split(" ")[1]
+            self.asked.append(f"{method} {path}")
+            if path == "/api/streams":
+                title = "x" * 5000 + "\u001b[2J\u0007"
+                self.send(conn, 200, "application/json", json.dumps({"streams": [{"id": "away", "title": title, "state": "live"}]}).encode())
+            elif path == "/live/away/master.m3u8":
+                self.send(conn, 200, "application/vnd.apple.mpegurl", self.master.encode())
+            elif method == "POST" and path.endswith("/markers"):
+                # Headers at once, then a byte every 2 s: the origin must not wait on it.
+                conn.sendall(b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+                for _ in range(30):
+                    if self.stop_event.wait(2):
+                        return
+                    conn.sendall(b" ")
+            elif "clip.mp4" in path:
+                if self.clip_mode == "redirect":
+                    conn.sendall(f"HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{self.origin_port}/api/sets\r\nContent-Length: 0\r\n\r\n".encode())
+                else:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: video/mp4\r\n\r\n")
+                    for _ in range(64):
+                        conn.sendall(b"\0" * (1 << 20))
+            else:
+                self.send(conn, 404, "text/plain", b"no")
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    @staticmethod
+    def send(conn, status, kind, body):
+        conn.sendall(f"HTTP/1.1 {status} X\r\nContent-Type: {kind}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+
+    def close(self):
+        self.stop_event.set()
+        self.socket.close()
+
+
+def probe_boxes(venue):
+    """A second, small server (the test pattern as `wide`, a set of `wide` and `away`) whose
+    `boxes` names a hostile fake box for `away`: the set's master never carries what the box
+    injects, a marker or clip it will not finish is refused in bounded time with 502 and leaves
+    nothing behind, and the server stays up."""
+    group = "boxes"
+    work = f"{venue.work}/boxes"
+    os.makedirs(work, exist_ok=True)
+    port, box_port = free_port(), free_port()
+    box = HostileBox(box_port, port)
+    with open(f"{work}/sideline.yaml", "w") as f:
+        f.write(f"server: {{host: 127.0.0.1, port: {port}}}\nanalyst: {{token: {ANALYST}}}\npart_duration: 0\n{LADDER}"
+                f"streams:\n  - {{name: wide, input: testpattern}}\nboxes:\n  - {{url: 'http://127.0.0.1:{box_port}', streams: [away]}}\n"
+                "angle_sets:\n  - {name: match, streams: [wide, away]}\n")
+    server = spawn([BIN, "serve", "--config", f"{work}/sideline.yaml", "--data-dir", f"{work}/data", "--log-level", "info"], f"{work}/server.log")
+    client = Client(port)
+    try:
+        venue.wait_for(lambda: client.status("GET", "/live/wide/360p/index.m3u8") == 200, 60, "the boxes server's stream")
+        alive = lambda: server.poll() is None and client.status("GET", "/healthz") == 200
+        deadline = time.time() + 20
+        master = b""
+        while time.time() < deadline and b"../away/" not in master:
+            status, _, master = client.request("GET", "/live/match/master.m3u8")
+            time.sleep(0.5)
+        text = master.decode("utf-8", "replace")
+        record(group, "the set's master lists the other box's angle, by its one well-formed rung only",
+               "../away/360p/index.m3u8" in text and "../away/q1/" not in text and "../away/q2/" not in text, "")
+        record(group, "nothing the other box's master carries beyond that reaches the set's master", all(bad not in text for bad in ("EVIL", "evil", "\r", 'URI="http')), "")
+        box.master = box.INJECTED
+        time.sleep(5)
+        again = client.request("GET", "/live/match/master.m3u8")[2].decode("utf-8", "replace")
+        record(group, "a master with a line break in a URI is not taken: the one held stays", again == text, "")
+        _, _, listing = client.request("GET", "/api/sets/match")
+        angle = next((a for a in json.loads(listing).get("angles", []) if a.get("stream") == "away"), {})
+        record(group, "its title is cut to 200 characters with no control character", len(angle.get("title", "")) <= 200 and not re.search(r"[\x00-\x1f\x7f]", angle.get("title", "")),
+               f"{len(angle.get('title', ''))} characters")
+        record(group, "the angle's own URLs answer 404 here", client.status("GET", "/live/away/360p/index.m3u8") == 404, "")
+        auth = {"Authorization": f"Bearer {ANALYST}", "Content-Type": "application/json"}
+        began = time.time()
+        status, _, body = client.request("POST", "/api/sets/match/markers", auth, b'{"label": "Trickled", "time": "now", "lead": 2}', timeout=60)
+        took = time.time() - began
+        record(group, "a marker the other box trickles is refused with 502 within 15 s", status == 502 and took < 15, f"{status} in {took:.1f} s")
+        _, _, markers = client.request("GET", "/api/sets/match/markers")
+        record(group, "and this box's angle does not keep it", b"Trickled" not in markers, "")
+        before = set(os.listdir(f"{work}/data/.clips")) if os.path.isdir(f"{work}/data/.clips") else set()
+        for mode in ("redirect", "flood"):
+            box.clip_mode = mode
+            began = time.time()
+            try:
+                status, _, body = client.request("GET", "/api/sets/match/clip.zip?start=0&end=4", timeout=90)
+            except Exception as error:
+                status, body = f"error: {type(error).__name__}", b""
+            took = time.time() - began
+            record(group, f"a clip the other box answers with a {mode} is refused with 502 in bounded time", status == 502 and took < 40,
+                   f"{status} in {took:.1f} s: {body[:200]!r}")
+        after = set(os.listdir(f"{work}/data/.clips")) if os.path.isdir(f"{work}/data/.clips") else set()
+        record(group, "no scratch file is left", after <= before, f"{sorted(after - before)}")
+        record(group, "the server is alive and its stream plays", alive() and client.status("GET", "/live/wide/360p/index.m3u8") == 200, "")
+    finally:
+        stop(server)
+        box.close()
+
+
 def stop_watcher(watcher):
     if not watcher:
         return
@@ -803,7 +958,7 @@ def stop_watcher(watcher):
 
 
 def main():
-    classes = os.environ.get("CLASSES", "traps private doors parts disk connections tls restart").split()
+    classes = os.environ.get("CLASSES", "traps private doors parts disk connections tls boxes restart").split()
     load = open("/proc/loadavg").read().split()[:3]
     print(f"# hostile venue drill, {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {' '.join(load)}, binary {BIN}", flush=True)
     venue = Venue()
@@ -815,7 +970,7 @@ def main():
         watcher.start()
         for name in [c for c in classes if c != "restart"]:
             {"traps": probe_traps, "private": probe_private, "doors": probe_doors, "parts": probe_parts, "disk": probe_disk, "connections": probe_connections,
-             "tls": probe_tls}[name](venue)
+             "tls": probe_tls, "boxes": probe_boxes}[name](venue)
             record(name, "the server is alive after this class (same process)", venue.alive() and venue.server.pid == pid, "")
         # The restart comes last, once the open stream's watch has ended (it stops the server).
         stop_watcher(watcher)

@@ -22,7 +22,11 @@ kill, from 1 s before it on:
   repeated   frames shown again (the same moment, or an earlier one)
 
 Chromium's native rows sample every 100 ms: their lost/repeated counts are not per frame and
-are left out.
+are left out. VLC's rows (vlc, vlc-edge) read what VLC itself fetched and played on: it runs as
+`nobody` (it refuses root) with its stream output writing the stream it plays to a file
+(`#std{access=file,mux=ts}`), which is decoded afterwards and each frame's clock read; so its
+lost and repeated frames are counted, but its stall is not measured (left as nan), and
+"continued" means the recording holds frames captured after the kill.
 
     KILLS=5 scripts/bench/redundancy/failover.py                     # the five kills
     KILLS=1 PLAYERS=hlsjs-steering,ffmpeg-edge scripts/bench/redundancy/failover.py
@@ -57,7 +61,7 @@ from ll_latency import free_port, nginx_wrapper, wait_ok  # noqa: E402
 KILLS = int(os.environ.get("KILLS", "1"))
 WARMUP = float(os.environ.get("WARMUP", "15"))
 AFTER = float(os.environ.get("AFTER", "20"))
-PLAYERS = os.environ.get("PLAYERS", "hlsjs-steering,hlsjs-classic,ffmpeg,playbin3,chromium,hlsjs-edge,ffmpeg-edge,playbin3-edge,chromium-edge").split(",")
+PLAYERS = os.environ.get("PLAYERS", "hlsjs-steering,hlsjs-classic,ffmpeg,playbin3,chromium,vlc,hlsjs-edge,ffmpeg-edge,playbin3-edge,chromium-edge,vlc-edge").split(",")
 SIDELINE = os.environ.get("SIDELINE", os.path.join(ROOT, ".build-release/release/sideline"))
 HLSJS = os.environ.get("HLSJS", os.path.join(ROOT, ".build-hlsjs/hls.mjs"))
 FRAME_MS = 1000 / 30
@@ -211,6 +215,30 @@ def play(player, url, pair, work):
         except ValueError:
             return [], killed.get("at"), False
         return [(wall, clock) for wall, clock in report.get("frames", [])], killed.get("at"), False
+    if player.startswith("vlc"):
+        # VLC refuses to run as root: as nobody, with a home and an output it may write.
+        home = tempfile.mkdtemp(prefix="failover-vlc-", dir=work)
+        os.chmod(work, 0o755)
+        os.chmod(home, 0o777)
+        recording = f"{home}/played.ts"
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", f"HOME={home}"] if os.geteuid() == 0 else []
+        process = subprocess.Popen(prefix + ["cvlc", "--intf", "dummy", "--no-video-title-show", url, "--sout", f"#std{{access=file,mux=ts,dst={recording}}}",
+                                             "--run-time", str(int(seconds)), "vlc://quit"],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(f"{work}/{player}.log", "w"))
+        timer = threading.Timer(WARMUP, kill)
+        timer.start()
+        try:
+            process.wait(timeout=seconds + 30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        timer.join()
+        decode = subprocess.run(["ffmpeg", "-v", "error", "-i", recording, "-map", "0:v:0", "-vf", f"scale={WIDTH}:{HEIGHT}", "-f", "rawvideo", "-pix_fmt", "gray", "-"],
+                                capture_output=True, timeout=120)
+        size = WIDTH * HEIGHT
+        clocks = [read_clock(decode.stdout[i:i + size], WIDTH, HEIGHT) for i in range(0, len(decode.stdout) - size + 1, size)]
+        # No wall clock for a recorded frame: its capture time stands in for it (see above).
+        return [(clock, clock) for clock in clocks if clock is not None], killed.get("at"), False
     if player.startswith("chromium"):
         from page_check import Browser
         profile = tempfile.mkdtemp(prefix="failover-chromium-", dir=work)
@@ -288,6 +316,8 @@ def main():
                 url = (f"http://127.0.0.1:{pair.edge_port}" if player.endswith("-edge") else pair.base("a")) + "/live/main/master.m3u8"
                 frames, killed, sampled = play(player, url, pair, work)
                 verdict = judge(frames, killed, sampled)
+                if player.startswith("vlc"):
+                    verdict = (verdict[0], float("nan"), verdict[2], verdict[3])
                 results.setdefault(player, []).append(verdict)
                 continued, stall, lost, repeated = verdict
                 print(f"  {player:<15} kill {kill + 1}: {'continued' if continued else 'STOPPED  '}  stall {stall:6.2f} s  lost {lost}  repeated {repeated}  "
