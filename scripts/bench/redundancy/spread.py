@@ -15,7 +15,8 @@ At the end, every slot either box lists is compared from the two boxes' recordin
             / segment_duration must be the number, on both (a mismatch is a slot listed under
             another number)
   date      for a number both list, the difference of their EXT-X-PROGRAM-DATE-TIMEs (ms)
-  PTS       for a number both list as a segment (not GAP), the difference of the first video
+  PTS       for a number both list as a segment of their own camera (not GAP, not a stand-in
+            or sibling fill, which the playlist's date ranges mark), the difference of the first video
             presentation timestamps (ms), as ratio to one frame (33.3 ms), the issue's bound
   picture   for the same slots, whether the two first frames are the same camera frame: the
             first two decoded frames of each box's segment compared (mean squared difference
@@ -32,6 +33,7 @@ Environment: DURATION (600), DOWN (10), SIDELINE (.build-release/release/sidelin
 bounded; everything started is stopped by its PID.
 """
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -56,11 +58,26 @@ def load():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
 
+def fill_spans(lines):
+    """[(start, end)] of the stand-in and sibling spans the playlist's date ranges mark (end None: open)."""
+    spans = {}
+    for line in lines:
+        if line.startswith("#EXT-X-DATERANGE:") and ("com.sideline.stand-in" in line or "com.sideline.sibling" in line):
+            ident = re.search(r'ID="([^"]+)"', line).group(1)
+            start = re.search(r'START-DATE="([^"]+)"', line)
+            end = re.search(r'END-DATE="([^"]+)"', line)
+            parse = lambda m: datetime.fromisoformat(m.group(1).replace("Z", "+00:00")).timestamp() if m else None
+            spans[ident] = (parse(start), parse(end) if end else spans.get(ident, (None, None))[1])
+    return list(spans.values())
+
+
 def parse_playlist(path):
-    """{number: (date seconds since 1970, uri or None for GAP)} of a recorded media playlist."""
+    """{number: (date seconds since 1970, uri or None for GAP and for a stand-in or sibling fill)}
+    of a recorded media playlist."""
     entries, sequence, date, gap = {}, 0, None, False
     with open(path) as f:
         lines = f.read().splitlines()
+    fills = fill_spans(lines)
     number = None
     for line in lines:
         if line.startswith("#EXT-X-MEDIA-SEQUENCE:"):
@@ -72,7 +89,8 @@ def parse_playlist(path):
         elif line.startswith("#EXT-X-GAP"):
             gap = True
         elif line and not line.startswith("#"):
-            entries[number] = (date, None if gap else line)
+            filled = date is not None and any(start is not None and start <= date + 1e-3 and (end is None or date < end - 1e-3) for start, end in fills)
+            entries[number] = (date, None if gap or filled else line)
             number += 1
             date = date + D if date is not None else None
             gap = False
@@ -106,6 +124,8 @@ def percentile(values, fraction):
 
 
 def main():
+    if os.environ.get("ANALYZE"):
+        return analyze(os.environ["ANALYZE"])
     work = tempfile.mkdtemp(prefix="spread-")
     ports = {"a": free_port(), "b": free_port()}
     udp = {"a": free_port(), "b": free_port()}
@@ -161,7 +181,11 @@ def main():
                 stop(name, signal.SIGINT)
         camera.kill()
         camera.wait(timeout=10)
+    analyze(work)
 
+
+def analyze(work):
+    """Compares the two recordings under `work` (ANALYZE=<work> compares a kept run again)."""
     lists = {name: parse_playlist(f"{work}/{name}/data/main/180p/index.m3u8") for name in ("a", "b")}
     misnumbered = sum(1 for entries in lists.values() for number, (date, _) in entries.items() if date is None or abs(date / D - number) > 1e-6)
     both = sorted(set(lists["a"]) & set(lists["b"]))
@@ -182,7 +206,7 @@ def main():
                 other.append(n)
     only = len(set(lists["a"]) ^ set(lists["b"]))
     gaps = {name: sum(1 for _, uri in entries.values() if uri is None) for name, entries in lists.items()}
-    print(f"spread: slots listed: A {len(lists['a'])}, B {len(lists['b'])}, both {len(both)}, by one box only {only}; GAP entries A {gaps['a']}, B {gaps['b']}")
+    print(f"spread: slots listed: A {len(lists['a'])}, B {len(lists['b'])}, both {len(both)}, by one box only {only}; GAP or fill entries A {gaps['a']}, B {gaps['b']}")
     print(f"spread: number: slots listed under another number than their date's: {misnumbered}")
     print(f"spread: date: for the {len(both)} numbers both list, max difference {max(dates, default=0):.3f} ms")
     if spreads:
