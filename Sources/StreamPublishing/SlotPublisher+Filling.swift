@@ -24,6 +24,11 @@ extension SlotPublisher {
                 break
             }
         }
+        if content == nil, settings.onLateSegment == .standin, settings.setTimeline?.isUniversal == true,
+           let filled = state.filledBeforeOwn, filled < Self.startingGapSlots {
+            // A run starting on the universal grid (`startingGapSlots`).
+            content = .gap
+        }
         if content == nil {
             switch settings.onLateSegment {
             case .standin: content = .standIn(copy: state.standInsInRow)
@@ -51,7 +56,7 @@ extension SlotPublisher {
             span = FillSpan(classLabel: spanClass, since: date)
             dateRanges.append(.fillSpan(spanClass, variantFilled: name, since: date))
         }
-        let entry = PlannedEntry(slot: slot, content: content, discontinuity: state.lastSource.map { $0 != source } ?? false,
+        let entry = PlannedEntry(slot: slot, content: content, discontinuity: startsDiscontinuity(source, after: state.lastSource),
                                  dateRanges: dateRanges, programDateTime: date, duration: settings.segmentDuration)
         commit(entry, source: source, span: span, in: name)
         return true
@@ -114,7 +119,10 @@ extension SlotPublisher {
     mutating func commit(_ entry: PlannedEntry, source: EntrySource, span: FillSpan?, in name: String) {
         var entry = entry
         var state = variants[name]!
-        if state.skipped && state.entries > 0 { entry.discontinuity = true }
+        if case .real = source { state.filledBeforeOwn = nil } else if let filled = state.filledBeforeOwn { state.filledBeforeOwn = filled + 1 }
+        // A skip is a timestamp jump; on the universal grid there is none (its long absences are
+        // GAP entries, never a skip), so this is for the grids of one box.
+        if state.skipped && state.entries > 0 && settings.setTimeline?.isUniversal != true { entry.discontinuity = true }
         state.skipped = false
         sink.list(entry, in: name)
         state.next = entry.slot + 1

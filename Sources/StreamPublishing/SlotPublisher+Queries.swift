@@ -36,6 +36,32 @@ extension SlotPublisher {
     /// with EXT-X-DISCONTINUITY (that entry came from elsewhere: a stand-in, a sibling, a GAP,
     /// an earlier run): what its parts say before it is listed.
     public func ownSegmentIsDiscontinuous(_ variant: String) -> Bool {
-        variants[variant]?.lastSource.map { $0 != .real(run: run) } ?? false
+        startsDiscontinuity(.real(run: run), after: variants[variant]?.lastSource)
+    }
+
+    /// Whether an entry from `source` listed after one from `previous` starts with
+    /// EXT-X-DISCONTINUITY: where the source changes (another run of the encoder, a stand-in, a
+    /// sibling's picture, the first entry after an earlier process's). On the universal grid
+    /// (issue 35) a change between this box's own encoder runs, an earlier process's entries and
+    /// GAP entries is not one: every timestamp there is the grid's, continuous whatever ran, and
+    /// a tag there would be this box's alone, so the same segment would have another
+    /// Discontinuity Sequence Number on each box of a pair, which RFC 8216 §6.2.4 forbids for
+    /// matching content (VLC ended its stream at such a move through the edge). A stand-in's or
+    /// a sibling's picture is another encoding: still a discontinuity.
+    func startsDiscontinuity(_ source: EntrySource, after previous: EntrySource?) -> Bool {
+        guard let previous, previous != source else { return false }
+        if settings.setTimeline?.isUniversal == true, previous.isOnTheGridsOwnTimestamps, source.isOnTheGridsOwnTimestamps { return false }
+        return true
+    }
+}
+
+extension EntrySource {
+    /// This box's own encoder (any run), an earlier process's entries, or no media (GAP): on the
+    /// universal grid, timestamps that follow the grid without a jump between them.
+    var isOnTheGridsOwnTimestamps: Bool {
+        switch self {
+        case .real, .restored, .gap: true
+        case .standIn, .sibling: false
+        }
     }
 }

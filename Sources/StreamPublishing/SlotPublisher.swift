@@ -41,7 +41,16 @@ public struct SlotPublisher: Sendable {
         /// Slots this process filled (stand-in, sibling's copy, GAP) that a late real segment
         /// may still replace in the recording; only kept with `lateSegmentsReplaceFills`.
         var replaceable: Set<Int> = []
+        /// Slots filled in this run of the encoder before its first segment (`startingFill`).
+        var filledBeforeOwn: Int? = 0
     }
+
+    /// On the universal grid, the slots a run of the encoder leaves empty while it starts (the
+    /// input opening, the first GOP) are GAP entries, not stand-ins, up to this many: the other
+    /// box of a pair has those slots' pictures (an edge asks it on the GAP's 404), and a stand-in
+    /// would be this box's alone, with a discontinuity on each side of it that the other box's
+    /// playlist does not have (`startsDiscontinuity`). Past them, the policy's stand-ins.
+    static let startingGapSlots = 3
 
     public let settings: Settings
     let sink: any PublishingSink
@@ -128,6 +137,7 @@ public struct SlotPublisher: Sendable {
         }
         run += 1
         runStartedAt = now
+        for name in settings.variants { variants[name]!.filledBeforeOwn = 0 }
         return first
     }
 
@@ -162,7 +172,9 @@ public struct SlotPublisher: Sendable {
             dateRanges.append(.fillSpan(span.classLabel, variantFilled: name, since: span.since, until: programDateTime))
         }
         let entry = PlannedEntry(slot: slot, content: marks.asGap ? .gap : .real,
-                                 discontinuity: marks.discontinuity || (state.lastSource.map { $0 != source } ?? false),
+                                 // An input back after an outage is placed on the grid by arrival too: on
+                                 // the universal grid its timestamps follow on (`startsDiscontinuity`).
+                                 discontinuity: (marks.discontinuity && settings.setTimeline?.isUniversal != true) || startsDiscontinuity(source, after: state.lastSource),
                                  dateRanges: dateRanges, programDateTime: programDateTime, duration: duration)
         commit(entry, source: source, span: nil, in: name)
         cadence.arrived(slot: slot, at: now)

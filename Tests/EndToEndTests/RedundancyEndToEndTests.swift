@@ -115,6 +115,19 @@ import TestSupport
         #expect(after.mediaSequence == before.mediaSequence, "the recording keeps its numbers")
         #expect(after.segments[before.segments.count...].prefix(3).allSatisfy { $0.gap }, "the slots B missed are GAP entries")
         try await Self.expectOneTimeline(a, b, label: "after B's restart")
+        // Every slot both list has the same Discontinuity Sequence Number on both (RFC 8216
+        // §6.2.4): B's restart added no EXT-X-DISCONTINUITY of its own.
+        let (pa, pb) = (try await a.playlist(), try await b.playlist())
+        func discontinuitySequence(_ playlist: MediaPlaylist) -> [Int: Int] {
+            var count = 0
+            return Dictionary(uniqueKeysWithValues: playlist.segments.enumerated().map { index, entry in
+                if entry.discontinuity { count += 1 }
+                return (playlist.mediaSequence + index, count)
+            })
+        }
+        let (da, db) = (discontinuitySequence(pa), discontinuitySequence(pb))
+        let differing = Set(da.keys).intersection(db.keys).filter { da[$0] != db[$0] }.sorted()
+        #expect(differing.isEmpty, "slots with another Discontinuity Sequence Number on each box: \(differing.prefix(5)) (A \(differing.first.flatMap { da[$0] } ?? -1), B \(differing.first.flatMap { db[$0] } ?? -1))")
 
         // Pathways and steering (issue 35, item 3): each master lists its own rungs on its
         // pathway and the other box's after them on the other's; the standby steers players

@@ -73,7 +73,7 @@ import Testing
         #expect(sink.gapBatches["720p"] == [now - (first + 10) - 1], "one GAP as any fill (the seam), the rest in one batch")
         #expect(sink.slots("720p") == Array((first + 10)..<now))
         #expect(sink.entries["720p"]!.allSatisfy { $0.content == .gap && $0.programDateTime == grid.start(of: $0.slot) })
-        #expect(sink.entries["720p"]!.first!.discontinuity && !sink.entries["720p"]!.dropFirst().contains { $0.discontinuity })
+        #expect(!sink.entries["720p"]!.contains { $0.discontinuity }, "timestamps on the grid follow on: no box-local discontinuity")
         #expect(sink.timelines.isEmpty, "no new run")
         #expect(core.nextSlot(of: "720p") == now)
         #expect(core.timeline.slot(ofEntry: now - first) == now, "entry n is slot n past the outage")
@@ -116,4 +116,62 @@ import Testing
         #expect(sink.entries["720p"]!.dropFirst().dropLast().allSatisfy { $0.content == .gap })
         #expect(sink.entries["720p"]!.last!.content == .real)
     }
+
+    /// On the universal grid a box lists EXT-X-DISCONTINUITY only around another encoding (a
+    /// stand-in, a sibling's picture): a new run of its encoder, a restart, GAP entries and a
+    /// camera back after an outage follow the grid's timestamps, and a tag there would be this
+    /// box's alone, giving the same segment another Discontinuity Sequence Number than the other
+    /// box's (RFC 8216 §6.2.4). On a grid of one box's own, a new run still starts one.
+    @Test func onlyAnotherEncodingIsADiscontinuity() {
+        let first = 897_980_400
+        var (core, sink, _) = box(startedAt: today)
+        _ = core.beginRun(now: 100)
+        for variant in all { core.segmentArrived(variant: variant, slot: first, duration: 2, programDateTime: today, now: 102) }
+        // Slot first + 1 passes without a segment: a stand-in.
+        core.tick(now: 106)
+        for variant in all { core.segmentArrived(variant: variant, slot: first + 2, duration: 2, programDateTime: today, now: 106.5) }
+        // A new run of the encoder (the watchdog's), then the camera back after an outage.
+        _ = core.beginRun(now: 107)
+        for variant in all { core.segmentArrived(variant: variant, slot: first + 3, duration: 2, programDateTime: today, now: 108) }
+        for variant in all {
+            core.segmentArrived(variant: variant, slot: first + 4, duration: 2, programDateTime: today, now: 110,
+                                marks: SegmentMarks(dateRanges: [], discontinuity: true))
+        }
+        let listed = sink.entries["720p"]!.map { ($0.slot - first, $0.content, $0.discontinuity) }
+        #expect(listed.map { if case .standIn = $0.1 { "stand-in" } else { "\($0.1)" } } == ["real", "stand-in", "real", "real", "real"], "\(listed)")
+        #expect(listed.map(\.2) == [false, true, true, false, false], "around the stand-in only: \(listed)")
+        #expect(core.ownSegmentIsDiscontinuous("720p") == false, "the next part of its own segment starts none either")
+
+        // A grid of one box's own (a set's): a new run is still a discontinuity.
+        let sinkOwn = RecordingSink()
+        var own = SlotPublisher(settings: .init(variants: all, segmentDuration: 2, grace: 1, onLateSegment: .standin,
+                                                setTimeline: SetTimeline(epoch: today, segmentDuration: 2)),
+                                now: 100, wallNow: today, sink: sinkOwn)
+        _ = own.beginRun(now: 100)
+        for variant in all { own.segmentArrived(variant: variant, slot: 0, duration: 2, programDateTime: today, now: 102) }
+        _ = own.beginRun(now: 103)
+        #expect(own.ownSegmentIsDiscontinuous("720p"))
+        for variant in all { own.segmentArrived(variant: variant, slot: 1, duration: 2, programDateTime: today, now: 104) }
+        #expect(sinkOwn.entries["720p"]!.map(\.discontinuity) == [false, true])
+    }
+
+    /// A run of the encoder starting on the universal grid leaves its first slots GAP entries
+    /// (the other box has their pictures), up to three; a longer start gets the policy's
+    /// stand-ins. A restart thus adds no EXT-X-DISCONTINUITY of its own.
+    @Test func aStartingRunLeavesGapsNotStandIns() {
+        let first = 897_980_400
+        var (core, sink, _) = box(startedAt: today)
+        _ = core.beginRun(now: 100)
+        // The encoder's first segment is for slot first + 2: slots first and first + 1 passed.
+        core.tick(now: 105.5)
+        for variant in all { core.segmentArrived(variant: variant, slot: first + 2, duration: 2, programDateTime: today, now: 106) }
+        var listed = sink.entries["720p"]!.map { ($0.content == .gap ? "gap" : $0.content == .real ? "real" : "fill", $0.discontinuity) }
+        #expect(listed.map(\.0) == ["gap", "gap", "real"] && !listed.contains { $0.1 }, "\(listed)")
+        // A new run that takes longer to start: three GAP entries, then stand-ins.
+        _ = core.beginRun(now: 106.5)
+        core.tick(now: 118)
+        listed = sink.entries["720p"]!.dropFirst(3).map { ($0.content == .gap ? "gap" : $0.content == .real ? "real" : "fill", $0.discontinuity) }
+        #expect(listed.map(\.0) == ["gap", "gap", "gap", "fill", "fill"], "\(listed)")
+    }
 }
+
