@@ -24,7 +24,7 @@ extension SlotPublisher {
                 break
             }
         }
-        if content == nil, settings.onLateSegment == .standin, settings.setTimeline?.isUniversal == true,
+        if content == nil, settings.onLateSegment == .standin, settings.pairStartsWithGaps, settings.setTimeline?.isUniversal == true,
            let filled = state.filledBeforeOwn, filled < Self.startingGapSlots {
             // A run starting on the universal grid (`startingGapSlots`).
             content = .gap

@@ -25,10 +25,16 @@ extension SlotPublisher {
         /// restart missed are GAP entries up to `SetTimeline.maximumGapSlots`), so every angle
         /// gives slot n the same media sequence number.
         public var setTimeline: SetTimeline?
+        /// A box of a redundant pair (issue 35): a run of the encoder leaves the slots it misses
+        /// while starting GAP entries (`SlotPublisher.startingGapSlots`), which an edge asks the
+        /// other box for; without a pair a viewer is better served by the policy's stand-ins
+        /// (VLC 3.0, which knows no EXT-X-GAP, cannot start on one).
+        public var pairStartsWithGaps: Bool
 
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
                     onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
-                    setTimeline: SetTimeline? = nil) {
+                    setTimeline: SetTimeline? = nil, pairStartsWithGaps: Bool = false) {
+            self.pairStartsWithGaps = pairStartsWithGaps
             self.variants = variants
             self.segmentDuration = segmentDuration
             self.grace = grace

@@ -45,11 +45,12 @@ public struct SlotPublisher: Sendable {
         var filledBeforeOwn: Int? = 0
     }
 
-    /// On the universal grid, the slots a run of the encoder leaves empty while it starts (the
-    /// input opening, the first GOP) are GAP entries, not stand-ins, up to this many: the other
-    /// box of a pair has those slots' pictures (an edge asks it on the GAP's 404), and a stand-in
-    /// would be this box's alone, with a discontinuity on each side of it that the other box's
-    /// playlist does not have (`startsDiscontinuity`). Past them, the policy's stand-ins.
+    /// On a box of a redundant pair (`Settings.pairStartsWithGaps`), the slots a run of the
+    /// encoder leaves empty while it starts (the input opening, the first GOP) are GAP entries,
+    /// not stand-ins, up to this many: the other box has those slots' pictures (an edge asks it
+    /// on the GAP's 404), and a stand-in would be this box's alone, with a discontinuity on each
+    /// side of it that the other box's playlist does not have (`startsDiscontinuity`). Past
+    /// them, the policy's stand-ins.
     static let startingGapSlots = 3
 
     public let settings: Settings

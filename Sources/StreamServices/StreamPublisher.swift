@@ -80,7 +80,8 @@ public final class StreamPublisher: Sendable {
         self.setTimeline = grid
         let settings = SlotPublisher.Settings(variants: stream.video.ladder.map(\.name), segmentDuration: configuration.segmentDuration, grace: stream.lateGrace,
                                               onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment,
-                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid)
+                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid,
+                                              pairStartsWithGaps: configuration.redundancy != nil)
         let slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })

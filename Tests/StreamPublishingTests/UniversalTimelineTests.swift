@@ -13,10 +13,10 @@ import Testing
     /// 2026-11-29 about 14:00 UTC, on a slot boundary (D = 2).
     let today = Date(timeIntervalSince1970: 1_795_960_800)
 
-    func box(startedAt wallNow: Date, restored: SlotPublisher.Restored? = nil, late: LateSegmentFill = .standin) -> (SlotPublisher, RecordingSink, ManualClock) {
+    func box(startedAt wallNow: Date, restored: SlotPublisher.Restored? = nil, late: LateSegmentFill = .standin, pair: Bool = true) -> (SlotPublisher, RecordingSink, ManualClock) {
         let sink = RecordingSink()
         let settings = SlotPublisher.Settings(variants: all, segmentDuration: 2, grace: 1, onLateSegment: late,
-                                              setTimeline: .universal(segmentDuration: 2))
+                                              setTimeline: .universal(segmentDuration: 2), pairStartsWithGaps: pair)
         let core = SlotPublisher(settings: settings, restored: restored, now: 100, wallNow: wallNow, sink: sink)
         return (core, sink, ManualClock(100))
     }
@@ -155,9 +155,10 @@ import Testing
         #expect(sinkOwn.entries["720p"]!.map(\.discontinuity) == [false, true])
     }
 
-    /// A run of the encoder starting on the universal grid leaves its first slots GAP entries
-    /// (the other box has their pictures), up to three; a longer start gets the policy's
-    /// stand-ins. A restart thus adds no EXT-X-DISCONTINUITY of its own.
+    /// A run of the encoder starting on a box of a pair leaves its first slots GAP entries (the
+    /// other box has their pictures), up to three; a longer start gets the policy's stand-ins.
+    /// A restart thus adds no EXT-X-DISCONTINUITY of its own. A box with no pair keeps its
+    /// stand-ins.
     @Test func aStartingRunLeavesGapsNotStandIns() {
         let first = 897_980_400
         var (core, sink, _) = box(startedAt: today)
@@ -172,6 +173,11 @@ import Testing
         core.tick(now: 118)
         listed = sink.entries["720p"]!.dropFirst(3).map { ($0.content == .gap ? "gap" : $0.content == .real ? "real" : "fill", $0.discontinuity) }
         #expect(listed.map(\.0) == ["gap", "gap", "gap", "fill", "fill"], "\(listed)")
+        // A box of a venue with no pair: nobody else has those pictures, so the policy's stand-ins.
+        var (alone, aloneSink, _) = box(startedAt: today, pair: false)
+        _ = alone.beginRun(now: 100)
+        alone.tick(now: 105.5)
+        #expect(aloneSink.entries["720p"]!.allSatisfy { if case .standIn = $0.content { true } else { false } } && aloneSink.entries["720p"]!.count == 2)
     }
 }
 

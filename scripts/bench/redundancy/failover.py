@@ -22,12 +22,11 @@ kill, from 1 s before it on:
   repeated   frames shown again (the same moment, or an earlier one)
 
 Chromium's native rows sample every 100 ms: their lost/repeated counts are not per frame and
-are left out. VLC's rows (vlc, vlc-edge) read what VLC itself fetched and played on: it runs as
-`nobody` (it refuses root) with its stream output writing the stream it plays to a file
-(`#std{access=file,mux=ts}`), which is decoded afterwards and each frame's clock read; so its
-lost and repeated frames are counted, but its stall is not measured (left as nan), and
-"continued" means the recording holds frames captured more than 2 s after the kill (VLC plays
-three segments behind the live edge, so its recording of a 35 s run ends about 10 s after it).
+are left out. VLC's rows (vlc, vlc-edge): VLC runs as `nobody` (it refuses root), decoding to
+dummy outputs, and its remote-control interface is asked for the playing time (`get_time`,
+whole seconds) every 0.25 s: "continued" means the time went on advancing for AFTER - 4 s after
+the kill, and the stall is the longest the time stood still, less a second (so at 1 s
+resolution); its frames are not read, so lost and repeated are left out.
 
     KILLS=5 scripts/bench/redundancy/failover.py                     # the issue's five kills
     KILLS=1 PLAYERS=hlsjs-steering,ffmpeg-edge scripts/bench/redundancy/failover.py
@@ -41,7 +40,9 @@ bounded; everything started is stopped by its PID.
 """
 import json
 import os
+import re
 import shutil
+import socket
 import signal
 import statistics
 import subprocess
@@ -217,29 +218,35 @@ def play(player, url, pair, work):
             return [], killed.get("at"), False
         return [(wall, clock) for wall, clock in report.get("frames", [])], killed.get("at"), False
     if player.startswith("vlc"):
-        # VLC refuses to run as root: as nobody, with a home and an output it may write.
+        # VLC refuses to run as root: as nobody, with a home of its own.
         home = tempfile.mkdtemp(prefix="failover-vlc-", dir=work)
         os.chmod(work, 0o755)
         os.chmod(home, 0o777)
-        recording = f"{home}/played.ts"
+        port = free_port()
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", f"HOME={home}"] if os.geteuid() == 0 else []
-        process = subprocess.Popen(prefix + ["cvlc", "--intf", "dummy", "--no-video-title-show", url, "--sout", f"#std{{access=file,mux=ts,dst={recording}}}",
-                                             "--run-time", str(int(seconds)), "vlc://quit"],
+        process = subprocess.Popen(prefix + ["cvlc", "--no-video-title-show", "--vout", "dummy", "--aout", "dummy", "--extraintf", "rc",
+                                             "--rc-host", f"127.0.0.1:{port}", url],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(f"{work}/{player}-{int(time.time())}.log", "w"))
-        timer = threading.Timer(WARMUP, kill)
-        timer.start()
+        samples = []
+        begin = time.monotonic()
         try:
-            process.wait(timeout=seconds + 30)
-        except subprocess.TimeoutExpired:
+            while time.monotonic() < begin + seconds:
+                if "at" not in killed and time.monotonic() - begin >= WARMUP:
+                    kill()
+                time.sleep(0.25)
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                        s.sendall(b"get_time\n")
+                        time.sleep(0.05)
+                        numbers = re.findall(rb"^\s*>?\s*(\d+)\s*$", s.recv(4096), re.M)
+                    if numbers:
+                        samples.append((time.time() * 1000, float(numbers[-1])))
+                except OSError:
+                    pass
+        finally:
             process.kill()
             process.wait(timeout=10)
-        timer.join()
-        decode = subprocess.run(["ffmpeg", "-v", "error", "-i", recording, "-map", "0:v:0", "-vf", f"scale={WIDTH}:{HEIGHT}", "-f", "rawvideo", "-pix_fmt", "gray", "-"],
-                                capture_output=True, timeout=120)
-        size = WIDTH * HEIGHT
-        clocks = [read_clock(decode.stdout[i:i + size], WIDTH, HEIGHT) for i in range(0, len(decode.stdout) - size + 1, size)]
-        # No wall clock for a recorded frame: its capture time stands in for it (see above).
-        return [(clock, clock) for clock in clocks if clock is not None], killed.get("at"), False
+        return samples, killed.get("at"), "vlc"
     if player.startswith("chromium"):
         from page_check import Browser
         profile = tempfile.mkdtemp(prefix="failover-chromium-", dir=work)
@@ -274,6 +281,19 @@ def judge(frames, killed, sampled):
     """(continued, stall s, lost, repeated) from the frames shown from 1 s before the kill on."""
     if killed is None:
         return False, float("nan"), None, None
+    if sampled == "vlc":
+        # (wall ms, playing time s): on for AFTER - 4 s past the kill; the longest standstill.
+        after = [(wall, played) for wall, played in frames if wall >= killed - 1000]
+        if len(after) < 2:
+            return False, float("nan"), None, None
+        at_kill = max((played for wall, played in after if wall <= killed), default=after[0][1])
+        continued = max(played for _, played in after) - at_kill >= AFTER - 4
+        still, longest = after[0], 0
+        for wall, played in after[1:]:
+            if played != still[1]:
+                longest = max(longest, wall - still[0])
+                still = (wall, played)
+        return continued, max(0, longest / 1000 - 1), None, None
     shown = [(wall, clock) for wall, clock in frames if wall >= killed - 1000 and clock is not None]
     if len(shown) < 2:
         return False, float("nan"), None, None
@@ -317,9 +337,6 @@ def main():
                 url = (f"http://127.0.0.1:{pair.edge_port}" if player.endswith("-edge") else pair.base("a")) + "/live/main/master.m3u8"
                 frames, killed, sampled = play(player, url, pair, work)
                 verdict = judge(frames, killed, sampled)
-                if player.startswith("vlc"):
-                    after = [clock for _, clock in frames if killed is not None and clock is not None and clock >= killed + 2000]
-                    verdict = (bool(after), float("nan"), verdict[2], verdict[3])
                 results.setdefault(player, []).append(verdict)
                 continued, stall, lost, repeated = verdict
                 print(f"  {player:<15} kill {kill + 1}: {'continued' if continued else 'STOPPED  '}  stall {stall:6.2f} s  lost {lost}  repeated {repeated}  "
