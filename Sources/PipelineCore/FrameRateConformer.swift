@@ -31,6 +31,9 @@ public struct FrameRateConformer: Sendable {
     private var lag = ArrivalLag()
     /// Whether `place(inputTime:arrival:)` has placed the run's first frame.
     private var startedOnArrival = false
+    /// Input time until which placement settles (`place(inputTime:arrival:)`): a run's (or a new
+    /// input's) first window of frames, whose first lags are the worst (the decoder starting).
+    private var settlingUntil: Double?
 
     /// `startIndex`: the output frame the first input frame fills (a pipeline that continues a
     /// stream's timeline starts where its slot starts, not at zero).
@@ -85,6 +88,7 @@ public struct FrameRateConformer: Sendable {
                 return nextIndex..<nextIndex
             }
             startedOnArrival = true
+            settlingUntil = inputTime + lag.window
             // Nothing is out yet: a first frame well into the slot starts where it belongs.
             let placed = index(of: inputTime + offset)
             if placed - nextIndex > maximumGapFrames { nextIndex = placed }
@@ -99,6 +103,7 @@ public struct FrameRateConformer: Sendable {
             lag.reset()
             _ = lag.observe(inputTime: inputTime, lag: arrival - inputTime)
             offset = arrival - inputTime
+            settlingUntil = inputTime + lag.window
             let target = index(of: arrival)
             if abs(target - nextIndex) > maximumGapFrames {
                 // Too far from where output stands to go there at once: carry on from it, and
@@ -108,7 +113,16 @@ public struct FrameRateConformer: Sendable {
         } else {
             let least = lag.observe(inputTime: inputTime, lag: arrival - inputTime)
             let frame = frameRate.frameDuration
-            if least - offset > driftTolerance * frame {
+            if let until = settlingUntil, inputTime < until {
+                // Settling: each frame goes where the best estimate so far puts it, not where
+                // the run's first (late) frames did, so two servers fed the same camera (a
+                // redundant pair) place it alike from a run's first seconds on, not only once a
+                // drift of half a frame moves one of them (Docs/benchmarks.md, the spread).
+                // The offset is the estimate itself, so the half-frame lock that follows starts
+                // from it.
+                if index(of: inputTime + least) != index(of: inputTime + offset) { driftCorrections += 1 }
+                offset = least
+            } else if least - offset > driftTolerance * frame {
                 offset += frame
                 driftCorrections += 1
             } else if offset - least > driftTolerance * frame {

@@ -141,4 +141,32 @@ import Testing
         #expect(placing.place(inputTime: 7_777) == 300..<301)
         #expect(placing.place(inputTime: 7_777 + 1.0 / 30) == 301..<302)
     }
+
+    /// Two servers fed the same camera (a redundant pair, issue 35): the camera's frames reach
+    /// both 100 ms after capture, but box A's decoder holds its first 20 frames another 12 ms as
+    /// it starts, and box B sees everything 3 ms later than A does. Placed by the run's first
+    /// lags alone, A would put every frame one output frame after B for the whole run (12 ms
+    /// moves this camera's phase past a frame boundary, 3 ms does not); settling on the best
+    /// estimate over the run's first window, both put every later frame on the same output frame.
+    @Test func twoServersOfOneCameraSettleOnTheSameFrames() {
+        var a = conformer(slot: 5)
+        var b = conformer(slot: 5)
+        // The camera's phase against the 30 fps grid: (capture + 0.100 s) x 30 falls 0.35 into a frame.
+        let phase = (0.35 - 0.5) / 30 + 1.0 / 60
+        var placedA: [Int: Int64] = [:]
+        var placedB: [Int: Int64] = [:]
+        for n in 0..<300 {
+            let input = Double(n) / 30
+            let capture = 9.9 + phase + input
+            let startingLate = n < 20 ? 0.012 : 0
+            if let last = a.place(inputTime: input, arrival: capture + 0.100 + startingLate).last { placedA[n] = last }
+            if let last = b.place(inputTime: input, arrival: capture + 0.103).last { placedB[n] = last }
+        }
+        let later = (150..<300).filter { placedA[$0] != nil && placedB[$0] != nil }
+        #expect(later.count > 100)
+        let apart = later.filter { placedA[$0] != placedB[$0] }
+        #expect(apart.isEmpty, "frames A and B place apart after the first window: \(apart.prefix(5)) (A \(apart.first.flatMap { placedA[$0] } ?? -1), B \(apart.first.flatMap { placedB[$0] } ?? -1))")
+        #expect(a.driftCorrections <= 1 && b.driftCorrections == 0, "A moved once, to the better estimate: \(a.driftCorrections), \(b.driftCorrections)")
+    }
 }
+
