@@ -1,8 +1,7 @@
-import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import Logging
-import NIOCore
-import NIOHTTP1
+import OriginAPI
 import OriginRegistry
 import OriginState
 import ServiceLifecycle
@@ -11,8 +10,10 @@ import StreamMirroring
 /// The venue's other boxes, asked about the angles they serve (issue 35, `boxes`): every
 /// `interval` seconds, each box's `/api/streams` and each of its angles' masters, read by
 /// `RemoteAngleReading` and handed to the registry (`OriginChange.remoteAngle`), so this box's
-/// sets list those angles in their masters and pages. Wiring only; one box that does not answer
-/// delays no other (each is asked on its own task) and never this box's own streams.
+/// sets list those angles in their masters and pages. Asked through `calls` (the process's one
+/// `VenueBoxClient`: answers whole within 2 s, no redirect followed). Wiring only; one box that
+/// does not answer delays no other (each is asked on its own task) and never this box's own
+/// streams.
 public struct RemoteAngleService: Service {
     public struct Box: Sendable {
         public var base: String
@@ -24,45 +25,40 @@ public struct RemoteAngleService: Service {
     }
 
     let boxes: [Box]
+    let calls: any VenueBoxCalling
     let registry: StreamRegistry
     let interval: Double
     let logger: Logger
 
-    public init(boxes: [Box], registry: StreamRegistry, interval: Double = 2, logger: Logger) {
+    public init(boxes: [Box], calls: any VenueBoxCalling, registry: StreamRegistry, interval: Double = 2, logger: Logger) {
         self.boxes = boxes
+        self.calls = calls
         self.registry = registry
         self.interval = interval
         self.logger = logger
     }
 
     public func run() async throws {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(1), read: .seconds(2)))
-        // The box's answer is its own, never another address it names.
-        configuration.redirectConfiguration = .disallow
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 2)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
-                for box in boxes { group.addTask { await follow(box, client: client) } }
+                for box in boxes { group.addTask { await follow(box) } }
             }
         }
-        try? await client.shutdown()
     }
 
     /// Asks `box` until cancelled, saying what changed.
-    private func follow(_ box: Box, client: HTTPClient) async {
+    private func follow(_ box: Box) async {
         var said: [String: RemoteAngleReading.Said] = [:]
         while !Task.isCancelled {
-            let listing = await get(box.base + "/api/streams", client: client)
+            let listing = await get(box.base + "/api/streams")
             for stream in box.streams {
-                let master = await get(box.base + "/live/\(stream)/master.m3u8", client: client)
+                let master = await get(box.base + "/live/\(stream)/master.m3u8")
                 let before = said[stream]
-                var now = RemoteAngleReading.reading(stream: stream, listing: listing, master: master, before: before)
+                let now = RemoteAngleReading.reading(stream: stream, listing: listing, master: master, before: before)
                 if before?.state != now.state {
                     logger.log(level: now.state == "unreachable" || now.state == "missing" ? .warning : .info, "an angle another box serves is \(now.state)",
                                metadata: ["stream": "\(stream)", "box": "\(box.base)"])
                 }
-                if now.master == nil { now.master = before?.master }
                 if now != before {
                     registry.apply(.remoteAngle(stream: stream, title: now.title, state: now.state, master: now.master))
                     said[stream] = now
@@ -72,16 +68,9 @@ public struct RemoteAngleService: Service {
         }
     }
 
-    /// One GET, bounded in time (body included) and size; nil when there is no whole answer in time.
-    private func get(_ url: String, client: HTTPClient) async -> UpstreamAnswer? {
-        await withDeadline(seconds: 2) {
-            do {
-                let response = try await client.execute(HTTPClientRequest(url: url), deadline: .now() + .seconds(2))
-                let body = try await response.body.collect(upTo: RemoteAngleReading.maximumAnswerBytes)
-                return UpstreamAnswer(status: Int(response.status.code), body: Array(buffer: body))
-            } catch {
-                return nil
-            }
-        }
+    /// One GET, whole within 2 s and `RemoteAngleReading.maximumAnswerBytes`; nil otherwise.
+    private func get(_ url: String) async -> UpstreamAnswer? {
+        await calls.send(.get, url: url, body: nil, authorization: nil, saveTo: nil, limit: RemoteAngleReading.maximumAnswerBytes, timeout: 2)
+            .map { UpstreamAnswer(status: $0.status, body: $0.body) }
     }
 }

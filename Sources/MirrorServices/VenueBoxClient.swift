@@ -6,9 +6,9 @@ import NIOFileSystem
 import NIOHTTP1
 import OriginAPI
 
-/// The way to the venue's other boxes (issue 35, `boxes`) that the set routes call to mark and
-/// clip an angle another box serves (`VenueBoxCalling`). One HTTP client for the process's
-/// life; every call bounded in time, body included (`withDeadline`), and in what it reads, a
+/// The way to the venue's other boxes (issue 35, `boxes`): what `RemoteAngleService` asks them
+/// and what the set routes call to mark and clip an angle another box serves
+/// (`VenueBoxCalling`). One HTTP client for the process's life; every call bounded in time, body included (`withDeadline`), and in what it reads, a
 /// clip streamed to its file. Redirects are not followed: the box's answer is its own, never
 /// another address it names.
 public final class VenueBoxClient: VenueBoxCalling {
@@ -25,7 +25,7 @@ public final class VenueBoxClient: VenueBoxCalling {
         try? await client.shutdown()
     }
 
-    /// What a refusal's body is read up to: the reason, not a file.
+    /// What the body of a download's refusal is read up to: a reason, not a file.
     static let refusalLimit = 64 << 10
 
     public func send(_ method: HTTPRequest.Method, url: String, body: [UInt8]?, authorization: String?, saveTo: String?, limit: Int, timeout: Double) async -> VenueBoxAnswer? {
@@ -48,7 +48,8 @@ public final class VenueBoxClient: VenueBoxCalling {
         do {
             let response = try await client.execute(request, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
             let status = Int(response.status.code)
-            guard status == 200, let saveTo else {
+            guard let saveTo else { return VenueBoxAnswer(status: status, body: Array(buffer: try await response.body.collect(upTo: limit))) }
+            guard status == 200 else {
                 return VenueBoxAnswer(status: status, body: Array(buffer: try await response.body.collect(upTo: min(limit, Self.refusalLimit))))
             }
             return try await save(response.body, to: saveTo, limit: limit)

@@ -16,7 +16,8 @@ public enum RemoteAngleReading {
     public struct Said: Sendable, Equatable {
         public var title: String
         public var state: String
-        /// A master to take; nil keeps the one held.
+        /// The master to list: the one this answer brought, else the one said before (nil until
+        /// the box has answered with one).
         public var master: MultivariantPlaylist?
 
         public init(title: String, state: String, master: MultivariantPlaylist? = nil) {
@@ -30,9 +31,11 @@ public enum RemoteAngleReading {
     /// does not answer), `missing` (it answers without the stream), `unknown` (a word not here).
     public static let states: Set<String> = ["starting", "live", "input-lost", "stalled", "ended", "removed"]
     public static let maximumTitleLength = 200
-    /// The largest answer read: a listing of a box's 64 streams is far below it.
+    /// The largest answer read: `/api/streams` of one three-rung stream is 1,549 bytes (`curl |
+    /// wc -c` on `sideline serve --input testpattern`, 2026-11-29), so a box's 64 about 100 KB.
     public static let maximumAnswerBytes = 1 << 20
-    /// The largest master taken: a Sideline master of a full ladder is about 2 KB.
+    /// The largest master taken: Sideline's master of a three-rung ladder is 1,059 bytes
+    /// (`wc -c` of a mirror test's `master.m3u8`, 2026-11-29), a pair's about twice that.
     public static let maximumMasterBytes = 64 << 10
     /// Rungs (and I-frame playlists) taken from one master, and codecs per rung.
     public static let maximumRungs = 16
@@ -41,7 +44,7 @@ public enum RemoteAngleReading {
     /// `listing`: the box's `/api/streams` answer (nil: no answer in time); `master`: the
     /// angle's master answer (nil: none, or not asked); `before`: what was said last.
     public static func reading(stream: String, listing: UpstreamAnswer?, master: UpstreamAnswer?, before: Said?) -> Said {
-        var said = Said(title: before?.title ?? "", state: "unreachable")
+        var said = Said(title: before?.title ?? "", state: "unreachable", master: before?.master)
         if let listing, listing.status == 200, listing.body.count <= maximumAnswerBytes,
            let decoded = try? JSONDecoder().decode(Listing.self, from: Data(listing.body)) {
             if let entry = decoded.streams.first(where: { $0.id == stream }) {
@@ -52,8 +55,8 @@ public enum RemoteAngleReading {
             }
         }
         if let master, master.status == 200, master.body.count <= maximumMasterBytes,
-           let parsed = try? MultivariantPlaylist.parse(master.text) {
-            said.master = sanitized(parsed)
+           let parsed = try? MultivariantPlaylist.parse(master.text), let taken = sanitized(parsed) {
+            said.master = taken
         }
         return said
     }

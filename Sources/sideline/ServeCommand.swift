@@ -162,8 +162,8 @@ struct ServeCommand: AsyncParsableCommand {
                                              segmentDuration: settings.segmentDuration, registry: registry, logger: logger))
         }
         // The venue's other boxes: asked about the angles they serve, for this box's sets.
-        if !settings.boxes.isEmpty {
-            services.append(RemoteAngleService(boxes: settings.boxes.map { .init(base: $0.base, streams: $0.streams) }, registry: registry, logger: logger))
+        if let boxClient {
+            services.append(RemoteAngleService(boxes: settings.boxes.map { .init(base: $0.base, streams: $0.streams) }, calls: boxClient, registry: registry, logger: logger))
         }
         // A service that returns ends the group, so retention runs only when it has a limit.
         if settings.retention.isEnabled {

@@ -14,6 +14,9 @@ import Testing
         let said = RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: Self.master, before: nil)
         #expect(said.title == "Goal end" && said.state == "live")
         #expect(said.master?.variants.map(\.uri) == ["360p/index.m3u8"])
+        // No master in the next answer: the one said before is still the angle's.
+        let later = RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: nil, before: said)
+        #expect(later.master == said.master && later == said)
     }
 
     @Test(arguments: [
