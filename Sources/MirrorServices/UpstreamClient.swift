@@ -61,8 +61,17 @@ public final class UpstreamClient: Sendable {
         }
     }
 
-    /// GETs `url`; the body is read whole (up to `limit` bytes) within `timeout` seconds.
+    /// GETs `url`; the body is read whole (up to `limit` bytes) within `timeout` seconds
+    /// (`withDeadline`: AsyncHTTPClient's own deadline ends once the headers are in).
     func get(_ url: String, gzip: Bool, timeout: Double, limit: Int = 256 << 20) async throws -> Answer {
+        let outcome: Result<Answer, any Error>? = await withDeadline(seconds: timeout) { [self] in
+            do { return .success(try await fetch(url, gzip: gzip, timeout: timeout, limit: limit)) } catch { return .failure(error) }
+        }
+        guard let outcome else { throw Unreachable(url: url, reason: "no whole answer within \(timeout) s") }
+        return try outcome.get()
+    }
+
+    private func fetch(_ url: String, gzip: Bool, timeout: Double, limit: Int) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if gzip { request.headers.replaceOrAdd(name: "Accept-Encoding", value: "gzip") }
