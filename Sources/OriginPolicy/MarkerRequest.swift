@@ -143,12 +143,20 @@ public enum MarkerRequest {
     /// The body that marks `marker` on an angle another box serves: its moment as a program
     /// date-time (so "now" and `lead` mean this box's moment there too) and its id.
     public static func forwarded(_ marker: Marker) -> [UInt8] {
-        var fields: [String: String] = ["id": marker.id, "label": marker.label, "time": ProgramDateTime.format(marker.time)]
-        if let author = marker.author { fields["author"] = author }
-        if let colour = marker.colour { fields["colour"] = colour }
-        var text = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        if let duration = marker.duration { text = String(text.dropLast()) + ",\"duration\":" + DecimalFormatting.plain(duration) + "}" }
-        return Array(text.utf8)
+        let body = Forwarded(id: marker.id, label: marker.label, time: ProgramDateTime.format(marker.time), duration: marker.duration,
+                             author: marker.author, colour: marker.colour)
+        // Strings and finite numbers only (a marker's duration is checked when it is made).
+        return (try? JSONEncoder().encode(body)).map(Array.init) ?? []
+    }
+
+    /// The fields `forwarded` sends; absent optionals are left out.
+    private struct Forwarded: Encodable {
+        let id: String
+        let label: String
+        let time: String
+        let duration: Double?
+        let author: String?
+        let colour: String?
     }
 
     private static func colour(in fields: [String: JSONValue]) throws(Rejection) -> String? {
