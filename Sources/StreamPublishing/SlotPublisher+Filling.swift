@@ -120,9 +120,8 @@ extension SlotPublisher {
         var entry = entry
         var state = variants[name]!
         if case .real = source { state.filledBeforeOwn = nil } else if let filled = state.filledBeforeOwn { state.filledBeforeOwn = filled + 1 }
-        // A skip is a timestamp jump; on the universal grid there is none (its long absences are
-        // GAP entries, never a skip), so this is for the grids of one box.
-        if state.skipped && state.entries > 0 && settings.setTimeline?.isUniversal != true { entry.discontinuity = true }
+        // A skip is a timestamp jump (`startsDiscontinuity` says where that counts).
+        if state.skipped && state.entries > 0 && startsDiscontinuity(source, after: state.lastSource, jump: true) { entry.discontinuity = true }
         state.skipped = false
         sink.list(entry, in: name)
         state.next = entry.slot + 1

@@ -40,18 +40,19 @@ extension SlotPublisher {
     }
 
     /// Whether an entry from `source` listed after one from `previous` starts with
-    /// EXT-X-DISCONTINUITY: where the source changes (another run of the encoder, a stand-in, a
-    /// sibling's picture, the first entry after an earlier process's). On the universal grid
-    /// (issue 35) a change between this box's own encoder runs, an earlier process's entries and
-    /// GAP entries is not one: every timestamp there is the grid's, continuous whatever ran, and
-    /// a tag there would be this box's alone, so the same segment would have another
-    /// Discontinuity Sequence Number on each box of a pair, which RFC 8216 §6.2.4 forbids for
-    /// matching content (VLC ended its stream at such a move through the edge). A stand-in's or
-    /// a sibling's picture is another encoding: still a discontinuity.
-    func startsDiscontinuity(_ source: EntrySource, after previous: EntrySource?) -> Bool {
-        guard let previous, previous != source else { return false }
-        if settings.setTimeline?.isUniversal == true, previous.isOnTheGridsOwnTimestamps, source.isOnTheGridsOwnTimestamps { return false }
-        return true
+    /// EXT-X-DISCONTINUITY, the one place this is decided: where the source changes (another
+    /// run of the encoder, a stand-in, a sibling's picture, the first entry after an earlier
+    /// process's), or `jump` says the timestamps move (slots skipped, an input back after an
+    /// outage). On the universal grid (issue 35) only another encoding (a stand-in's or a
+    /// sibling's picture) is one: every timestamp there is the grid's, continuous whatever ran
+    /// or was skipped, and a tag there would be this box's alone, so the same segment would have
+    /// another Discontinuity Sequence Number on each box of a pair, which RFC 8216 §6.2.4 forbids
+    /// for matching content (VLC ended its stream at such a move through the edge).
+    func startsDiscontinuity(_ source: EntrySource, after previous: EntrySource?, jump: Bool = false) -> Bool {
+        let changed = previous.map { $0 != source } ?? false
+        guard settings.setTimeline?.isUniversal == true else { return jump || changed }
+        guard changed, let previous else { return false }
+        return !(previous.isOnTheGridsOwnTimestamps && source.isOnTheGridsOwnTimestamps)
     }
 }
 

@@ -173,9 +173,7 @@ public struct SlotPublisher: Sendable {
             dateRanges.append(.fillSpan(span.classLabel, variantFilled: name, since: span.since, until: programDateTime))
         }
         let entry = PlannedEntry(slot: slot, content: marks.asGap ? .gap : .real,
-                                 // An input back after an outage is placed on the grid by arrival too: on
-                                 // the universal grid its timestamps follow on (`startsDiscontinuity`).
-                                 discontinuity: (marks.discontinuity && settings.setTimeline?.isUniversal != true) || startsDiscontinuity(source, after: state.lastSource),
+                                 discontinuity: startsDiscontinuity(source, after: state.lastSource, jump: marks.discontinuity),
                                  dateRanges: dateRanges, programDateTime: programDateTime, duration: duration)
         commit(entry, source: source, span: nil, in: name)
         cadence.arrived(slot: slot, at: now)

@@ -101,19 +101,16 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     /// (`real`) or leave the playlist (a fill); a GAP entry of `gap` seconds lists GAP parts.
     /// The edge the publication carries; nil without parts.
     private func edgeAfterListing(_ variant: String, slot: Int, sequence: Int, real: Bool, gap: Double? = nil) -> LowLatencyEdge? {
+        if let gap { return edgeAfterListingGaps(variant, [(slot, sequence, gap)]) }
         guard let parts else { return nil }
         return state.withLock { s in
-            if let gap {
-                s.partLedger.gapListed(variant: variant, slot: slot, sequence: sequence, duration: gap, settings: parts)
-            } else {
-                s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
-            }
+            s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
             return s.partLedger.edge(of: variant, nextSequence: sequence + 1, settings: parts)
         }
     }
 
-    /// `edgeAfterListing` for a batch of GAP entries (a long absence on the universal grid): the
-    /// ledger takes each under one lock, and the edge is made once, after the last.
+    /// `edgeAfterListing` for GAP entries (one, or a batch for a long absence on the universal
+    /// grid): the ledger takes each under one lock, and the edge is made once, after the last.
     private func edgeAfterListingGaps(_ variant: String, _ gaps: [(slot: Int, sequence: Int, duration: Double)]) -> LowLatencyEdge? {
         guard let parts, let last = gaps.last else { return nil }
         return state.withLock { s in
