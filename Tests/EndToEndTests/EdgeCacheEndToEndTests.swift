@@ -24,9 +24,11 @@ import TestSupport
     /// Config/nginx/nginx.conf says): its ports, its cache directory. `edgeFile`: the open or
     /// the private edge.
     /// `backup`: a second origin (the standby of a redundant pair), as Config/nginx/nginx.conf
-    /// shows it.
-    static func nginxConfig(directory: String, listen: Int, origin: Int, backup: Int? = nil, edgeFile: String = "sideline-edge.conf") throws -> String {
-        for file in ["sideline-edge.conf", "sideline-edge-private.conf", "sideline-edge-cache.conf"] {
+    /// shows it. `upstreams`: the http block's upstreams in place of the one origin's (a venue
+    /// of several boxes: theirs and the map `sideline-edge-boxes.conf` reads).
+    static func nginxConfig(directory: String, listen: Int, origin: Int = 0, backup: Int? = nil, edgeFile: String = "sideline-edge.conf",
+                            upstreams: String? = nil) throws -> String {
+        for file in ["sideline-edge.conf", "sideline-edge-private.conf", "sideline-edge-boxes.conf", "sideline-edge-cache.conf"] {
             try? FileManager.default.removeItem(atPath: directory + "/" + file)
             try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("Config/nginx/" + file).path, toPath: directory + "/" + file)
         }
@@ -38,7 +40,7 @@ import TestSupport
         error_log \(directory)/error.log warn;
         events { worker_connections 1024; }
         http {
-            log_format edge '$request_uri $status $upstream_cache_status';
+            log_format edge '$request_uri $status $upstream_cache_status $upstream_addr';
             access_log \(directory)/access.log edge;
             client_body_temp_path \(directory)/tmp;
             proxy_temp_path \(directory)/tmp;
@@ -46,11 +48,13 @@ import TestSupport
             uwsgi_temp_path \(directory)/tmp;
             scgi_temp_path \(directory)/tmp;
             proxy_cache_path \(directory)/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
+            \(upstreams ?? """
             upstream sideline_origin {
                 server 127.0.0.1:\(origin)\(backup == nil ? "" : " max_fails=1 fail_timeout=3s");
                 \(backup.map { "server 127.0.0.1:\($0) backup;" } ?? "")
                 keepalive 16;
             }
+            """)
             map $http_accept_encoding $sideline_encoding { ~*gzip gzip; default ""; }
             map $upstream_http_content_type $sideline_not_segment { video/mp2t ""; default 1; }
             server {

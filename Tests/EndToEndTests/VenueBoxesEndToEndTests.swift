@@ -43,28 +43,10 @@ import TestSupport
 
     static let token = "venue-analyst-0123456789"
 
-    /// The edge of the venue: `goal`'s URLs to B, everything else to A.
+    /// The edge of the venue: `goal`'s URLs to B, everything else to A, with the shipped
+    /// `sideline-edge-boxes.conf` (the map its comment shows).
     static func nginxConfig(directory: String, listen: Int, boxA: Int, boxB: Int) throws -> String {
-        for file in ["sideline-edge-boxes.conf", "sideline-edge-cache.conf"] {
-            try? FileManager.default.removeItem(atPath: directory + "/" + file)
-            try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("Config/nginx/" + file).path, toPath: directory + "/" + file)
-        }
-        return """
-        worker_processes 1;
-        user root;
-        daemon off;
-        pid \(directory)/nginx.pid;
-        error_log \(directory)/error.log warn;
-        events { worker_connections 1024; }
-        http {
-            log_format edge '$request_uri $status $upstream_addr';
-            access_log \(directory)/access.log edge;
-            client_body_temp_path \(directory)/tmp;
-            proxy_temp_path \(directory)/tmp;
-            fastcgi_temp_path \(directory)/tmp;
-            uwsgi_temp_path \(directory)/tmp;
-            scgi_temp_path \(directory)/tmp;
-            proxy_cache_path \(directory)/cache levels=1:2 keys_zone=sideline_edge:8m max_size=256m inactive=1h use_temp_path=off;
+        try EdgeCacheEndToEndTests.nginxConfig(directory: directory, listen: listen, edgeFile: "sideline-edge-boxes.conf", upstreams: """
             upstream sideline_box_a { server 127.0.0.1:\(boxA) max_fails=1 fail_timeout=3s; keepalive 16; }
             upstream sideline_box_b { server 127.0.0.1:\(boxB) max_fails=1 fail_timeout=3s; keepalive 16; }
             map $request_uri $sideline_box {
@@ -72,13 +54,7 @@ import TestSupport
                 "~^(/access/[^/]+)?/(live|vod)/(goal)/" sideline_box_b;
                 "~^(/access/[^/]+)?/api/streams/(goal)/" sideline_box_b;
             }
-            map $http_accept_encoding $sideline_encoding { ~*gzip gzip; default ""; }
-            server {
-                listen 127.0.0.1:\(listen);
-                include \(directory)/sideline-edge-boxes.conf;
-            }
-        }
-        """
+            """)
     }
 
     @Test func aSetWhoseAnglesAreOnTwoBoxesIsOneSetThroughTheEdge() async throws {
@@ -117,11 +93,11 @@ import TestSupport
         var renditions: [(name: String, uri: String)] = []
         try await eventually("the set's master lists both angles", timeout: 40) {
             let answer = try await text(edge + setMaster)
-            renditions = answer.status == 200 ? SetMasterHTTPTestsShape.renditions(answer.body) : []
+            renditions = answer.status == 200 ? SetMasterReading.renditions(answer.body) : []
             return renditions.count == 2
         }
         #expect(renditions.map(\.name) == ["Wide", "Goal end"])
-        let playlists = try renditions.map { try SetMasterHTTPTestsShape.resolve($0.uri, against: setMaster) }
+        let playlists = try renditions.map { try #require(SetMasterReading.path(resolving: $0.uri, against: setMaster)) }
         #expect(playlists == ["/live/wide/180p/index.m3u8", "/live/goal/180p/index.m3u8"])
 
         // Both angles through the edge: slot n under number n, the same dates, three shared segments.
@@ -235,27 +211,5 @@ import TestSupport
         #expect(direct.status == 404 && direct.body.contains("served by another box"), "\(direct)")
         _ = try await boxA.stop()
         _ = try await boxB.stop()
-    }
-}
-
-/// The set-master reading `SetMasterHTTPTests` (HLSOriginTests) uses, for this target.
-enum SetMasterHTTPTestsShape {
-    static func resolve(_ uri: String, against master: String) throws -> String {
-        let base = try #require(URL(string: "http://127.0.0.1" + master))
-        let resolved = try #require(URL(string: uri, relativeTo: base)?.absoluteURL.standardized)
-        return resolved.path + (resolved.query.map { "?" + $0 } ?? "")
-    }
-
-    /// NAME and URI of each `EXT-X-MEDIA` of the first group.
-    static func renditions(_ master: String) -> [(name: String, uri: String)] {
-        var seen: [(String, String)] = []
-        for line in master.split(separator: "\n") where line.hasPrefix("#EXT-X-MEDIA:") {
-            let fields = line.dropFirst("#EXT-X-MEDIA:".count).split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
-            let value = { (key: String) in fields.first { $0.first == key && $0.count == 2 }.map { $0[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } ?? "" }
-            let name = value("NAME"), uri = value("URI")
-            if seen.contains(where: { $0.0 == name }) { break }
-            seen.append((name, uri))
-        }
-        return seen
     }
 }

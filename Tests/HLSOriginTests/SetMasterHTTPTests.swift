@@ -6,6 +6,7 @@ import OriginRegistry
 import OriginState
 import SidelineTesting
 import Testing
+import TestSupport
 
 /// An angle set's master on a real server, through both of the origin's paths: the angles as
 /// alternative VIDEO renditions whose URIs, followed from the set's URL (plain, `/vod/`, or
@@ -50,22 +51,11 @@ import Testing
 
     /// `uri` (relative, as the master gives it) resolved against the master's path, as a player does.
     static func resolve(_ uri: String, against master: String) throws -> String {
-        let base = try #require(URL(string: "http://127.0.0.1" + master))
-        let resolved = try #require(URL(string: uri, relativeTo: base)?.absoluteURL.standardized)
-        return resolved.path + (resolved.query.map { "?" + $0 } ?? "")
+        try #require(SetMasterReading.path(resolving: uri, against: master))
     }
 
     /// The URIs of the master's `EXT-X-MEDIA` renditions, by NAME, in the first group.
-    static func renditions(_ master: String) -> [(name: String, uri: String)] {
-        var seen: [(String, String)] = []
-        for line in master.split(separator: "\n") where line.hasPrefix("#EXT-X-MEDIA:") {
-            let fields = line.dropFirst("#EXT-X-MEDIA:".count).split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
-            let value = { (key: String) in fields.first { $0.first == key }.map { $0[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } ?? "" }
-            if seen.contains(where: { $0.0 == value("NAME") }) { break }
-            seen.append((value("NAME"), value("URI")))
-        }
-        return seen
-    }
+    static func renditions(_ master: String) -> [(name: String, uri: String)] { SetMasterReading.renditions(master) }
 
     @Test(arguments: [true, false])
     func theSetsMasterListsEveryAngleAndItsURIsPlay(fastPath: Bool) async throws {
