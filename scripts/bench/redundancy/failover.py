@@ -70,21 +70,37 @@ FRAME_MS = 1000 / 30
 WIDTH, HEIGHT = 320, 180
 
 
+def write_pair_configs(work, ports, rung, stream):
+    """`work`/a and `work`/b: a redundant pair on 127.0.0.1 (A primary, B standby) at `ports`,
+    one `rung` at 30 fps, and `stream(name)` for each box's stream line."""
+    for name, role in (("a", "primary"), ("b", "standby")):
+        peer = ports["b" if name == "a" else "a"]
+        os.makedirs(f"{work}/{name}", exist_ok=True)
+        with open(f"{work}/{name}/sideline.yaml", "w") as f:
+            f.write(f"server: {{host: 127.0.0.1, port: {ports[name]}}}\n"
+                    f"redundancy: {{peer: 'http://127.0.0.1:{peer}', role: {role}}}\n"
+                    f"video:\n  frame_rate: 30\n  ladder:\n    - {rung}\n"
+                    f"{stream(name)}\n")
+
+
+def longest_standstill(samples):
+    """The longest wall time (ms) the second value of (wall ms, value) samples stood still."""
+    still, longest = samples[0], 0
+    for wall, value in samples[1:]:
+        if value != still[1]:
+            longest = max(longest, wall - still[0])
+            still = (wall, value)
+    return longest
+
+
 class Pair:
     def __init__(self, work):
         self.work = work
         self.ports = {"a": free_port(), "b": free_port()}
         self.edge_port = free_port()
         self.processes = {}
-        for name, role in (("a", "primary"), ("b", "standby")):
-            peer = self.ports["b" if name == "a" else "a"]
-            os.makedirs(f"{work}/{name}", exist_ok=True)
-            with open(f"{work}/{name}/sideline.yaml", "w") as f:
-                f.write(f"server: {{host: 127.0.0.1, port: {self.ports[name]}}}\n"
-                        f"redundancy: {{peer: 'http://127.0.0.1:{peer}', role: {role}}}\n"
-                        "video:\n  frame_rate: 30\n  ladder:\n"
-                        "    - {name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}\n"
-                        "stream: {name: main, input: testpattern}\n")
+        write_pair_configs(work, self.ports, "{name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}",
+                           lambda name: "stream: {name: main, input: testpattern}")
         for file in ("sideline-edge.conf", "sideline-edge-cache.conf"):
             shutil.copyfile(os.path.join(ROOT, "Config/nginx", file), os.path.join(work, file))
         with open(f"{work}/nginx.conf", "w") as f:
@@ -288,12 +304,7 @@ def judge(frames, killed, sampled):
             return False, float("nan"), None, None
         at_kill = max((played for wall, played in after if wall <= killed), default=after[0][1])
         continued = max(played for _, played in after) - at_kill >= AFTER - 4
-        still, longest = after[0], 0
-        for wall, played in after[1:]:
-            if played != still[1]:
-                longest = max(longest, wall - still[0])
-                still = (wall, played)
-        return continued, max(0, longest / 1000 - 1), None, None
+        return continued, max(0, longest_standstill(after) / 1000 - 1), None, None
     shown = [(wall, clock) for wall, clock in frames if wall >= killed - 1000 and clock is not None]
     if len(shown) < 2:
         return False, float("nan"), None, None
@@ -303,12 +314,7 @@ def judge(frames, killed, sampled):
     stall = max((b[0] - a[0] for a, b in zip(shown, shown[1:])), default=0) / 1000 - FRAME_MS / 1000
     if sampled:
         # Sampled every 100 ms: a stall is the longest the moment shown stood still.
-        still, longest = shown[0], 0
-        for wall, clock in shown[1:]:
-            if clock != still[1]:
-                longest = max(longest, wall - still[0])
-                still = (wall, clock)
-        return continued, max(0, longest / 1000 - 0.1), None, None
+        return continued, max(0, longest_standstill(shown) / 1000 - 0.1), None, None
     lost = sum(max(0, round((b[1] - a[1]) / FRAME_MS) - 1) for a, b in zip(shown, shown[1:]) if b[1] - a[1] > 1.5 * FRAME_MS)
     repeated = sum(1 for a, b in zip(shown, shown[1:]) if b[1] - a[1] < 0.5 * FRAME_MS)
     return continued, max(0, stall), lost, repeated

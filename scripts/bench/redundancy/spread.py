@@ -46,6 +46,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "scripts/bench/lowlatency"))
 from ll_latency import free_port, wait_ok  # noqa: E402
+from failover import write_pair_configs  # noqa: E402
 
 DURATION = float(os.environ.get("DURATION", "600"))
 DOWN = float(os.environ.get("DOWN", "10"))
@@ -130,15 +131,8 @@ def main():
     ports = {"a": free_port(), "b": free_port()}
     udp = {"a": free_port(), "b": free_port()}
     processes = {}
-    for name, role in (("a", "primary"), ("b", "standby")):
-        peer = ports["b" if name == "a" else "a"]
-        os.makedirs(f"{work}/{name}", exist_ok=True)
-        with open(f"{work}/{name}/sideline.yaml", "w") as f:
-            f.write(f"server: {{host: 127.0.0.1, port: {ports[name]}}}\n"
-                    f"redundancy: {{peer: 'http://127.0.0.1:{peer}', role: {role}}}\n"
-                    "video:\n  frame_rate: 30\n  ladder:\n"
-                    "    - {name: 180p, width: 320, height: 180, bitrate: 300k, preset: ultrafast, profile: baseline}\n"
-                    f"stream: {{name: main, input: 'udp://127.0.0.1:{udp[name]}', input_timeout: 20, loss_timeout: 2}}\n")
+    write_pair_configs(work, ports, "{name: 180p, width: 320, height: 180, bitrate: 300k, preset: ultrafast, profile: baseline}",
+                       lambda name: f"stream: {{name: main, input: 'udp://127.0.0.1:{udp[name]}', input_timeout: 20, loss_timeout: 2}}")
 
     def start(name):
         processes[name] = subprocess.Popen([SIDELINE, "serve", "--config", f"{work}/{name}/sideline.yaml", "--data-dir", f"{work}/{name}/data"],
