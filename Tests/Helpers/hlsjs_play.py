@@ -14,9 +14,12 @@ playlist text hls.js loaded of each level, for the caller to hold to the draft's
     hlsjs_play.py URL --hlsjs .build-hlsjs/hls.mjs [--seconds 20] [--warmup 6] [--no-low-latency] [--frames]
 
 `--frames` (a test-pattern stream): also "frames", every frame the video presents as [wall
-clock ms when shown, the capture time painted in it (ms, or null when it does not read)], read
-with the server's own /pattern-clock.js in a requestVideoFrameCallback: a picture that stops,
-repeats or jumps shows there.
+clock ms when shown, the capture time painted in it (ms, or null when it does not read), the
+frame's media time (ms), the compositor's count of presented frames], read with the server's
+own /pattern-clock.js in a requestVideoFrameCallback: a picture that stops, repeats or jumps
+shows there, and the last two say whether the jump is in the stream (media time steady, the
+painted time jumps), in playback (the media time jumps: a seek over a hole) or in rendering
+(presented frames skip).
 
 hls.mjs is served to the page from a server of this script's own on 127.0.0.1 (a module is
 loaded over HTTP with CORS, never from a file). Nothing but Python's standard library
@@ -65,7 +68,8 @@ FRAMES = """(() => {
   window.benchFrames = [];
   const c = document.createElement('canvas');
   const onFrame = (now, m) => {
-    if (v.videoWidth) benchFrames.push([Math.round(performance.timeOrigin + m.expectedDisplayTime), SidelinePatternClock.readVideo(v, c)]);
+    if (v.videoWidth) benchFrames.push([Math.round(performance.timeOrigin + m.expectedDisplayTime), SidelinePatternClock.readVideo(v, c),
+                                        Math.round(m.mediaTime * 1000), m.presentedFrames]);
     if (benchFrames.length > 40000) benchFrames.splice(0, 10000);
     v.requestVideoFrameCallback(onFrame);
   };

@@ -33,7 +33,8 @@ resolution); its frames are not read, so lost and repeated are left out.
 
 Environment: KILLS (1), WARMUP (15), AFTER (20), PLAYERS (hlsjs-steering, hlsjs-classic,
 ffmpeg, playbin3, chromium, hlsjs-edge, ffmpeg-edge, playbin3-edge, chromium-edge; hlsjs-* in
-low-latency mode but hlsjs-classic), SIDELINE
+low-latency mode but hlsjs-classic), KEEP (set: the work folder is kept, with each hls.js run's
+frames, loads and errors as JSON beside the servers' logs), SIDELINE
 (.build-release/release/sideline), HLSJS (.build-hlsjs/hls.mjs). Needs nginx, chromium, ffmpeg
 and GStreamer's Python bindings (scripts/ensure-deps.sh --players-bench). Every wait is
 bounded; everything started is stopped by its PID.
@@ -232,7 +233,13 @@ def play(player, url, pair, work):
             report = json.loads(run.stdout)
         except ValueError:
             return [], killed.get("at"), False
-        return [(wall, clock) for wall, clock in report.get("frames", [])], killed.get("at"), False
+        frames = report.get("frames", [])
+        if os.environ.get("KEEP"):
+            # Every frame with its media time and presented count, to tell a jump in the
+            # stream from one in playback or rendering (hlsjs_play.py --frames).
+            with open(f"{work}/{player}-{int(time.time())}.json", "w") as f:
+                json.dump({"killed": killed.get("at"), "frames": frames, "loads": report.get("loads", []), "errors": report.get("errors", [])}, f)
+        return [(frame[0], frame[1]) for frame in frames], killed.get("at"), False
     if player.startswith("vlc"):
         # VLC refuses to run as root: as nobody, with a home of its own.
         home = tempfile.mkdtemp(prefix="failover-vlc-", dir=work)
