@@ -111,7 +111,9 @@ final class SegmentMuxer {
             // boundary (its first frame was no keyframe) never repeats an index.
             try writeAudio(before: pts90k)
             try closePart(endPTS: pts90k)
-            try startPart(index: part.index + 1, at: position, pts90k: pts90k, independent: false)
+            // INDEPENDENT=YES exactly where the part starts with a keyframe (every part on a
+            // pair with `keyframe_every_part`).
+            try startPart(index: part.index + 1, at: position, pts90k: pts90k, independent: packet.pointee.flags & AV_PKT_FLAG_KEY != 0)
         } else {
             try writeAudio(before: rescale90k(packet.pointee.dts, videoTimeBase) + 1)
         }

@@ -30,6 +30,8 @@ final class VariantWorker {
     private let clock: SegmentClock
     /// Where parts fall (Low-Latency HLS); nil: whole segments only.
     private let parts: PartClock?
+    /// Where IDRs are forced: every segment's first frame, and every part's with `keyframeEveryPart`.
+    private let keyframes: KeyframeSchedule
     private let scaler: VideoScaler
     private let audio: AudioEncoder?
     private var encoder: VideoEncoder
@@ -70,13 +72,14 @@ final class VariantWorker {
 
     /// `queueCapacity`: frames the variant may fall behind before the input leaves frames out
     /// for it; `live`: whether effort follows the machine (see `EffortSettings`).
-    init(spec: Rung, clock: SegmentClock, parts: PartClock? = nil, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
+    init(spec: Rung, clock: SegmentClock, parts: PartClock? = nil, keyframeEveryPart: Bool = false, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
          live: Bool = false, now: @escaping @Sendable () -> Double = MonotonicClock.seconds,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
          onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) {
         self.spec = spec
         self.clock = clock
         self.parts = parts
+        self.keyframes = KeyframeSchedule(segments: clock, parts: parts, everyPart: keyframeEveryPart)
         self.queue = BoundedQueue(capacity: queueCapacity)
         self.scaler = VideoScaler(width: spec.width, height: spec.height)
         self.audio = audio
@@ -238,14 +241,15 @@ final class VariantWorker {
         defer { av_frame_free(&scaled) }
         let output = scaled!
         output.pointee.pts = index
-        // Force an IDR exactly on segment boundaries, and clear the source's own picture types
-        // so its keyframes cause no extra cuts.
         if let bitRates, bitRates.generation != bitRateGeneration {
             bitRateGeneration = bitRates.generation
             let wanted = bitRates.rate(for: spec.name) ?? spec.bitrate.bitsPerSecond
             if wanted != encoder.bitRate { encoder.setBitRate(wanted) }
         }
-        output.pointee.pict_type = boundary ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        // Force an IDR exactly where the schedule says (segment boundaries, and part boundaries
+        // on a pair that asks), and clear the source's own picture types so its keyframes cause
+        // no extra cuts.
+        output.pointee.pict_type = keyframes.forcesKeyframe(frame: index) ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if boundary { captureTimes[index] = captured }
         try encoder.encode(output) { packet in try handle(packet) }
     }

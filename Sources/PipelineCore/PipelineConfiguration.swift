@@ -26,6 +26,9 @@ public struct PipelineConfiguration: Sendable {
     /// Low-Latency HLS: each segment is also handed on in parts of this many seconds
     /// (`PartClock`); nil: whole segments only.
     public var partDuration: Double?
+    /// Every part starts with an IDR, not only every segment (`KeyframeSchedule`; a redundant
+    /// pair's `redundancy.keyframe_every_part`). No effect without parts.
+    public var keyframeEveryPart = false
     public var variants: [Rung]
     public var audio: AudioSpec
     /// Effort steps, threads per rung (see `EffortSettings`).
@@ -57,6 +60,11 @@ public struct PipelineConfiguration: Sendable {
     /// Where parts fall, when there are parts.
     public var partClock: PartClock? {
         partDuration.flatMap { PartClock(segments: clock, partDuration: $0) }
+    }
+
+    /// Where each rung's encoder forces an IDR.
+    public var keyframes: KeyframeSchedule {
+        KeyframeSchedule(segments: clock, parts: partClock, everyPart: keyframeEveryPart)
     }
 }
 

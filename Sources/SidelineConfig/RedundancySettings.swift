@@ -18,10 +18,17 @@ public struct RedundancySettings: Sendable, Equatable {
     /// and path prefix; no query), such as http://10.0.0.3:8080.
     public var peer: String
     public var role: Role
+    /// `keyframe_every_part` (default true): every Low-Latency HLS part starts with an IDR, so
+    /// a player that moves between the two boxes in the middle of a segment decodes the other
+    /// box's part on its own instead of with this box's frames as references
+    /// (`KeyframeSchedule`). Costs picture quality at the same bit rate (Docs/low-latency.md);
+    /// false keeps a keyframe per segment. No effect without parts.
+    public var keyframeEveryPart: Bool
 
-    public init(peer: String, role: Role) {
+    public init(peer: String, role: Role, keyframeEveryPart: Bool = true) {
         self.peer = peer
         self.role = role
+        self.keyframeEveryPart = keyframeEveryPart
     }
 
     /// The other box's role.

@@ -127,8 +127,9 @@ extension SidelineConfiguration {
             guard let role = try redundancy.string("role", matching: { roles.contains($0) }, expected: roles.joined(separator: " or ")) else {
                 throw .invalidValue(file: file, key: "redundancy.role", value: "missing", expected: "primary on the box players go to first, standby on the other")
             }
+            let keyframeEveryPart = try redundancy.bool("keyframe_every_part") ?? true
             try redundancy.rejectUnknownKeys()
-            config.redundancy = RedundancySettings(peer: peer, role: RedundancySettings.Role(rawValue: role)!)
+            config.redundancy = RedundancySettings(peer: peer, role: RedundancySettings.Role(rawValue: role)!, keyframeEveryPart: keyframeEveryPart)
         }
         if var clips = try top.section("clips") { config.clips = try clipSettings(from: &clips) }
         if var ingest = try top.section("ingest") { config.ingest = try ingestSettings(from: &ingest) }

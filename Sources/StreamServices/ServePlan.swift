@@ -45,6 +45,7 @@ public struct ServePlan: Sendable {
         configuration.lossTimeout = stream.lossTimeout
         configuration.effort = effort
         configuration.partDuration = self.configuration.partDuration > 0 ? self.configuration.partDuration : nil
+        configuration.keyframeEveryPart = self.configuration.redundancy?.keyframeEveryPart ?? false
         return configuration
     }
 

@@ -54,4 +54,30 @@ import TestSupport
         let probe = try await Command.run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", partFile])
         #expect(probe.status == 0 && probe.stdout.contains("video"), "a part on its own is read as MPEG-TS with its video stream: \(probe.stdout)")
     }
+
+    /// A redundant pair's encoders (`keyframeEveryPart`): every part starts with an IDR, is
+    /// listed INDEPENDENT, and ffmpeg decodes each part on its own without an error, which is
+    /// what lets a player move to the other box at any part (a part of one IDR per segment
+    /// refers to frames of the parts before it).
+    @Test func withAKeyframeEveryPartEachPartDecodesOnItsOwn() async throws {
+        var configuration = PipelineRun.configuration(input: Repository.sample, variants: [StandInTests.spec])
+        configuration.partDuration = 0.5
+        configuration.keyframeEveryPart = true
+        let clock = try #require(configuration.partClock)
+        let outcome = try await PipelineRun.run(configuration, stopAfterSegments: 3)
+        let segments = try #require(outcome.segments["180p"])
+        let parts = try #require(outcome.parts["180p"]).filter { part in segments.dropLast().contains { $0.index == part.segment } }
+        #expect(parts.count >= clock.partsPerSegment * 2)
+        #expect(parts.allSatisfy { $0.independent }, "every part INDEPENDENT: \(parts.map { "\($0.segment).\($0.index) \($0.independent)" })")
+        #expect(segments.dropLast().allSatisfy { $0.keyframeRanges.count == clock.partsPerSegment }, "one IDR per part: \(segments.map(\.keyframeRanges.count))")
+        let directory = try makeTemporaryDirectory("independent-parts")
+        for part in parts.prefix(6) {
+            let file = "\(directory)/\(part.segment).\(part.index).ts"
+            try Data(part.bytes).write(to: URL(fileURLWithPath: file))
+            let decoded = try await Command.run("ffmpeg", ["-v", "error", "-i", file, "-map", "0:v:0", "-f", "null", "-"])
+            #expect(decoded.status == 0 && decoded.stderr.isEmpty, "part \(part.segment).\(part.index) decodes alone: \(decoded.stderr)")
+            let first = try await Command.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags", "-read_intervals", "%+#1", "-of", "csv=p=0", file])
+            #expect(first.stdout.hasPrefix("K"), "part \(part.segment).\(part.index) starts with a keyframe: \(first.stdout)")
+        }
+    }
 }

@@ -2,7 +2,8 @@
 # What cutting parts (Low-Latency HLS, issue 34) costs in picture quality at the same bit rate:
 # the sample encoded at each rung of the shipped ladder with today's x264 settings for whole
 # segments and with the settings Sideline uses when it cuts parts (VideoEncoder(forParts:)),
-# each compared with the source scaled to the rung (ffmpeg's psnr and ssim filters). Not a
+# and with those settings and an IDR at every part, as a redundant pair cuts them
+# (`redundancy.keyframe_every_part`, KeyframeSchedule), each compared with the source scaled to the rung (ffmpeg's psnr and ssim filters). Not a
 # test: it prints the figures side by side. One thread per encode, so each figure is the same
 # every run (the machine's load changes the time, not the result).
 #
@@ -25,15 +26,18 @@ ladder=(
 # this line says the same).
 whole="scenecut=0:open-gop=0:rc-lookahead=5"
 parts="scenecut=0:open-gop=0:bframes=0:sliced-threads=1:sync-lookahead=0:rc-lookahead=4"
+pair=$parts
+# Seconds between forced IDRs: a segment (2 s), or a part (0.2 s) on a redundant pair.
+declare -A every=([whole]=2 [parts]=2 [pair]=0.2)
 
 printf '%-6s %-7s %10s %10s %12s %12s\n' rung settings "PSNR dB" SSIM "kbit/s" "x264-params"
 for rung in "${ladder[@]}"; do
   read -r name width height bitrate maxrate bufsize profile <<<"$rung"
   ffmpeg -y -v error -t "$seconds" -i Samples/sample.mp4 -vf "scale=$width:$height" -an -c:v rawvideo -f nut "$work/ref.nut"
-  for kind in whole parts; do
+  for kind in whole parts pair; do
     params=${!kind}
     ffmpeg -y -v error -i "$work/ref.nut" -c:v libx264 -threads 1 -preset veryfast -profile:v "$profile" -b:v "$bitrate" -maxrate "$maxrate" -bufsize "$bufsize" \
-      -g 60 -keyint_min 60 -force_key_frames "expr:gte(t,n_forced*2)" -x264-params "$params" -an -f mpegts "$work/$kind.ts"
+      -g 60 -keyint_min 60 -force_key_frames "expr:gte(t,n_forced*${every[$kind]})" -x264-params "$params" -an -f mpegts "$work/$kind.ts"
     psnr=$(ffmpeg -i "$work/$kind.ts" -i "$work/ref.nut" -lavfi "[0:v][1:v]psnr" -f null - 2>&1 | grep -o 'average:[0-9.inf]*' | tail -1 | cut -d: -f2)
     ssim=$(ffmpeg -i "$work/$kind.ts" -i "$work/ref.nut" -lavfi "[0:v][1:v]ssim" -f null - 2>&1 | grep -o 'All:[0-9.]*' | tail -1 | cut -d: -f2)
     duration=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$work/$kind.ts")
