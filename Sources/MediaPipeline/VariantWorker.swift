@@ -30,8 +30,11 @@ final class VariantWorker {
     private let clock: SegmentClock
     /// Where parts fall (Low-Latency HLS); nil: whole segments only.
     private let parts: PartClock?
-    /// Where IDRs are forced: every segment's first frame, and every part's with `keyframeEveryPart`.
+    /// Where IDRs are forced: every segment's first frame, and every part's on a pair
+    /// (`PipelineConfiguration.keyframes`).
     private let keyframes: KeyframeSchedule
+    /// The output index of the frame encoded last, for `keyframes` (nil before the first).
+    private var lastEncoded: Int64?
     private let scaler: VideoScaler
     private let audio: AudioEncoder?
     private var encoder: VideoEncoder
@@ -72,14 +75,14 @@ final class VariantWorker {
 
     /// `queueCapacity`: frames the variant may fall behind before the input leaves frames out
     /// for it; `live`: whether effort follows the machine (see `EffortSettings`).
-    init(spec: Rung, clock: SegmentClock, parts: PartClock? = nil, keyframeEveryPart: Bool = false, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
+    init(spec: Rung, clock: SegmentClock, parts: PartClock? = nil, keyframes: KeyframeSchedule? = nil, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
          live: Bool = false, now: @escaping @Sendable () -> Double = MonotonicClock.seconds,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
          onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) {
         self.spec = spec
         self.clock = clock
         self.parts = parts
-        self.keyframes = KeyframeSchedule(segments: clock, parts: parts, everyPart: keyframeEveryPart)
+        self.keyframes = keyframes ?? KeyframeSchedule(segments: clock, parts: parts, everyPart: false)
         self.queue = BoundedQueue(capacity: queueCapacity)
         self.scaler = VideoScaler(width: spec.width, height: spec.height)
         self.audio = audio
@@ -249,7 +252,8 @@ final class VariantWorker {
         // Force an IDR exactly where the schedule says (segment boundaries, and part boundaries
         // on a pair that asks), and clear the source's own picture types so its keyframes cause
         // no extra cuts.
-        output.pointee.pict_type = keyframes.forcesKeyframe(frame: index) ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        output.pointee.pict_type = keyframes.forcesKeyframe(frame: index, after: lastEncoded) ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        lastEncoded = index
         if boundary { captureTimes[index] = captured }
         try encoder.encode(output) { packet in try handle(packet) }
     }

@@ -22,10 +22,15 @@ public struct KeyframeSchedule: Sendable, Equatable {
         self.everyPart = everyPart
     }
 
-    /// Whether the frame with output index `index` is encoded as an IDR.
-    public func forcesKeyframe(frame index: Int64) -> Bool {
+    /// Whether the frame with output index `index` is encoded as an IDR, given the frame this
+    /// encoder encoded before it (`previous`; nil for its first). With `everyPart` that is the
+    /// first frame encoded in each part, not only a part's first frame on the grid: a variant
+    /// that falls behind has frames left out (`FeedPolicy` keeps only a segment's first frame
+    /// for it), and a part whose first frame was left out must still start with an IDR.
+    public func forcesKeyframe(frame index: Int64, after previous: Int64?) -> Bool {
         if segments.startsSegment(frame: index) { return true }
         guard everyPart, let parts else { return false }
-        return parts.startsPart(frame: index)
+        guard let previous, previous < index else { return true }
+        return parts.position(ofFrame: previous) != parts.position(ofFrame: index)
     }
 }

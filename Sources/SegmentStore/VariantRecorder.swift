@@ -15,7 +15,8 @@ public final class VariantRecorder: Sendable {
 
     private struct State {
         var playlist: LiveMediaPlaylist
-        /// One entry per segment: its IDR, by byte range (the segment's only keyframe).
+        /// One entry per segment: its first IDR, by byte range (its only keyframe on one box; a
+        /// redundant pair has one at every part, and the first stands for the segment).
         var iFrames: LiveMediaPlaylist
         var nextNeedsDiscontinuity: Bool
     }

@@ -5,14 +5,17 @@ import HLSPlaylist
 /// for the tests to hold every live playlist they see to:
 /// - AVPlayer refuses a whole asset if one part is longer than PART-TARGET;
 /// - hls.js in low-latency mode needs the preload hint, and an INDEPENDENT part that does not
-///   start with a keyframe leaves it a gap (Sideline's segments start with their only IDR, so
-///   a segment's first part, and only it, is INDEPENDENT);
+///   start with a keyframe leaves it a gap (a single box's segments start with their only IDR,
+///   so a segment's first part, and only it, is INDEPENDENT; a redundant pair starts every part
+///   with an IDR, so every part is, `keyframeEveryPart`);
 /// - a player joining at PART-HOLD-BACK needs the date of every part.
 /// Each violation is one sentence naming what is wrong; an empty list: the playlist passes.
 public enum LowLatencyPlaylistRules {
     /// `renditions`: the URIs, relative to this playlist, of every other rendition a player may
     /// switch to (every rung, every angle of a set): each needs its EXT-X-RENDITION-REPORT.
-    public static func violations(of text: String, renditions: [String] = []) -> [String] {
+    /// `keyframeEveryPart`: the playlist is a redundant pair's (`redundancy.keyframe_every_part`),
+    /// whose every part with media starts with an IDR and must say so (a GAP part has none).
+    public static func violations(of text: String, renditions: [String] = [], keyframeEveryPart: Bool = false) -> [String] {
         let parsed: (playlist: MediaPlaylist, serverControl: ServerControl?, edge: LowLatencyEdge?)
         do {
             parsed = try MediaPlaylist.parseLive(text)
@@ -63,7 +66,9 @@ public enum LowLatencyPlaylistRules {
                 if !last, !part.independent, part.duration + rounding < 0.85 * target {
                     found.append("\(part.uri) lasts \(part.duration) s, less than 85% of PART-TARGET \(target)")
                 }
-                if part.independent != (index == 0) {
+                if keyframeEveryPart, !part.independent, !part.gap {
+                    found.append("\(part.uri) is not INDEPENDENT=YES, though every part of a redundant pair starts with an IDR")
+                } else if !keyframeEveryPart, part.independent != (index == 0) {
                     found.append(index == 0 ? "\(part.uri), the first part of \(run.name), is not INDEPENDENT=YES"
                                             : "\(part.uri) is INDEPENDENT=YES but does not start \(run.name) (its keyframe)")
                 }

@@ -193,6 +193,19 @@ import Testing
         #expect(found.count == 1 && found.first?.contains(rule.expected) == true, "\(rule.name): \(found)")
     }
 
+    /// A redundant pair's playlist: every part INDEPENDENT passes, one that is not is named; a
+    /// single box's rule (only the first) would have named every part after the first.
+    @Test func aPairsPartsAreEachIndependent() {
+        let every = Self.text { edge in
+            for key in edge.listedParts.keys { edge.listedParts[key] = edge.listedParts[key]?.map { var part = $0; part.independent = true; return part } }
+            edge.openParts = edge.openParts.map { var part = $0; part.independent = true; return part }
+        }
+        #expect(LowLatencyPlaylistRules.violations(of: every, renditions: ["../360p/index.m3u8"], keyframeEveryPart: true) == [])
+        #expect(LowLatencyPlaylistRules.violations(of: every, renditions: ["../360p/index.m3u8"]).allSatisfy { $0.contains("does not start") })
+        let one = LowLatencyPlaylistRules.violations(of: Self.text(), renditions: ["../360p/index.m3u8"], keyframeEveryPart: true)
+        #expect(!one.isEmpty && one.allSatisfy { $0.contains("is not INDEPENDENT=YES, though every part of a redundant pair") }, "\(one)")
+    }
+
     @Test func theServerControlsRulesAreNamed() {
         let noHoldBack = ServerControl(canSkipUntil: 12, canBlockReload: true)
         #expect(LowLatencyPlaylistRules.violations(of: Self.text(control: noHoldBack)) == ["EXT-X-SERVER-CONTROL lacks PART-HOLD-BACK, which parts require"])

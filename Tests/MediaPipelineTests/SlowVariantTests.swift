@@ -64,4 +64,39 @@ import TestSupport
         }
         #expect(outcome.statistics.framesDroppedBySlowVariants >= fastTotal - slowTotal, "every frame the slow variant lacks was counted")
     }
+
+    /// A redundant pair's slow variant (`keyframes` with every part): most of its parts lose
+    /// their first frame on the grid, and the first frame it does encode in each part is the
+    /// part's IDR, so every part is INDEPENDENT and starts with a keyframe even so (what lets a
+    /// player move to the other box at any part of an overloaded box).
+    @Test func aSlowVariantOfAPairStartsEveryPartWithAnIDR() async throws {
+        let slow = Rung(name: "slow", width: 320, height: 180, bitrate: 300_000, maxrate: 330_000, bufsize: 600_000, preset: "ultrafast", profile: "main")
+        var configuration = PipelineRun.configuration(input: Repository.sample, variants: [slow])
+        configuration.realtime = true
+        configuration.simulatedEncodeDelay = ["slow": 0.1]
+        configuration.partDuration = 0.2
+        configuration.keyframeEveryPart = true
+        let partClock = try #require(configuration.partClock)
+        let outcome = try await PipelineRun.run(configuration, stopAfterSegments: 3)
+        #expect(outcome.failures.isEmpty, "\(outcome.failures)")
+        let segments = try #require(outcome.segments["slow"])
+        let parts = try #require(outcome.parts["slow"]).filter { part in segments.dropLast().contains { $0.index == part.segment } }
+        #expect(outcome.statistics.framesDroppedBySlowVariants > 0, "the variant lost frames")
+        // Parts whose first frame on the grid was left out: their first frame is later.
+        let late = parts.filter { part in
+            let first = partClock.firstFrame(ofPart: part.index, inSegment: part.segment) - partClock.firstFrame(ofPart: 0, inSegment: part.segment)
+            let segment = segments.first { $0.index == part.segment }
+            return abs(part.startTime - (segment?.startTime ?? 0) - Double(first) / 30) > 1e-3
+        }
+        #expect(late.count >= 3, "parts that lost their first frame: \(late.count) of \(parts.count)")
+        #expect(parts.count >= partClock.partsPerSegment, "\(parts.count) parts")
+        #expect(parts.allSatisfy { $0.independent }, "every part INDEPENDENT: \(parts.filter { !$0.independent }.map { "\($0.segment).\($0.index)" })")
+        let directory = try makeTemporaryDirectory("slow-pair-parts")
+        for part in late.prefix(4) {
+            let file = "\(directory)/\(part.segment).\(part.index).ts"
+            try Data(part.bytes).write(to: URL(fileURLWithPath: file))
+            let first = try #require(try await FFprobe.packets(file, stream: "v").first, "part \(part.segment).\(part.index) has video")
+            #expect(first.isKeyframe, "part \(part.segment).\(part.index), which lost its first frame, starts with an IDR")
+        }
+    }
 }

@@ -22,13 +22,13 @@ import Testing
         #expect(keyframes.everyPart == everyPart)
         #expect(keyframes.parts != nil, "parts are on by default")
         // 0.2 s parts at 30 fps: frame 6 starts the second part.
-        #expect(keyframes.forcesKeyframe(frame: 6) == everyPart)
-        #expect(keyframes.forcesKeyframe(frame: 60))
+        #expect(keyframes.forcesKeyframe(frame: 6, after: 5) == everyPart)
+        #expect(keyframes.forcesKeyframe(frame: 60, after: 59))
     }
 
     /// Without parts a pair's keyframes are the segments' only.
     @Test func noPartsNoExtraKeyframes() throws {
         let keyframes = try Self.plan("part_duration: 0\nredundancy: {peer: 'http://10.0.0.2:8080', role: standby}\n").pipelineConfiguration.keyframes
-        #expect(keyframes.parts == nil && !keyframes.forcesKeyframe(frame: 6) && keyframes.forcesKeyframe(frame: 60))
+        #expect(keyframes.parts == nil && !keyframes.forcesKeyframe(frame: 6, after: 5) && keyframes.forcesKeyframe(frame: 60, after: 59))
     }
 }
