@@ -56,7 +56,7 @@ public final class LivePipeline: Sendable {
         var workers: [VariantWorker] = []
         for spec in configuration.variants {
             let isFirst = spec.name == firstVariant
-            let worker = try VariantWorker(spec: spec, clock: clock, parts: configuration.partClock, keyframes: configuration.keyframes, audio: audio, logger: logger, queueCapacity: queueCapacity, effort: configuration.effort,
+            let worker = try VariantWorker(spec: spec, keyframes: configuration.keyframes, audio: audio, logger: logger, queueCapacity: queueCapacity, effort: configuration.effort,
                                            live: live, onEvent: onEvent) { mediaTime, segmentBytes in
                 shared.stats.withLock { s in
                     if isFirst {

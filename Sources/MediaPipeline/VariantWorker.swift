@@ -75,14 +75,17 @@ final class VariantWorker {
 
     /// `queueCapacity`: frames the variant may fall behind before the input leaves frames out
     /// for it; `live`: whether effort follows the machine (see `EffortSettings`).
-    init(spec: Rung, clock: SegmentClock, parts: PartClock? = nil, keyframes: KeyframeSchedule? = nil, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
+    init(spec: Rung, keyframes: KeyframeSchedule, audio: AudioEncoder?, logger: Logger, queueCapacity: Int = 8, effort settings: EffortSettings = EffortSettings(),
          live: Bool = false, now: @escaping @Sendable () -> Double = MonotonicClock.seconds,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
          onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) {
         self.spec = spec
+        // The segment and part grids are the schedule's, so the IDRs and the cuts never disagree.
+        let clock = keyframes.segments
+        let parts = keyframes.parts
         self.clock = clock
         self.parts = parts
-        self.keyframes = keyframes ?? KeyframeSchedule(segments: clock, parts: parts, everyPart: false)
+        self.keyframes = keyframes
         self.queue = BoundedQueue(capacity: queueCapacity)
         self.scaler = VideoScaler(width: spec.width, height: spec.height)
         self.audio = audio

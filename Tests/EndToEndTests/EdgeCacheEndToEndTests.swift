@@ -66,6 +66,16 @@ import TestSupport
     }
 
     /// nginx on `directory`/nginx.conf, in the foreground (the caller stops it by PID).
+    /// nginx on `config(listen port)` written to `directory`/nginx.conf (its temporary files in
+    /// `directory`/tmp), started on a free port: the process (the caller stops it by its PID)
+    /// and the port.
+    static func startEdge(in directory: String, config: (Int) throws -> String) throws -> (nginx: Process, port: Int) {
+        try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
+        let port = try freePort()
+        try config(port).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        return (try startNginx(directory: directory), port)
+    }
+
     static func startNginx(directory: String) throws -> Process {
         let nginx = Process()
         nginx.executableURL = URL(fileURLWithPath: try Command.which("nginx"))
@@ -99,14 +109,11 @@ import TestSupport
     static func originBehindTheEdge(_ name: String) async throws -> (server: SidelineProcess, nginx: Process, edge: String, origin: Int, directory: String) {
         _ = try Command.which("nginx")
         let directory = try makeTemporaryDirectory(name)
-        try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
         try config.write(toFile: directory + "/sideline.yaml", atomically: true, encoding: .utf8)
         let server = try SidelineProcess(arguments: ["--config", directory + "/sideline.yaml", "--data-dir", directory + "/data", "--log-level", "debug",
                                                      "--host", "127.0.0.1", "--port", "0"])
         let origin = try #require(try await server.waitForURL().port)
-        let edgePort = try freePort()
-        try nginxConfig(directory: directory, listen: edgePort, origin: origin).write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        let nginx = try startNginx(directory: directory)
+        let (nginx, edgePort) = try startEdge(in: directory) { try nginxConfig(directory: directory, listen: $0, origin: origin) }
         let edge = "http://127.0.0.1:\(edgePort)"
         _ = try await waitForOK(URL(string: edge + "/live/main/180p/index.m3u8")!, timeout: 60)
         return (server, nginx, edge, origin, directory)
@@ -267,7 +274,6 @@ import TestSupport
     static func privateOriginBehindTheEdge(_ name: String) async throws -> (server: SidelineProcess, nginx: Process, edge: String, directory: String) {
         _ = try Command.which("nginx")
         let directory = try makeTemporaryDirectory(name)
-        try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
         try """
         access: {signing_key: edge-signing-key-0123456789}
         video:
@@ -279,10 +285,8 @@ import TestSupport
         let server = try SidelineProcess(arguments: ["--config", directory + "/sideline.yaml", "--data-dir", directory + "/data", "--log-level", "debug",
                                                      "--host", "127.0.0.1", "--port", "0"])
         let origin = try #require(try await server.waitForURL().port)
-        let edgePort = try freePort()
-        try nginxConfig(directory: directory, listen: edgePort, origin: origin, edgeFile: "sideline-edge-private.conf")
-            .write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
-        return (server, try startNginx(directory: directory), "http://127.0.0.1:\(edgePort)", directory)
+        let (nginx, edgePort) = try startEdge(in: directory) { try nginxConfig(directory: directory, listen: $0, origin: origin, edgeFile: "sideline-edge-private.conf") }
+        return (server, nginx, "http://127.0.0.1:\(edgePort)", directory)
     }
 
     /// `sideline sign main` for a viewer of the private stream, through `edge`: its master's URL.

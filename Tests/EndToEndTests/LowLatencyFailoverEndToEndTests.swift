@@ -10,8 +10,6 @@ import TestSupport
 /// nginx and Chromium on the machine: it runs in the test command's lane of suites that run
 /// alone.
 @Suite(.serialized) struct LowLatencyFailoverEndToEndTests {
-    typealias Box = RedundancyEndToEndTests.Box
-
     /// What a player showed across a move, from `hlsjs_play.py --frames` ([wall ms, painted
     /// capture ms or nil, media time ms, presented frames] per frame): frames whose painted
     /// moment cannot be read (a corrupt picture: another encoder's frames decoded against this
@@ -57,7 +55,8 @@ import TestSupport
             kill(nginx.processIdentifier, SIGQUIT)
             nginx.waitUntilExit()
         }
-        // Both boxes list every part INDEPENDENT: each starts with its own IDR.
+        // The standby, which the edge moves to, lists every part INDEPENDENT: each starts with
+        // its own IDR, and its playlist keeps the draft's rules for a pair.
         let text = String(decoding: try await http(URL(string: b.base + "/live/main/180p/index.m3u8")!).body, as: UTF8.self)
         let parts = text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-PART:") }
         #expect(!parts.isEmpty && parts.allSatisfy { $0.contains("INDEPENDENT=YES") }, "\(parts.prefix(12))")

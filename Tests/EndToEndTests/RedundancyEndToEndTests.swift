@@ -177,11 +177,9 @@ import TestSupport
         _ = try await boxA.waitForURL()
         _ = try await boxB.waitForURL()
         let edgeDirectory = try makeTemporaryDirectory(name)
-        try FileManager.default.createDirectory(atPath: edgeDirectory + "/tmp", withIntermediateDirectories: true)
-        let edgePort = try freePort()
-        try EdgeCacheEndToEndTests.nginxConfig(directory: edgeDirectory, listen: edgePort, origin: a.port, backup: b.port)
-            .write(toFile: edgeDirectory + "/nginx.conf", atomically: true, encoding: .utf8)
-        let nginx = try EdgeCacheEndToEndTests.startNginx(directory: edgeDirectory)
+        let (nginx, edgePort) = try EdgeCacheEndToEndTests.startEdge(in: edgeDirectory) {
+            try EdgeCacheEndToEndTests.nginxConfig(directory: edgeDirectory, listen: $0, origin: a.port, backup: b.port)
+        }
         do {
             try await eventually("both boxes list three segments", timeout: 40) {
                 guard let pa = try? await a.playlist(), let pb = try? await b.playlist() else { return false }

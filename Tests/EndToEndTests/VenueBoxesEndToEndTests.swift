@@ -73,11 +73,9 @@ import TestSupport
         _ = try await boxB.waitForURL()
 
         let edgeDirectory = try makeTemporaryDirectory("venue-edge")
-        try FileManager.default.createDirectory(atPath: edgeDirectory + "/tmp", withIntermediateDirectories: true)
-        let edgePort = try freePort()
-        try Self.nginxConfig(directory: edgeDirectory, listen: edgePort, boxA: a.port, boxB: b.port)
-            .write(toFile: edgeDirectory + "/nginx.conf", atomically: true, encoding: .utf8)
-        let nginx = try EdgeCacheEndToEndTests.startNginx(directory: edgeDirectory)
+        let (nginx, edgePort) = try EdgeCacheEndToEndTests.startEdge(in: edgeDirectory) {
+            try Self.nginxConfig(directory: edgeDirectory, listen: $0, boxA: a.port, boxB: b.port)
+        }
         defer {
             kill(nginx.processIdentifier, SIGQUIT)
             nginx.waitUntilExit()
