@@ -327,7 +327,7 @@ let tests: [Target] = [
     .testTarget(
         name: "StreamServicesTests",
         dependencies: [
-            "StreamServices", "EncoderEffort", "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "MPEGTS", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore",
+            "StreamServices", "EncoderEffort", "HLSOrigin", "OriginAccess", "OriginRegistry", "OriginState", "HLSPlaylist", "MPEGTS", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             // SetClipZipTests: the set clip route on a real server, its ZIP opened, its MP4s probed.

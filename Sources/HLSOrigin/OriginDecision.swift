@@ -82,6 +82,9 @@ public enum OriginDecision: Equatable, Sendable {
         if found == nil, registry.remoteAngleNames.contains(resource.stream) {
             return Described(decision: .refuse(.servedByAnotherBox(resource.stream)))
         }
+        if found == nil, registry.setsServedElsewhere.contains(resource.stream) {
+            return Described(decision: .refuse(.setServedByAnotherBox(resource.stream)))
+        }
         var facts = StatusPolicy.Facts(
             resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: found?.phase, variantExists: found?.variantExists ?? false,
             targetDuration: found?.targetDuration ?? 0, lastPublished: found?.lastPublished, servingSince: registry.servingSince, now: registry.clock()

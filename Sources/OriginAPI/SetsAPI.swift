@@ -86,13 +86,14 @@ public enum SetsAPI {
 }
 
 /// `GET /api/sets` and `GET /api/sets/{set}` as routes; added with `/api/streams`
-/// (`StreamsRoutes`), answered only where the config has sets (404 otherwise, as any unknown path).
+/// (`StreamsRoutes`), answered only where the config has sets (404 otherwise, as any unknown
+/// path). A set another box serves is not listed here, and its own path says where it is served.
 struct SetsRoutes: Sendable {
     let registry: StreamRegistry
     let access: ViewerAccess?
 
     func add<Context: RequestContext>(to router: Router<Context>) {
-        guard !registry.angleSets.isEmpty else { return }
+        guard !registry.angleSets.isEmpty || !registry.setsServedElsewhere.isEmpty else { return }
         router.get("/api/sets") { request, _ in
             try Self.json(SetsAPI.listing(of: registry, viewer: viewer(of: request), isPrivate: isPrivate))
         }
@@ -100,6 +101,7 @@ struct SetsRoutes: Sendable {
             let name = context.parameters.get("set") ?? ""
             let viewer = viewer(of: request)
             // A set the caller may not watch answers as one that does not exist.
+            if registry.setsServedElsewhere.contains(name) { return Response(Refusal.setServedByAnotherBox(name)) }
             guard let set = registry.angleSet(named: name), let info = SetsAPI.describe(set, streams: StreamsAPI.listing(of: registry).streams, remote: registry.remoteAngles, viewer: viewer, isPrivate: isPrivate) else {
                 return Response(Refusal.noSuchSet(name))
             }

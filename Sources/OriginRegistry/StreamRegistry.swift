@@ -92,12 +92,13 @@ public final class StreamRegistry: Sendable {
     public init(clock: @escaping @Sendable () -> Double = MonotonicClock.seconds,
                 sleep: @escaping @Sendable (Double) async throws -> Void = MonotonicClock.sleep,
                 offer: ServedMediaPlaylist.Offer = .init(), angleSets: [AngleSet] = [], remoteAngles: [String: String] = [:],
-                setPathways: SetMaster.Pathways? = nil) {
+                setsServedElsewhere: Set<String> = [], setPathways: SetMaster.Pathways? = nil) {
         self.clock = clock
         self.waiters = PlaylistWaiters(sleep: sleep)
         self.offer = offer
         self.angleSets = angleSets
         self.remoteAngleNames = Set(remoteAngles.keys)
+        self.setsServedElsewhere = setsServedElsewhere
         self.published = Mutex(Published(state: OriginState(angleSets: angleSets, remoteAngles: remoteAngles, setPathways: setPathways)))
         self.servingSince = clock()
     }
@@ -119,13 +120,15 @@ public final class StreamRegistry: Sendable {
 
     /// The one stream lookup of every route (`OriginState.existing`): the stream, or 404 / 410.
     public func existing(_ name: String) throws(Refusal) -> Stream {
-        try published.withLock { published throws(Refusal) in try published.state.existing(name) }
+        if setsServedElsewhere.contains(name) { throw Refusal.setServedByAnotherBox(name) }
+        return try published.withLock { published throws(Refusal) in try published.state.existing(name) }
     }
 
     /// `existing` with what was rendered of the stream, read under the same lock: for answers
     /// made from both (a VOD rendition tagged by a rendering, made from the state's markers).
     public func existingSnapshot(_ name: String) throws(Refusal) -> Snapshot {
-        try published.withLock { published throws(Refusal) in
+        if setsServedElsewhere.contains(name) { throw Refusal.setServedByAnotherBox(name) }
+        return try published.withLock { published throws(Refusal) in
             Snapshot(stream: try published.state.existing(name), served: published.served[name] ?? Served(floor: 0))
         }
     }
@@ -133,6 +136,9 @@ public final class StreamRegistry: Sendable {
     /// The streams other boxes serve (the config's `boxes`, which never change): read without
     /// the lock, on the path of a request for a name this box does not serve.
     public let remoteAngleNames: Set<String>
+    /// The sets another box serves that this box lists for its angles' sake
+    /// (`SidelineConfiguration.isServedHere`): asked here, they answer where they are served.
+    public let setsServedElsewhere: Set<String>
 
     /// The steering manifest this box serves for every stream and set (`OriginChange.steering`),
     /// nil on a box with no pair.
@@ -150,9 +156,12 @@ public final class StreamRegistry: Sendable {
         angleSets.first { $0.name == name }
     }
 
-    /// The one set lookup of every set route: the set, or 404 (`Refusal.noSuchSet`).
+    /// The one set lookup of every set route: the set, or 404 (`Refusal.noSuchSet`, or
+    /// `Refusal.setServedByAnotherBox` for a set another box serves).
     public func existingSet(_ name: String) throws(Refusal) -> AngleSet {
-        guard let set = angleSet(named: name) else { throw Refusal.noSuchSet(name) }
+        guard let set = angleSet(named: name) else {
+            throw setsServedElsewhere.contains(name) ? Refusal.setServedByAnotherBox(name) : Refusal.noSuchSet(name)
+        }
         return set
     }
 }

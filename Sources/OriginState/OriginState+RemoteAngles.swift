@@ -58,4 +58,10 @@ extension Refusal {
     public static func servedByAnotherBox(_ name: String) -> Refusal {
         Refusal(.noSuchResource, "stream '\(name)' is encoded and served by another box of this venue: reach it through the venue's edge (Config/nginx/sideline-edge-boxes.conf), which sends its URLs to that box")
     }
+
+    /// An angle set another box serves (the box of its default angle), asked of a box that
+    /// lists it only for its own angles' sake: 404, saying where it is served.
+    public static func setServedByAnotherBox(_ name: String) -> Refusal {
+        Refusal(.noSuchResource, "angle set '\(name)' is served by the box that encodes its default angle, another box of this venue: reach it through the venue's edge (Config/nginx/sideline-edge-boxes.conf), which sends its URLs to that box")
+    }
 }

@@ -2,7 +2,10 @@ import SidelineCore
 import Yams
 /// `angle_sets`: cameras that show one match. Every angle of a set runs on the set's timeline
 /// (the same slots, sequence numbers and program date-times), is served together under the
-/// set's name, and is marked and clipped together.
+/// set's name, and is marked and clipped together. With `boxes`, a set may name angles other
+/// boxes encode: the box of its default angle serves it, and every box that encodes one of its
+/// angles lists it too (the same entry), so that one credential for the set opens every angle
+/// on every box.
 public struct AngleSetSettings: Sendable, Equatable {
     /// The `{set}` of `/live/<set>/master.m3u8` and `/api/sets/<set>`: unique among streams and sets.
     public var name: String
@@ -35,6 +38,28 @@ extension SidelineConfiguration {
         angleSets.first { $0.name == name }
     }
 
+    /// Whether this box serves `set` (its master, page, markers and clip): it encodes the
+    /// set's default angle. A set whose default angle another box encodes is listed here only
+    /// so that the set's credential opens this box's angles of it (`AccessRules`); its URLs are
+    /// that box's, and the edge sends them there.
+    public func isServedHere(_ set: AngleSetSettings) -> Bool {
+        box(serving: set.defaultStream) == nil
+    }
+
+    /// `set`'s angles this box encodes and those other boxes encode, each in the set's order:
+    /// what an export on this box can cut, and what it must leave to the others.
+    public func angles(of set: AngleSetSettings) -> (here: [String], elsewhere: [String]) {
+        (set.streams.filter { box(serving: $0) == nil }, set.streams.filter { box(serving: $0) != nil })
+    }
+
+    /// The sets this box serves (`isServedHere`).
+    public var servedAngleSets: [AngleSetSettings] { angleSets.filter(isServedHere) }
+
+    /// The sets another box serves, each with that box's base URL: the box of its default angle.
+    public var angleSetsServedElsewhere: [String: String] {
+        Dictionary(angleSets.compactMap { set in box(serving: set.defaultStream).map { (set.name, $0.base) } }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The rules between sets and streams: unique names, known streams, one set per stream,
     /// one frame rate per set (a set's angles share one frame grid).
     func validateAngleSets(file: String) throws(ConfigError) {
@@ -58,15 +83,10 @@ extension SidelineConfiguration {
                 }
                 member[name] = set.name
                 // An angle another box encodes: its frame rate is that box's to check. The set is
-                // served, marked and clipped by the box of its default angle, which answers for
-                // the set as that angle's own master would.
-                if box(serving: name) != nil {
-                    guard angle > 0 else {
-                        throw .invalidValue(file: file, key: "\(path).streams[0]", value: name,
-                                            expected: "a default angle (the first) this box encodes: list the set on the box that encodes its default angle (another box encodes '\(name)'), and have the edge send the set's URLs there")
-                    }
-                    continue
-                }
+                // served, marked and clipped by the box of its default angle; every other box
+                // that encodes one of its angles lists it too, so that the set's credential opens
+                // its angles there (`isServedHere`).
+                if box(serving: name) != nil { continue }
                 guard let stream = byName[name] else {
                     let remote = boxes.flatMap(\.streams)
                     throw .invalidValue(file: file, key: "\(path).streams[\(angle)]", value: name,
@@ -77,6 +97,10 @@ extension SidelineConfiguration {
                                         expected: "the frame rate of the set's other angles (\(frameRate) fps): every angle of a set shares one frame grid")
                 }
                 frameRate = stream.video.frameRate
+            }
+            guard set.streams.contains(where: { box(serving: $0) == nil }) else {
+                throw .invalidValue(file: file, key: "\(path).streams", value: set.streams.joined(separator: ", "),
+                                    expected: "at least one stream this box encodes: list a set only on the boxes that encode its angles (other boxes encode all of these)")
             }
         }
     }

@@ -19,11 +19,15 @@ public enum RemoteAngleReading {
         /// The master to list: the one this answer brought, else the one said before (nil until
         /// the box has answered with one).
         public var master: MultivariantPlaylist?
+        /// Whether the box keeps the angle behind a credential: it lists it as locked, or gives
+        /// its URLs an access prefix (`urlPrefix`). A set this box serves openly cannot open it.
+        public var isPrivate: Bool
 
-        public init(title: String, state: String, master: MultivariantPlaylist? = nil) {
+        public init(title: String, state: String, master: MultivariantPlaylist? = nil, isPrivate: Bool = false) {
             self.title = title
             self.state = state
             self.master = master
+            self.isPrivate = isPrivate
         }
     }
 
@@ -44,14 +48,17 @@ public enum RemoteAngleReading {
     /// `listing`: the box's `/api/streams` answer (nil: no answer in time); `master`: the
     /// angle's master answer (nil: none, or not asked); `before`: what was said last.
     public static func reading(stream: String, listing: UpstreamAnswer?, master: UpstreamAnswer?, before: Said?) -> Said {
-        var said = Said(title: before?.title ?? "", state: "unreachable", master: before?.master)
+        var said = Said(title: before?.title ?? "", state: "unreachable", master: before?.master, isPrivate: before?.isPrivate ?? false)
         if let listing, listing.status == 200, listing.body.count <= maximumAnswerBytes,
            let decoded = try? JSONDecoder().decode(Listing.self, from: Data(listing.body)) {
             if let entry = decoded.streams.first(where: { $0.id == stream }) {
                 said.title = clean(entry.title)
                 said.state = states.contains(entry.state) ? entry.state : "unknown"
+                said.isPrivate = entry.urlPrefix?.isEmpty == false
             } else {
-                said.state = decoded.locked?.contains(where: { $0.id == stream }) == true ? "private" : "missing"
+                let locked = decoded.locked?.contains(where: { $0.id == stream }) == true
+                said.state = locked ? "private" : "missing"
+                said.isPrivate = locked
             }
         }
         if let master, master.status == 200, master.body.count <= maximumMasterBytes,
@@ -99,6 +106,17 @@ public enum RemoteAngleReading {
         return MultivariantPlaylist(version: master.version, independentSegments: master.independentSegments, variants: variants, iFrameStreams: iFrames)
     }
 
+    /// What to tell the operator when an angle another box keeps private is in a set this box
+    /// serves openly (`openSets`: this box's open sets, by name, with their angles): the set's
+    /// URLs here carry no credential, so that box refuses the angle to every viewer of the set.
+    /// Nil when nothing is wrong. Each box knows only its own angles' tokens, so this is found
+    /// here, not in the config.
+    public static func privacyMismatch(stream: String, said: Said, box: String, openSets: [String: [String]]) -> String? {
+        guard said.isPrivate, let set = openSets.sorted(by: { $0.key < $1.key }).first(where: { $0.value.contains(stream) })?.key else { return nil }
+        return "set '\(set)' is open on this box, but its angle '\(stream)' is private on \(box), which will refuse it to the set's viewers: "
+            + "make the set private here too (a viewer_token on one of this box's angles of it, with the venue's access.signing_key), or '\(stream)' open there"
+    }
+
     /// At most `maximumTitleLength` characters, no control characters (a title is shown on the
     /// page and quoted into the set's master, which quotes only what it can).
     static func clean(_ title: String) -> String {
@@ -111,6 +129,7 @@ public enum RemoteAngleReading {
             var id: String
             var title: String
             var state: String
+            var urlPrefix: String?
         }
         struct Locked: Decodable {
             var id: String

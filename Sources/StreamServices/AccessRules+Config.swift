@@ -15,4 +15,10 @@ extension AccessRules {
             angleSets: Dictionary(settings.angleSets.map { ($0.name, $0.streams) }, uniquingKeysWith: { first, _ in first })
         )
     }
+
+    /// The sets this box serves that need no credential here, with their angles: a set whose
+    /// angle another box keeps private cannot open it (`RemoteAngleReading.privacyMismatch`).
+    public func openSets(of settings: SidelineConfiguration) -> [String: [String]] {
+        Dictionary(settings.servedAngleSets.filter { !isPrivate($0.name) }.map { ($0.name, $0.streams) }, uniquingKeysWith: { first, _ in first })
+    }
 }

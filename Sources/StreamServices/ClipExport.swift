@@ -4,6 +4,7 @@ import MediaPipeline
 import OriginAPI
 import OriginPolicy
 import SegmentStore
+import SidelineConfig
 import SidelineCore
 
 /// `sideline export`'s work on a data directory, with no server running: a stream's recording
@@ -41,6 +42,18 @@ public enum ClipExport {
             let file = layout.segmentPath(name, entry.uri)
             return FileManager.default.fileExists(atPath: file) ? file : nil
         }
+    }
+
+    /// `set`'s clip from this box's recordings: the angles it encodes (`writeSet`), and a line
+    /// naming those other boxes encode (`boxes`, issue 35), which are exported there.
+    public static func writeSet(_ set: AngleSetSettings, of settings: SidelineConfiguration, variant: String?, window: TimeWindow, dataDirectory: String,
+                                to output: String?) throws(SidelineStartupError) -> [String] {
+        let (here, elsewhere) = settings.angles(of: set)
+        var lines = try writeSet(set.name, angles: here, variant: variant, window: window, dataDirectory: dataDirectory, to: output)
+        if !elsewhere.isEmpty {
+            lines.append("not exported: \(elsewhere.joined(separator: ", ")), encoded by other boxes: export them there with the same --start and --end as program date-times, or fetch the whole set's clip.zip through the edge")
+        }
+        return lines
     }
 
     /// A set's clip: every angle cut at the same program date-times (`SetClipPlan`). `output`

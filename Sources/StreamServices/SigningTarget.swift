@@ -14,6 +14,17 @@ public struct SigningTarget: Sendable, Equatable {
     /// when `variant` is not one of its rungs (a set's: its default angle's).
     public init(_ name: String, variant: String?, in settings: SidelineConfiguration) throws(SidelineStartupError) {
         let set = settings.angleSet(named: name)
+        // A set another box serves: its credential is the same on every box that shares the
+        // signing key, so it is signed here as there; but its default angle's ladder, and
+        // whether that angle is private, are the other box's to know.
+        if let set, !settings.isServedHere(set) {
+            guard variant == nil else {
+                throw SidelineStartupError(message: "set '\(name)' is served by the box that encodes its default angle '\(set.defaultStream)', which knows its ladder: sign a URL limited to one variant there")
+            }
+            kind = "set"
+            isOpen = false
+            return
+        }
         let streams = settings.streams.filter { $0.name == name || set?.streams.contains($0.name) == true }
         guard let first = streams.first(where: { $0.name == (set?.defaultStream ?? name) }) else {
             let sets = settings.angleSets.isEmpty ? "" : "; its angle sets are \(settings.angleSets.map(\.name).joined(separator: ", "))"

@@ -49,7 +49,7 @@ struct ExportCommand: AsyncParsableCommand {
             }
             // An angle set's name: every angle, cut at the same moment.
             if let set = settings.angleSet(named: stream) {
-                for line in try ClipExport.writeSet(set.name, angles: set.streams, variant: variant, window: window, dataDirectory: data, to: output) { print(line) }
+                for line in try ClipExport.writeSet(set, of: settings, variant: variant, window: window, dataDirectory: data, to: output) { print(line) }
                 return
             }
             let recording = try ClipExport.recording(of: stream, variant: variant, dataDirectory: data)

@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
             opened[plan.stream.name] = try plan.openPipeline(logger: logger.forStream(plan.stream.name, of: settings))
         }
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload), angleSets: .init(settings),
-                                      remoteAngles: settings.remoteAngleBoxes, setPathways: .of(settings))
+                                      remoteAngles: settings.remoteAngleBoxes, setsServedElsewhere: Set(settings.angleSetsServedElsewhere.keys), setPathways: .of(settings))
         for plan in removed { plan.registerRemoved(in: registry) }
         let pipelineServices = try plans.filter { !$0.stream.isPushed }.map { plan in
             let streamLogger = logger.forStream(plan.stream.name, of: settings)
@@ -163,7 +163,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // The venue's other boxes: asked about the angles they serve, for this box's sets.
         if let boxClient {
-            services.append(RemoteAngleService(boxes: settings.boxes.map { .init(base: $0.base, streams: $0.streams) }, calls: boxClient, registry: registry, logger: logger))
+            services.append(RemoteAngleService(boxes: settings.boxes.map { .init(base: $0.base, streams: $0.streams) }, calls: boxClient, registry: registry,
+                                               authorization: RemoteAngleService.staffAuthorization(analystToken: analystToken, adminToken: adminToken),
+                                               openSets: rules.openSets(of: settings), logger: logger))
         }
         // A service that returns ends the group, so retention runs only when it has a limit.
         if settings.retention.isEnabled {

@@ -28,7 +28,7 @@ import TestSupport
     /// of several boxes: theirs and the map `sideline-edge-boxes.conf` reads).
     static func nginxConfig(directory: String, listen: Int, origin: Int = 0, backup: Int? = nil, edgeFile: String = "sideline-edge.conf",
                             upstreams: String? = nil) throws -> String {
-        for file in ["sideline-edge.conf", "sideline-edge-private.conf", "sideline-edge-boxes.conf", "sideline-edge-cache.conf"] {
+        for file in ["sideline-edge.conf", "sideline-edge-private.conf", "sideline-edge-boxes.conf", "sideline-edge-boxes-private.conf", "sideline-edge-cache.conf"] {
             try? FileManager.default.removeItem(atPath: directory + "/" + file)
             try FileManager.default.copyItem(atPath: Repository.root.appendingPathComponent("Config/nginx/" + file).path, toPath: directory + "/" + file)
         }

@@ -18,21 +18,24 @@ import TestSupport
         let directory: String
         var base: String { "http://127.0.0.1:\(port)" }
 
-        func config(stream: String, title: String, other: Int, otherStream: String) -> String {
-            // The set on the box of its default angle.
-            let set = stream == "wide" ? "angle_sets:\n  - {name: match, title: Home v Away, streams: [wide, goal]}\n" : ""
+        /// `viewerToken`: the stream's, making it private, with the venue's one signing key;
+        /// such a box lists the set whichever box serves it (its credential then opens this
+        /// box's angle), an open box only where it encodes the default angle.
+        func config(stream: String, title: String, other: Int, otherStream: String, viewerToken: String? = nil) -> String {
+            let set = stream == "wide" || viewerToken != nil ? "angle_sets:\n  - {name: match, title: Home v Away, streams: [wide, goal]}\n" : ""
             return """
             server: {host: 127.0.0.1, port: \(port)}
             boxes:
               - {url: 'http://127.0.0.1:\(other)', streams: [\(otherStream)]}
             \(set)part_duration: 0
             analyst: {token: \(VenueBoxesEndToEndTests.token)}
+            \(viewerToken == nil ? "" : "access: {signing_key: \(VenueBoxesEndToEndTests.signingKey)}")
             video:
               frame_rate: 30
               ladder:
                 - {name: 180p, width: 320, height: 180, bitrate: 200k, preset: ultrafast, profile: baseline}
             streams:
-              - {name: \(stream), title: \(title), input: testpattern}
+              - {name: \(stream), title: \(title), input: testpattern\(viewerToken.map { ", viewer_token: \($0)" } ?? "")}
             """
         }
 
@@ -42,11 +45,63 @@ import TestSupport
     }
 
     static let token = "venue-analyst-0123456789"
+    static let signingKey = "venue-signing-key-0123456789"
+
+    /// The venue's edge (`nginxConfig`) in a new directory: nginx (the caller stops it by PID),
+    /// its base URL, and the directory, whose access.log says which box answered.
+    static func startEdge(_ name: String, boxA: Box, boxB: Box, edgeFile: String = "sideline-edge-boxes.conf") throws -> (nginx: Process, edge: String, directory: String) {
+        let directory = try makeTemporaryDirectory(name)
+        let (nginx, port) = try EdgeCacheEndToEndTests.startEdge(in: directory) {
+            try nginxConfig(directory: directory, listen: $0, boxA: boxA.port, boxB: boxB.port, edgeFile: edgeFile)
+        }
+        return (nginx, "http://127.0.0.1:\(port)", directory)
+    }
+
+    static func text(_ url: String) async throws -> (status: Int, body: String) {
+        let answer = try await http(URL(string: url)!)
+        return (answer.status, String(decoding: answer.body, as: UTF8.self))
+    }
+
+    /// Both angles' playlists (`urls`, wide's then goal's) once they list three media segments
+    /// for the same slots.
+    static func listingSharedSlots(_ urls: [String]) async throws -> [MediaPlaylist] {
+        var lists: [MediaPlaylist] = []
+        try await eventually("both angles list three segments for the same slots", timeout: 40) {
+            lists = []
+            for url in urls {
+                let answer = try await http(URL(string: url)!)
+                guard answer.status == 200, let parsed = try? MediaPlaylist.parse(String(decoding: answer.body, as: UTF8.self)) else { return false }
+                lists.append(parsed)
+            }
+            return sharedSlots(lists).count >= 3
+        }
+        return lists
+    }
+
+    /// The slots both playlists list with a media segment (no GAP), in order.
+    static func sharedSlots(_ lists: [MediaPlaylist]) -> [Int] {
+        let (wide, goal) = (RedundancyEndToEndTests.bySequence(lists[0]), RedundancyEndToEndTests.bySequence(lists[1]))
+        return Set(wide.keys).intersection(goal.keys).filter { wide[$0]?.gap == false && goal[$0]?.gap == false }.sorted()
+    }
+
+    /// The set's clip at `url`, unpacked into `directory`: each of `names`' duration (0 when missing).
+    static func clipDurations(_ url: String, names: [String], in directory: String) async throws -> [Double] {
+        let zip = try await http(URL(string: url)!)
+        #expect(zip.status == 200, "\(String(decoding: zip.body.prefix(300), as: UTF8.self))")
+        try zip.body.write(to: URL(fileURLWithPath: directory + "/clip.zip"))
+        _ = try await Command.run("unzip", ["-o", "-q", directory + "/clip.zip", "-d", directory + "/clip"])
+        var durations: [Double] = []
+        for name in names {
+            let probe = try await Command.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", directory + "/clip/" + name])
+            durations.append(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
+        }
+        return durations
+    }
 
     /// The edge of the venue: `goal`'s URLs to B, everything else to A, with the shipped
-    /// `sideline-edge-boxes.conf` (the map its comment shows).
-    static func nginxConfig(directory: String, listen: Int, boxA: Int, boxB: Int) throws -> String {
-        try EdgeCacheEndToEndTests.nginxConfig(directory: directory, listen: listen, edgeFile: "sideline-edge-boxes.conf", upstreams: """
+    /// `sideline-edge-boxes.conf` (the map its comment shows), or its private twin.
+    static func nginxConfig(directory: String, listen: Int, boxA: Int, boxB: Int, edgeFile: String = "sideline-edge-boxes.conf") throws -> String {
+        try EdgeCacheEndToEndTests.nginxConfig(directory: directory, listen: listen, edgeFile: edgeFile, upstreams: """
             upstream sideline_box_a { server 127.0.0.1:\(boxA) max_fails=1 fail_timeout=3s; keepalive 16; }
             upstream sideline_box_b { server 127.0.0.1:\(boxB) max_fails=1 fail_timeout=3s; keepalive 16; }
             map $request_uri $sideline_box {
@@ -72,19 +127,12 @@ import TestSupport
         _ = try await boxA.waitForURL()
         _ = try await boxB.waitForURL()
 
-        let edgeDirectory = try makeTemporaryDirectory("venue-edge")
-        let (nginx, edgePort) = try EdgeCacheEndToEndTests.startEdge(in: edgeDirectory) {
-            try Self.nginxConfig(directory: edgeDirectory, listen: $0, boxA: a.port, boxB: b.port)
-        }
+        let (nginx, edge, edgeDirectory) = try Self.startEdge("venue-edge", boxA: a, boxB: b)
         defer {
             kill(nginx.processIdentifier, SIGQUIT)
             nginx.waitUntilExit()
         }
-        let edge = "http://127.0.0.1:\(edgePort)"
-        func text(_ url: String) async throws -> (status: Int, body: String) {
-            let answer = try await http(URL(string: url)!)
-            return (answer.status, String(decoding: answer.body, as: UTF8.self))
-        }
+        let text = Self.text
 
         // The set's master through the edge lists both angles once A has heard from B.
         let setMaster = "/live/match/master.m3u8"
@@ -99,17 +147,7 @@ import TestSupport
         #expect(playlists == ["/live/wide/180p/index.m3u8", "/live/goal/180p/index.m3u8"])
 
         // Both angles through the edge: slot n under number n, the same dates, three shared segments.
-        var lists: [MediaPlaylist] = []
-        try await eventually("both angles list three segments for the same slots", timeout: 40) {
-            lists = []
-            for path in playlists {
-                let answer = try await text(edge + path)
-                guard answer.status == 200, let parsed = try? MediaPlaylist.parse(answer.body) else { return false }
-                lists.append(parsed)
-            }
-            let (wide, goal) = (RedundancyEndToEndTests.bySequence(lists[0]), RedundancyEndToEndTests.bySequence(lists[1]))
-            return Set(wide.keys).intersection(goal.keys).filter { wide[$0]?.gap == false && goal[$0]?.gap == false }.count >= 3
-        }
+        let lists = try await Self.listingSharedSlots(playlists.map { edge + $0 })
         let (wide, goal) = (RedundancyEndToEndTests.bySequence(lists[0]), RedundancyEndToEndTests.bySequence(lists[1]))
         for (name, entries) in [("wide", wide), ("goal", goal)] {
             for (sequence, entry) in entries {
@@ -117,8 +155,7 @@ import TestSupport
                 #expect(abs(date.timeIntervalSince1970 / 2 - Double(sequence)) < 1e-6, "\(name) lists slot \(date.timeIntervalSince1970 / 2) as \(sequence)")
             }
         }
-        let shared = Set(wide.keys).intersection(goal.keys).filter { wide[$0]?.gap == false && goal[$0]?.gap == false }.sorted()
-        let sequence = try #require(shared.dropLast().last)
+        let sequence = try #require(Self.sharedSlots(lists).dropLast().last)
         let directory = try makeTemporaryDirectory("venue-frames")
         let fw = try await RedundancyEndToEndTests.firstFrame(edge + "/live/wide/180p/" + (wide[sequence]?.uri ?? ""), in: directory, name: "wide")
         let fg = try await RedundancyEndToEndTests.firstFrame(edge + "/live/goal/180p/" + (goal[sequence]?.uri ?? ""), in: directory, name: "goal")
@@ -192,21 +229,106 @@ import TestSupport
         // The set's clip through the edge: both angles, the same 4 s, B's cut by B.
         let from = try #require(wide[sequence]?.programDateTime)
         let clipURL = edge + "/api/sets/match/clip.zip?start=\(ProgramDateTime.format(from))&end=\(ProgramDateTime.format(from.addingTimeInterval(4)))"
-        let zip = try await http(URL(string: clipURL)!)
-        #expect(zip.status == 200, "\(String(decoding: zip.body.prefix(300), as: UTF8.self))")
-        try zip.body.write(to: URL(fileURLWithPath: directory + "/clip.zip"))
-        _ = try await Command.run("unzip", ["-o", "-q", directory + "/clip.zip", "-d", directory + "/clip"])
-        var durations: [Double] = []
-        for name in ["match-wide.mp4", "match-goal.mp4"] {
-            let probe = try await Command.run("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", directory + "/clip/" + name])
-            durations.append(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
-        }
+        let durations = try await Self.clipDurations(clipURL, names: ["match-wide.mp4", "match-goal.mp4"], in: directory)
         print("venue boxes: the set's clip holds wide \(durations[0]) s and goal \(durations[1]) s")
         #expect(durations.allSatisfy { abs($0 - 4) < 0.2 }, "\(durations)")
 
         // Asked directly, a box refuses the other's angle, saying where it is served.
         let direct = try await text(a.base + "/live/goal/180p/index.m3u8")
         #expect(direct.status == 404 && direct.body.contains("served by another box"), "\(direct)")
+        _ = try await boxA.stop()
+        _ = try await boxB.stop()
+    }
+
+    /// A private set whose angles are on two boxes, through the shipped private edge for several
+    /// boxes (`sideline-edge-boxes-private.conf`): each angle has its own viewer token and both
+    /// boxes the venue's signing key; B lists the set too. One URL signed for the set (here by
+    /// B, which does not serve the set: the key is the venue's) plays the set's master from A
+    /// and B's angle from B; A lists B's private angle (asking with its staff token); the page,
+    /// unlocked with a staff token, plays both tiles; the set's clip holds both angles. Without
+    /// a credential, or with one for A's angle alone, B refuses its angle.
+    @Test func aPrivateSetWhoseAnglesAreOnTwoBoxesOpensWithOneURLThroughTheEdge() async throws {
+        _ = try Command.which("nginx")
+        let a = Box(port: try freePort(), directory: try makeTemporaryDirectory("venue-private-a"))
+        let b = Box(port: try freePort(), directory: try makeTemporaryDirectory("venue-private-b"))
+        try a.config(stream: "wide", title: "Wide", other: b.port, otherStream: "goal", viewerToken: "wide-token-0123456789")
+            .write(toFile: a.directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        try b.config(stream: "goal", title: "Goal end", other: a.port, otherStream: "wide", viewerToken: "goal-token-0123456789")
+            .write(toFile: b.directory + "/sideline.yaml", atomically: true, encoding: .utf8)
+        let boxA = try a.start()
+        defer { _ = Task { try? await boxA.stop() } }
+        let boxB = try b.start()
+        defer { _ = Task { try? await boxB.stop() } }
+        _ = try await boxA.waitForURL()
+        _ = try await boxB.waitForURL()
+
+        let (nginx, edge, edgeDirectory) = try Self.startEdge("venue-private-edge", boxA: a, boxB: b, edgeFile: "sideline-edge-boxes-private.conf")
+        defer {
+            kill(nginx.processIdentifier, SIGQUIT)
+            nginx.waitUntilExit()
+        }
+        let text = Self.text
+        func signed(_ name: String, by box: Box) async throws -> String {
+            let run = try await Command.run(Repository.sidelineExecutable, ["sign", name, "--config", box.directory + "/sideline.yaml", "--base", edge, "--expires", "30m"])
+            let url = try #require(run.stdout.split(separator: "\n").last.map(String.init), "sideline sign \(name): \(run.stderr)")
+            #expect(run.status == 0 && url.hasPrefix(edge + "/access/"), "\(run.stdout) \(run.stderr)")
+            return url
+        }
+        // Signed on B, which lists the set without serving it.
+        let setMaster = try await signed("match", by: b)
+        let prefix = String(setMaster.dropLast("/live/match/master.m3u8".count))
+
+        var renditions: [(name: String, uri: String)] = []
+        try await eventually("the set's master lists both angles", timeout: 40) {
+            let answer = try await text(setMaster)
+            renditions = answer.status == 200 ? SetMasterReading.renditions(answer.body) : []
+            return renditions.count == 2
+        }
+        #expect(renditions.map(\.name) == ["Wide", "Goal end"], "A lists B's private angle")
+        let setPath = String(setMaster.dropFirst(edge.count))
+        let playlists = try renditions.map { try #require(SetMasterReading.path(resolving: $0.uri, against: setPath)) }
+        #expect(playlists == [prefix.dropFirst(edge.count) + "/live/wide/180p/index.m3u8", prefix.dropFirst(edge.count) + "/live/goal/180p/index.m3u8"], "\(playlists)")
+
+        // Each angle with the set's credential, from its own box: three shared slots.
+        let lists = try await Self.listingSharedSlots(playlists.map { edge + $0 })
+        let played = try await Command.run("ffmpeg", ["-hide_banner", "-nostats", "-v", "error", "-i", prefix + "/live/goal/master.m3u8", "-t", "3", "-f", "null", "-"], timeout: 60)
+        #expect(played.status == 0, "ffmpeg plays B's angle with the set's URL: \(played.stderr.suffix(1500))")
+
+        // B refuses its angle without a credential, and with one for A's angle alone.
+        #expect(try await text(edge + "/live/goal/180p/index.m3u8").status == 401)
+        let wideOnly = try await signed("wide", by: a)
+        let wideOnlyPath = String(wideOnly.dropLast("/live/wide/master.m3u8".count).dropFirst(edge.count)) + "/live/goal/180p/index.m3u8"
+        #expect(try await text(edge + wideOnlyPath).status == 403, "the edge passes B's refusal on (its status: auth_request keeps no body)")
+        let other = try await text(b.base + wideOnlyPath)
+        #expect(other.status == 403 && other.body.contains("signed for 'wide'"), "\(other)")
+        // Asked directly with the set's credential (without one it is 401, saying nothing), B
+        // says where the set is served.
+        let direct = try await text(b.base + setPath)
+        #expect(direct.status == 404 && direct.body.contains("served by the box that encodes its default angle"), "\(direct)")
+
+        // The page through the edge, unlocked with the analyst's token: both tiles play.
+        let run = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/set_view_check.py", edge + "/", "--set", "match", "--viewer-token", Self.token,
+                                                    "--token", Self.token, "--label", "Private across boxes", "--seconds", "4"], timeout: 180)
+        let report = try #require((try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any], "exited \(run.status): \(run.stdout.suffix(2000)) \(run.stderr.suffix(3000))")
+        print("venue boxes, private: the page through the edge: \(report["captions"] ?? "") advanced \(report["advanced"] ?? "") s, marked \(report["markStatus"] ?? "")")
+        #expect(report["captions"] as? [String] == ["Wide", "Goal end"], "\(report)")
+        let advanced = report["advanced"] as? [Double] ?? []
+        #expect(advanced.count == 2 && advanced.allSatisfy { $0 >= 2 }, "each tile's video advanced \(advanced) s in 4 s; errors \(report["videoErrors"] ?? "")")
+        #expect(report["markStatus"] as? Int == 201, "\(report["markBody"] ?? "")")
+
+        // The set's clip with the set's URL: both angles, B's cut by B with the same credential.
+        let wide = RedundancyEndToEndTests.bySequence(lists[0])
+        let from = try #require(Self.sharedSlots(lists).dropLast().last.flatMap { wide[$0]?.programDateTime })
+        let clipURL = prefix + "/api/sets/match/clip.zip?start=\(ProgramDateTime.format(from))&end=\(ProgramDateTime.format(from.addingTimeInterval(4)))"
+        let durations = try await Self.clipDurations(clipURL, names: ["match-wide.mp4", "match-goal.mp4"], in: try makeTemporaryDirectory("venue-private-clip"))
+        print("venue boxes, private: the set's clip holds wide \(durations[0]) s and goal \(durations[1]) s")
+        #expect(durations.allSatisfy { abs($0 - 4) < 0.2 }, "\(durations)")
+
+        // Every request for B's angle with a credential reached B; none that carried the set's was refused.
+        let log = try String(contentsOfFile: edgeDirectory + "/access.log", encoding: .utf8).split(separator: "\n")
+        let setLines = log.filter { $0.hasPrefix(prefix.dropFirst(edge.count) + "/live/goal/") }
+        #expect(!setLines.isEmpty && setLines.allSatisfy { $0.hasSuffix(":\(b.port)") || $0.hasSuffix(" -") }, "\(setLines.prefix(5))")
+        #expect(setLines.allSatisfy { $0.contains(" 200 ") || $0.contains(" 206 ") }, "\(setLines.filter { !$0.contains(" 200 ") }.prefix(5))")
         _ = try await boxA.stop()
         _ = try await boxB.stop()
     }

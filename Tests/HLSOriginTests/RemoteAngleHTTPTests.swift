@@ -1,6 +1,7 @@
 import Foundation
 import HLSOrigin
 import HLSPlaylist
+import OriginPolicy
 import OriginRegistry
 import OriginState
 import SidelineTesting
@@ -37,6 +38,23 @@ import Testing
                 #expect(SetMasterHTTPTests().status(answer) == 404, "\(path)")
                 let body = String(decoding: answer.body, as: UTF8.self)
                 #expect(body.contains("served by another box") && !body.contains("10.0.0.12"), "\(path): \(body) \(answer.headers)")
+            }
+        }
+    }
+
+    /// A set another box serves (its default angle is there), listed on this box for its
+    /// angles' sake: its URLs answer 404 saying where it is served, on both paths.
+    @Test(arguments: [true, false])
+    func aSetAnotherBoxServesAnswersWhereItIsServed(fastPath: Bool) async throws {
+        let registry = StreamRegistry(clock: { 10 }, remoteAngles: ["wide": "http://10.0.0.2:8080"], setsServedElsewhere: ["match"])
+        #expect(throws: Refusal.setServedByAnotherBox("match")) { try registry.existingSet("match") }
+        #expect(throws: Refusal.setServedByAnotherBox("match")) { try registry.existing("match") }
+        try await SetMasterHTTPTests().withServer(registry, fastPath: fastPath) { port in
+            for path in ["/live/match/master.m3u8", "/live/match/steering.json", "/vod/match/master.m3u8"] {
+                let answer = try #require(try await HTTPExchange.send([.get(path)], port: port).first)
+                #expect(SetMasterHTTPTests().status(answer) == 404, "\(path)")
+                let body = String(decoding: answer.body, as: UTF8.self)
+                #expect(body.contains("served by the box that encodes its default angle") && !body.contains("10.0.0.2"), "\(path): \(body)")
             }
         }
     }

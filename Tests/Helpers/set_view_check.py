@@ -3,7 +3,9 @@
 would, and prints what a person sees as one JSON object (page_check.py's Browser, over the
 DevTools protocol).
 
-    set_view_check.py URL --set NAME --token ANALYST_TOKEN --label LABEL [--seconds 4]
+    set_view_check.py URL --set NAME --token ANALYST_TOKEN --label LABEL [--seconds 4] [--viewer-token TOKEN]
+
+With --viewer-token, the page is unlocked with it first (a private set), as a viewer types it.
 
 Steps, each reported in the JSON:
   - the picker's chosen entry and its text (picked, pickedLabel);
@@ -33,6 +35,7 @@ def main():
     parser.add_argument("url")
     parser.add_argument("--set", required=True)
     parser.add_argument("--token", required=True)
+    parser.add_argument("--viewer-token", help="typed into the page's unlock box first, for a private set")
     parser.add_argument("--label", required=True)
     parser.add_argument("--seconds", type=float, default=4)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "chromium")
@@ -45,6 +48,8 @@ def main():
         evaluate = browser.navigate(f"{args.url}?set={args.set}")
 
         evaluate("Promise.resolve(sideline.ready).then(() => true)")
+        if args.viewer_token:
+            report["unlocked"] = evaluate(f"sideline.unlock({json.dumps(args.viewer_token)})")
         select = "document.getElementById('stream')"
         report["picked"] = evaluate(f"{select}.value")
         report["pickedLabel"] = evaluate(f"{select}.selectedOptions[0] && {select}.selectedOptions[0].textContent")

@@ -82,6 +82,27 @@ import Testing
         }
     }
 
+    /// A box that lists a set another box serves (its default angle is there; issue 35,
+    /// `boxes`): not in its list, and the set's own path says where it is served.
+    @Test func aSetAnotherBoxServesIsNotListedAndSaysWhereItIsServed() async throws {
+        let registry = StreamRegistry(clock: { 0 }, remoteAngles: ["wide": "http://10.0.0.2:8080"], setsServedElsewhere: ["match"])
+        registry.apply(.register(stream: "tv", variants: ["720p"], targetDuration: 2))
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let application = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,
+                                                       routes: [{ StreamsRoutes(registry: registry, dataDirectory: nil, access: nil).add(to: $0) }])
+        try await application.test(.live) { client in
+            try await client.execute(uri: "/api/sets", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("\"sets\" : [\n\n  ]"), "\(String(buffer: response.body))")
+            }
+            try await client.execute(uri: "/api/sets/match", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(String(buffer: response.body).contains("served by the box that encodes its default angle"))
+            }
+        }
+    }
+
     /// A private set: its URLs carry the set's credential for a caller whose token covers it;
     /// to anyone else it shows nothing of itself (issue 33): not listed, and its own URL
     /// answers as a set that does not exist, naming no private set.

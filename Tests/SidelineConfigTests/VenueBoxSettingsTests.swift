@@ -45,12 +45,33 @@ import Testing
         ("boxes:\n  - {url: 'http://10.0.0.12:8080', streams: [match]}\nangle_sets:\n  - {name: match, streams: [wide]}", "a name no angle set has"),
         ("boxes:\n  - {url: 'http://10.0.0.3:8080', streams: [goal]}\nredundancy: {peer: 'http://10.0.0.3:8080', role: primary}", "another box than redundancy.peer"),
         ("angle_sets:\n  - {name: match, streams: [wide, goal]}", "the name of a stream in 'streams'"),
-        ("boxes:\n  - {url: 'http://10.0.0.12:8080', streams: [goal]}\nangle_sets:\n  - {name: match, streams: [goal, wide]}", "a default angle (the first) this box encodes"),
+        ("boxes:\n  - {url: 'http://10.0.0.12:8080', streams: [goal, tunnel]}\nangle_sets:\n  - {name: match, streams: [goal, tunnel]}", "at least one stream this box encodes"),
     ])
     func aMistakeNamesTheKeyAndWhatItTakes(yaml: String, mentions: String) {
         let message = Self.refusal(yaml + "\n")
         #expect(message != "(taken)" && message.contains(mentions), "\(message)")
         #expect(message.contains("venue.yaml"), "\(message)")
+    }
+
+    /// The same set on every box that encodes one of its angles: the box of the default angle
+    /// serves it; another lists it so that the set's credential opens its angles there.
+    @Test func aSetWhoseDefaultAngleAnotherBoxEncodesIsServedThere() throws {
+        let config = try SidelineConfiguration.parse(yaml: """
+            streams:
+              - {name: wide, input: testpattern}
+              - {name: drills, input: testpattern}
+            boxes:
+              - {url: 'http://10.0.0.12:8080/', streams: [goal]}
+            angle_sets:
+              - {name: match, streams: [goal, wide]}
+              - {name: training, streams: [drills]}
+            """)
+        #expect(config.angleSets.map(\.name) == ["match", "training"], "both are this box's to know")
+        #expect(config.servedAngleSets.map(\.name) == ["training"])
+        #expect(config.angleSetsServedElsewhere == ["match": "http://10.0.0.12:8080"])
+        #expect(config.angleSet(containing: "wide")?.name == "match", "wide is on match's timeline here too")
+        let match = try #require(config.angleSet(named: "match"))
+        #expect(config.angles(of: match).here == ["wide"] && config.angles(of: match).elsewhere == ["goal"], "what an export here cuts")
     }
 
     @Test func theListIsBounded() {

@@ -35,6 +35,26 @@ import Testing
         if state != "stalled" && state != "unknown" { #expect(said.title == "Kept", "a title is only replaced by the box's own") }
     }
 
+    /// Whether the other box keeps the angle private: listed as locked (asked without a staff
+    /// token), or listed with an access prefix on its URLs (asked with one); and what this box
+    /// says when a set it serves openly holds such an angle.
+    @Test(arguments: [
+        (#"{"streams":[{"id":"goal","title":"G","state":"live","urlPrefix":"/access/v1.goal.abc"}]}"#, true),
+        (#"{"streams":[{"id":"goal","title":"G","state":"live","urlPrefix":""}]}"#, false),
+        (#"{"streams":[{"id":"goal","title":"G","state":"live"}]}"#, false),
+        (#"{"streams":[],"locked":[{"id":"goal"}]}"#, true),
+    ])
+    func aPrivateAngleIsSeenAndAnOpenSetHoldingItIsNamed(json: String, isPrivate: Bool) {
+        let said = RemoteAngleReading.reading(stream: "goal", listing: Self.listing(json), master: nil, before: nil)
+        #expect(said.isPrivate == isPrivate)
+        let mismatch = RemoteAngleReading.privacyMismatch(stream: "goal", said: said, box: "http://10.0.0.12:8080", openSets: ["match": ["wide", "goal"], "other": ["tunnel"]])
+        #expect((mismatch != nil) == isPrivate, "\(mismatch ?? "")")
+        if let mismatch { #expect(mismatch.contains("set 'match' is open on this box") && mismatch.contains("'goal' is private on http://10.0.0.12:8080")) }
+        #expect(RemoteAngleReading.privacyMismatch(stream: "goal", said: said, box: "b", openSets: ["other": ["tunnel"]]) == nil, "no open set holds it")
+        // An answer that says nothing keeps what was said.
+        #expect(RemoteAngleReading.reading(stream: "goal", listing: nil, master: nil, before: said).isPrivate == isPrivate)
+    }
+
     @Test func aHostileAnswerIsBoundedOrRefused() {
         // JSON escapes: a control character the decoder turns into one in the title.
         let long = String(repeating: "x", count: 5000) + #"\u001b[2J"#

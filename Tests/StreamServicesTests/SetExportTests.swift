@@ -2,6 +2,7 @@ import Foundation
 import HLSPlaylist
 import OriginPolicy
 import SegmentStore
+import SidelineConfig
 import SidelineCore
 import StreamServices
 import TestSupport
@@ -69,5 +70,24 @@ import ZIPFoundation
             try await Self.offPool { try ClipExport.writeSet("match", angles: ["wide", "nope"], variant: nil, window: window, dataDirectory: data, to: data + "/none") }
         }
         #expect(!FileManager.default.fileExists(atPath: data + "/none"))
+    }
+
+    /// On a box of several (issue 35, `boxes`): this box's angles only, and a line naming the
+    /// angle another box encodes, to export there.
+    @Test func aSetWithAnAngleOnAnotherBoxExportsThisBoxsAnglesAndNamesTheOther() async throws {
+        let data = try makeTemporaryDirectory("set-export-boxes")
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try await Self.recordings(in: data)
+        let settings = try SidelineConfiguration.parse(yaml: """
+            streams: [{name: wide, input: testpattern}, {name: goal, input: testpattern}]
+            boxes: [{url: 'http://10.0.0.12:8080', streams: [tunnel]}]
+            angle_sets: [{name: match, streams: [wide, tunnel, goal]}]
+            """)
+        let set = try #require(settings.angleSet(named: "match"))
+        let directory = data + "/out"
+        let window = TimeWindow(start: .offset(2.5), end: .offset(5.5))
+        let lines = try await Self.offPool { try ClipExport.writeSet(set, of: settings, variant: nil, window: window, dataDirectory: data, to: directory) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["match-goal.mp4", "match-wide.mp4"])
+        #expect(lines.count == 3 && lines[2].hasPrefix("not exported: tunnel, encoded by other boxes"), "\(lines)")
     }
 }

@@ -35,4 +35,25 @@ import Testing
     func aStreamOrASetIsSigned(name: String, variant: String?, expected: String) {
         #expect(Self.target(name, variant: variant) == expected)
     }
+
+    /// A set whose default angle another box encodes (issue 35, `boxes`): signed here too, with
+    /// the key every box shares, for the whole set; a variant limit is the serving box's to check.
+    @Test func aSetAnotherBoxServesIsSignedWhole() throws {
+        let settings = try SidelineConfiguration.parse(yaml: """
+            streams:
+              - {name: goal, input: a.mp4, viewer_token: 7f3a9c2e4b1d8f60a5e2}
+            boxes:
+              - {url: 'http://10.0.0.2:8080', streams: [wide]}
+            angle_sets:
+              - {name: match, streams: [wide, goal]}
+            """, file: "box-b.yaml")
+        let target = try SigningTarget("match", variant: nil, in: settings)
+        #expect(target.kind == "set" && !target.isOpen)
+        #expect(throws: SidelineStartupError.self) { try SigningTarget("match", variant: "360p", in: settings) }
+        do {
+            _ = try SigningTarget("match", variant: "360p", in: settings)
+        } catch {
+            #expect(error.message.contains("served by the box that encodes its default angle 'wide'"), "\(error.message)")
+        }
+    }
 }
