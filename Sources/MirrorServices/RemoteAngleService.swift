@@ -13,9 +13,10 @@ import StreamMirroring
 /// sets list those angles in their masters and pages. Asked through `calls` (the process's one
 /// `VenueBoxClient`: answers whole within 2 s, no redirect followed). Wiring only; one box that
 /// does not answer delays no other (each is asked on its own task) and never this box's own
-/// streams. A private angle is asked for with this box's staff token (`authorization`), which
-/// every box of the venue shares, as the markers forwarded to it need: without it, that box
-/// lists the angle as locked and keeps its master.
+/// streams. An angle that box keeps private (its listing shows it locked to this box's
+/// anonymous question) is asked for with `credentials` (`RemoteAngleCredentials`): its own entry
+/// and its master. What the answers say that is wrong in the venue's configs (an open set here
+/// holding a private angle, a name both boxes encode, another frame rate) is logged as an error.
 public struct RemoteAngleService: Service {
     public struct Box: Sendable {
         public var base: String
@@ -30,18 +31,29 @@ public struct RemoteAngleService: Service {
     let calls: any VenueBoxCalling
     let registry: StreamRegistry
     let interval: Double
-    let authorization: String?
-    let openSets: [String: [String]]
+    let credentials: RemoteAngleCredentials?
+    let checks: VenueChecks
     let logger: Logger
 
-    /// `authorization`: the `Authorization` header every question carries (`staffAuthorization`).
-    /// `openSets`: the sets this box serves openly, with their angles
-    /// (`AccessRules.openSets`), to say when another box keeps one of their angles private.
-    public init(boxes: [Box], calls: any VenueBoxCalling, registry: StreamRegistry, interval: Double = 2, authorization: String? = nil,
-                openSets: [String: [String]] = [:], logger: Logger) {
+    /// What this box holds the others' answers against: the sets it serves openly with their
+    /// angles (`AccessRules.openSets`), the streams it encodes, and each remote angle's
+    /// expected frame rate (its set's angles' here).
+    public struct VenueChecks: Sendable {
+        public var openSets: [String: [String]]
+        public var localStreams: Set<String>
+        public var frameRates: [String: Double]
+        public init(openSets: [String: [String]] = [:], localStreams: Set<String> = [], frameRates: [String: Double] = [:]) {
+            self.openSets = openSets
+            self.localStreams = localStreams
+            self.frameRates = frameRates
+        }
+    }
+
+    public init(boxes: [Box], calls: any VenueBoxCalling, registry: StreamRegistry, interval: Double = 2, credentials: RemoteAngleCredentials? = nil,
+                checks: VenueChecks = VenueChecks(), logger: Logger) {
         self.boxes = boxes
-        self.authorization = authorization
-        self.openSets = openSets
+        self.credentials = credentials
+        self.checks = checks
         self.calls = calls
         self.registry = registry
         self.interval = interval
@@ -59,17 +71,36 @@ public struct RemoteAngleService: Service {
     /// Asks `box` until cancelled, saying what changed.
     private func follow(_ box: Box) async {
         var said: [String: RemoteAngleReading.Said] = [:]
+        var collisions: [String] = []
         while !Task.isCancelled {
-            let listing = await get(box.base + "/api/streams")
+            let listing = await get(box.base + "/api/streams", authorization: nil)
+            let alsoHere = RemoteAngleReading.namesAlsoHere(in: listing, local: checks.localStreams)
+            if alsoHere != collisions, !alsoHere.isEmpty {
+                logger.error("\(box.base) encodes streams named as this box's (\(alsoHere.joined(separator: ", "))): with one signing key a credential for a name opens it on every box, so give every camera of the venue its own name",
+                             metadata: ["box": "\(box.base)"])
+            }
+            collisions = alsoHere
             for stream in box.streams {
-                let master = await get(box.base + "/live/\(stream)/master.m3u8")
                 let before = said[stream]
-                let now = RemoteAngleReading.reading(stream: stream, listing: listing, master: master, before: before)
+                var info: UpstreamAnswer?
+                let master: UpstreamAnswer?
+                if RemoteAngleReading.isLocked(stream, in: listing) ?? (before?.isPrivate ?? false),
+                   let asking = credentials?.asking(for: stream, now: Date().timeIntervalSince1970) {
+                    info = await get(box.base + asking.prefix + "/api/streams/\(stream)", authorization: asking.authorization)
+                    master = await get(box.base + asking.prefix + "/live/\(stream)/master.m3u8", authorization: asking.authorization)
+                } else {
+                    master = await get(box.base + "/live/\(stream)/master.m3u8", authorization: nil)
+                }
+                let now = RemoteAngleReading.reading(stream: stream, listing: listing, info: info, master: master, before: before)
                 if before?.state != now.state {
                     logger.log(level: now.state == "unreachable" || now.state == "missing" ? .warning : .info, "an angle another box serves is \(now.state)",
                                metadata: ["stream": "\(stream)", "box": "\(box.base)"])
                 }
-                if now.isPrivate != before?.isPrivate, let mismatch = RemoteAngleReading.privacyMismatch(stream: stream, said: now, box: box.base, openSets: openSets) {
+                if now.isPrivate != before?.isPrivate, let mismatch = RemoteAngleReading.privacyMismatch(stream: stream, said: now, box: box.base, openSets: checks.openSets) {
+                    logger.error("\(mismatch)", metadata: ["stream": "\(stream)", "box": "\(box.base)"])
+                }
+                if now.master != before?.master,
+                   let mismatch = RemoteAngleReading.frameRateMismatch(stream: stream, said: now, box: box.base, expected: checks.frameRates[stream]) {
                     logger.error("\(mismatch)", metadata: ["stream": "\(stream)", "box": "\(box.base)"])
                 }
                 if now != before {
@@ -81,16 +112,8 @@ public struct RemoteAngleService: Service {
         }
     }
 
-    /// The header a box asks the others with: its analyst token (staff watch every stream),
-    /// else its admin token, as a bearer; nil with neither (the others' private angles then
-    /// stay `private` here, and their sets' masters leave them out).
-    public static func staffAuthorization(analystToken: String, adminToken: String) -> String? {
-        let token = analystToken.isEmpty ? adminToken : analystToken
-        return token.isEmpty ? nil : "Bearer " + token
-    }
-
     /// One GET, whole within 2 s and `RemoteAngleReading.maximumAnswerBytes`; nil otherwise.
-    private func get(_ url: String) async -> UpstreamAnswer? {
+    private func get(_ url: String, authorization: String?) async -> UpstreamAnswer? {
         await calls.send(.get, url: url, body: nil, authorization: authorization, saveTo: nil, limit: RemoteAngleReading.maximumAnswerBytes, timeout: 2)
             .map { UpstreamAnswer(status: $0.status, body: $0.body) }
     }

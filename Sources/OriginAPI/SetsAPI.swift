@@ -101,7 +101,11 @@ struct SetsRoutes: Sendable {
             let name = context.parameters.get("set") ?? ""
             let viewer = viewer(of: request)
             // A set the caller may not watch answers as one that does not exist.
-            if registry.setsServedElsewhere.contains(name) { return Response(Refusal.setServedByAnotherBox(name)) }
+            // A set another box serves says so, but only to a caller who may watch it: to anyone
+            // else a private set does not exist.
+            if registry.setsServedElsewhere.contains(name) {
+                return Response(viewer.mayWatch(name) ? Refusal.setServedByAnotherBox(name) : Refusal.noSuchSet(name))
+            }
             guard let set = registry.angleSet(named: name), let info = SetsAPI.describe(set, streams: StreamsAPI.listing(of: registry).streams, remote: registry.remoteAngles, viewer: viewer, isPrivate: isPrivate) else {
                 return Response(Refusal.noSuchSet(name))
             }

@@ -183,6 +183,18 @@ public struct StreamsRoutes: Sendable {
             } ?? .everyone
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry, dataDirectory: dataDirectory, viewer: viewer)))
         }
+        // One stream's entry, as the list gives it: for a caller the list shows a private stream
+        // as locked to, but whose credential opens it (the path's, which the gate checked before
+        // this route: another box of the venue asking for an angle of its set).
+        router.get("/api/streams/:stream") { request, context in
+            let name = context.parameters.get("stream") ?? ""
+            do throws(Refusal) { _ = try registry.existing(name) } catch { return Response(error) }
+            let pathPrefix = ViewerAccess.pathPrefix(of: request)
+            let viewer = StreamsAPI.Viewer(mayWatch: { $0 == name }, urlPrefix: { pathPrefix.isEmpty ? access?.urlPrefix(for: $0) ?? "" : pathPrefix })
+            guard let info = StreamsAPI.listing(of: registry, viewer: viewer).streams.first else { return Response(Refusal.noSuchStream(name)) }
+            let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try SetsAPI.encoder.encode(info))))
+        }
         // The angle sets' descriptions beside the streams' (`SetsAPI`).
         SetsRoutes(registry: registry, access: access).add(to: router)
     }

@@ -12,12 +12,17 @@ public struct AccessRules: Sendable, Equatable {
     /// `angle_sets`: each set's angles. A set is private when any of its angles is, and one
     /// credential made for the set opens the set's master and every angle.
     public var angleSets: [String: [String]]
+    /// The streams other boxes of the venue encode (`boxes`): this box does not know their
+    /// viewer tokens, so a set holding one has no token all its angles are known to share.
+    public var remoteStreams: Set<String>
 
-    public init(viewerTokens: [String: String] = [:], signingKey: String? = nil, staffTokens: [String] = [], angleSets: [String: [String]] = [:]) {
+    public init(viewerTokens: [String: String] = [:], signingKey: String? = nil, staffTokens: [String] = [], angleSets: [String: [String]] = [:],
+                remoteStreams: Set<String> = []) {
         self.viewerTokens = viewerTokens.filter { !$0.value.isEmpty }
         self.signingKey = signingKey.flatMap { $0.isEmpty ? nil : $0 }
         self.staffTokens = staffTokens.filter { !$0.isEmpty }
         self.angleSets = angleSets
+        self.remoteStreams = remoteStreams
     }
 
     /// Off on a trusted LAN (the default): no stream is private, nothing is checked.
@@ -37,9 +42,13 @@ public struct AccessRules: Sendable, Equatable {
     /// The viewer token that opens `name`: a stream's own; for a set, the one token all of its
     /// private angles share, nil when they have different ones (a holder of one angle's token
     /// must not open another's: such a set opens whole with a signed URL or a staff token).
+    /// Nil for a set with an angle another box encodes: that angle's token is not known here,
+    /// so no token can be known to be the set's (one angle's would open the angle on the other
+    /// box through the set's signed credential).
     public func viewerToken(of name: String) -> String? {
         if let token = viewerTokens[name] { return token }
-        let tokens = Set((angleSets[name] ?? []).compactMap { viewerTokens[$0] })
+        guard let angles = angleSets[name], !angles.contains(where: remoteStreams.contains) else { return nil }
+        let tokens = Set(angles.compactMap { viewerTokens[$0] })
         return tokens.count == 1 ? tokens.first : nil
     }
 

@@ -52,6 +52,18 @@ extension SidelineConfiguration {
         (set.streams.filter { box(serving: $0) == nil }, set.streams.filter { box(serving: $0) != nil })
     }
 
+    /// Each angle another box encodes, with the frame rate of its set's angles on this box
+    /// (a set shares one frame grid): what that box's master of it must say.
+    public var remoteAngleFrameRates: [String: Double] {
+        var rates: [String: Double] = [:]
+        for set in angleSets {
+            let (here, elsewhere) = angles(of: set)
+            guard let rate = here.lazy.compactMap({ name in self.streams.first { $0.name == name }?.video.frameRate }).first else { continue }
+            for angle in elsewhere { rates[angle] = rate }
+        }
+        return rates
+    }
+
     /// The sets this box serves (`isServedHere`).
     public var servedAngleSets: [AngleSetSettings] { angleSets.filter(isServedHere) }
 

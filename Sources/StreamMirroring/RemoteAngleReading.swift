@@ -45,20 +45,36 @@ public enum RemoteAngleReading {
     public static let maximumRungs = 16
     public static let maximumCodecs = 4
 
-    /// `listing`: the box's `/api/streams` answer (nil: no answer in time); `master`: the
-    /// angle's master answer (nil: none, or not asked); `before`: what was said last.
-    public static func reading(stream: String, listing: UpstreamAnswer?, master: UpstreamAnswer?, before: Said?) -> Said {
+    /// Whether the box's `/api/streams` answer lists `stream` as locked (private, and this box
+    /// asked without a credential for it); nil when the answer says nothing (no answer, not
+    /// JSON, or too large).
+    public static func isLocked(_ stream: String, in listing: UpstreamAnswer?) -> Bool? {
+        decode(listing).map { $0.locked?.contains { $0.id == stream } == true }
+    }
+
+    /// `listing`: the box's `/api/streams` answer, asked without a credential (nil: no answer
+    /// in time); `info`: the angle's own `/api/streams/<angle>` answer, asked with a credential
+    /// when the listing shows it locked (nil: not asked, or no answer); `master`: the angle's
+    /// master answer (nil: none, or not asked); `before`: what was said last.
+    public static func reading(stream: String, listing: UpstreamAnswer?, info: UpstreamAnswer? = nil, master: UpstreamAnswer?, before: Said?) -> Said {
         var said = Said(title: before?.title ?? "", state: "unreachable", master: before?.master, isPrivate: before?.isPrivate ?? false)
-        if let listing, listing.status == 200, listing.body.count <= maximumAnswerBytes,
-           let decoded = try? JSONDecoder().decode(Listing.self, from: Data(listing.body)) {
+        if let decoded = decode(listing) {
             if let entry = decoded.streams.first(where: { $0.id == stream }) {
                 said.title = clean(entry.title)
                 said.state = states.contains(entry.state) ? entry.state : "unknown"
                 said.isPrivate = entry.urlPrefix?.isEmpty == false
+            } else if decoded.locked?.contains(where: { $0.id == stream }) == true {
+                said.isPrivate = true
+                // Its own entry, asked with a credential: its title and state.
+                if let info, info.status == 200, info.body.count <= maximumAnswerBytes,
+                   let entry = try? JSONDecoder().decode(Listing.Entry.self, from: Data(info.body)), entry.id == stream {
+                    said.title = clean(entry.title)
+                    said.state = states.contains(entry.state) ? entry.state : "unknown"
+                } else {
+                    said.state = "private"
+                }
             } else {
-                let locked = decoded.locked?.contains(where: { $0.id == stream }) == true
-                said.state = locked ? "private" : "missing"
-                said.isPrivate = locked
+                said.state = "missing"
             }
         }
         if let master, master.status == 200, master.body.count <= maximumMasterBytes,
@@ -121,6 +137,27 @@ public enum RemoteAngleReading {
     /// page and quoted into the set's master, which quotes only what it can).
     static func clean(_ title: String) -> String {
         String(String.UnicodeScalarView(title.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }).prefix(maximumTitleLength))
+    }
+
+    /// The names another box's `/api/streams` answer lists (open or locked) that this box
+    /// encodes too (`local`): with one signing key across the venue, a credential for such a
+    /// name opens both, so every name must be the venue's one camera.
+    public static func namesAlsoHere(in listing: UpstreamAnswer?, local: Set<String>) -> [String] {
+        guard let decoded = decode(listing) else { return [] }
+        return Set(decoded.streams.map(\.id) + (decoded.locked ?? []).map(\.id)).intersection(local).sorted()
+    }
+
+    /// What this box expects of the angle's master: the frame rate its own angles of the set
+    /// run at (a set shares one frame grid). Says what is wrong, nil when nothing is (or the
+    /// master says no rate).
+    public static func frameRateMismatch(stream: String, said: Said, box: String, expected: Double?) -> String? {
+        guard let expected, let rates = said.master?.variants.compactMap(\.frameRate), let other = rates.first(where: { abs($0 - expected) > 0.01 }) else { return nil }
+        return "angle '\(stream)' on \(box) runs at \(DecimalFormat.compact(other)) fps, its set's angles here at \(DecimalFormat.compact(expected)) fps: every angle of a set shares one frame grid, so give both boxes the same video.frame_rate"
+    }
+
+    static func decode(_ listing: UpstreamAnswer?) -> Listing? {
+        guard let listing, listing.status == 200, listing.body.count <= maximumAnswerBytes else { return nil }
+        return try? JSONDecoder().decode(Listing.self, from: Data(listing.body))
     }
 
     /// The part of `/api/streams` read here.

@@ -12,7 +12,8 @@ extension AccessRules {
             viewerTokens: Dictionary(settings.streams.map { ($0.name, $0.viewerToken) }, uniquingKeysWith: { first, _ in first }),
             signingKey: environment["SIDELINE_SIGNING_KEY"] ?? settings.access.signingKey,
             staffTokens: [environment["SIDELINE_ANALYST_TOKEN"] ?? settings.analyst.token, environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token],
-            angleSets: Dictionary(settings.angleSets.map { ($0.name, $0.streams) }, uniquingKeysWith: { first, _ in first })
+            angleSets: Dictionary(settings.angleSets.map { ($0.name, $0.streams) }, uniquingKeysWith: { first, _ in first }),
+            remoteStreams: Set(settings.remoteAngleBoxes.keys)
         )
     }
 

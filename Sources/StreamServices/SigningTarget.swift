@@ -9,10 +9,14 @@ public struct SigningTarget: Sendable, Equatable {
     public var kind: String
     /// Whether nothing of it needs a credential (no viewer_token on it or any of its angles).
     public var isOpen: Bool
+    /// A set another box serves (its default angle's): its URL must name the venue's edge
+    /// (`--base`), since this box answers it 404.
+    public var servedElsewhere = false
 
     /// The target `name` names; an error naming the streams and sets there are, or the ladder
-    /// when `variant` is not one of its rungs (a set's: its default angle's).
-    public init(_ name: String, variant: String?, in settings: SidelineConfiguration) throws(SidelineStartupError) {
+    /// when `variant` is not one of its rungs (a set's: its default angle's). `base`: the
+    /// `--base` given, which a set another box serves needs (this box's own address answers 404).
+    public init(_ name: String, variant: String?, base: String? = nil, in settings: SidelineConfiguration) throws(SidelineStartupError) {
         let set = settings.angleSet(named: name)
         // A set another box serves: its credential is the same on every box that shares the
         // signing key, so it is signed here as there; but its default angle's ladder, and
@@ -21,8 +25,12 @@ public struct SigningTarget: Sendable, Equatable {
             guard variant == nil else {
                 throw SidelineStartupError(message: "set '\(name)' is served by the box that encodes its default angle '\(set.defaultStream)', which knows its ladder: sign a URL limited to one variant there")
             }
+            guard base != nil else {
+                throw SidelineStartupError(message: "set '\(name)' is served by the box that encodes its default angle '\(set.defaultStream)', not this one: give --base the venue's edge (such as --base https://10.0.0.1), which sends the set's URLs there")
+            }
             kind = "set"
             isOpen = false
+            servedElsewhere = true
             return
         }
         let streams = settings.streams.filter { $0.name == name || set?.streams.contains($0.name) == true }

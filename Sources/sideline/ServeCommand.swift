@@ -163,9 +163,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // The venue's other boxes: asked about the angles they serve, for this box's sets.
         if let boxClient {
-            services.append(RemoteAngleService(boxes: settings.boxes.map { .init(base: $0.base, streams: $0.streams) }, calls: boxClient, registry: registry,
-                                               authorization: RemoteAngleService.staffAuthorization(analystToken: analystToken, adminToken: adminToken),
-                                               openSets: rules.openSets(of: settings), logger: logger))
+            services.append(RemoteAngleService(boxes: settings.boxes.map { .init(base: $0.base, streams: $0.streams) }, calls: boxClient, registry: registry, credentials: .init(rules: rules, analystToken: analystToken),
+                                               checks: .init(openSets: rules.openSets(of: settings), localStreams: Set(settings.streams.map(\.name)),
+                                                             frameRates: settings.remoteAngleFrameRates), logger: logger))
         }
         // A service that returns ends the group, so retention runs only when it has a limit.
         if settings.retention.isEnabled {

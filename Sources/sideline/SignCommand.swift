@@ -40,7 +40,7 @@ struct SignCommand: ParsableCommand {
 
     private func sign() throws {
         let settings = try SidelineConfiguration.forCommand(config)
-        let target = try SigningTarget(stream, variant: variant, in: settings)
+        let target = try SigningTarget(stream, variant: variant, base: base, in: settings)
         guard let seconds = ValidityText.seconds(expires) else {
             throw SidelineStartupError(message: "--expires '\(expires)' is not a duration: give a whole number and s, m, h or d, such as 90s, 30m or 3h (at most 366d)")
         }

@@ -306,6 +306,28 @@ import TestSupport
         let direct = try await text(b.base + setPath)
         #expect(direct.status == 404 && direct.body.contains("served by the box that encodes its default angle"), "\(direct)")
 
+        // Another spelling of a private segment the edge holds, which its map sends to the
+        // other box (which knows nothing of the stream, so judges it open): never the stored
+        // copy (the edge's key has the box in it), whichever way.
+        let goalSegment = try #require(lists[1].segments.last { !$0.gap }?.uri)
+        let wideSegment = try #require(lists[0].segments.last { !$0.gap }?.uri)
+        let curl = EdgeCacheEndToEndTests()
+        for (stream, file) in [("goal", goalSegment), ("wide", wideSegment)] {
+            let stored = try await curl.fetch(prefix + "/live/\(stream)/180p/" + file, discardBody: true)
+            #expect(stored.status == 200, "\(stream) with the set's credential: \(stored)")
+        }
+        let spellings = ["/live/%67oal/180p/" + goalSegment, "//live/goal/180p/" + goalSegment, "/./live/goal/180p/" + goalSegment,
+                         "/live/wide/../goal/180p/" + goalSegment, "/live/goal/../wide/180p/" + wideSegment, "/live/%77ide/180p/" + wideSegment]
+        for spelling in spellings {
+            let answer = try await curl.fetch(edge + spelling, discardBody: true)
+            #expect([401, 403, 404].contains(answer.status), "\(spelling) without a credential: \(answer.status) \(answer.headers)")
+        }
+
+        // One angle's viewer token does not open the set: A does not know goal's token, so no
+        // token is the set's (it would have opened goal on B through the set's signed URL).
+        let byAngleToken = try await http(URL(string: edge + "/api/sets/match")!, headers: ["Authorization": "Bearer wide-token-0123456789"])
+        #expect(byAngleToken.status == 404, "\(String(decoding: byAngleToken.body, as: UTF8.self))")
+
         // The page through the edge, unlocked with the analyst's token: both tiles play.
         let run = try await Command.run("python3", [Repository.root.path + "/Tests/Helpers/set_view_check.py", edge + "/", "--set", "match", "--viewer-token", Self.token,
                                                     "--token", Self.token, "--label", "Private across boxes", "--seconds", "4"], timeout: 180)

@@ -151,6 +151,12 @@ enum FuzzTargets {
             let answer = UpstreamAnswer(status: 200, body: bytes)
             let said = RemoteAngleReading.reading(stream: "goal", listing: answer, master: answer, before: nil)
             precondition(said.title.unicodeScalars.count <= RemoteAngleReading.maximumTitleLength)
+            // The same bytes as a locked angle's own entry, behind a listing that locks it.
+            let locked = UpstreamAnswer(status: 200, body: Array(#"{"streams":[],"locked":[{"id":"goal"}]}"#.utf8))
+            let entry = RemoteAngleReading.reading(stream: "goal", listing: locked, info: answer, master: answer, before: said)
+            precondition(entry.title.unicodeScalars.count <= RemoteAngleReading.maximumTitleLength && entry.isPrivate)
+            _ = RemoteAngleReading.namesAlsoHere(in: answer, local: ["goal", "wide"])
+            _ = RemoteAngleReading.frameRateMismatch(stream: "goal", said: entry, box: "http://b", expected: 30)
         },
         // A pushed master, as a stream with no configured ladder takes it: parsed, its ladder
         // declared, chosen against a configured and a kept ladder, and taken.

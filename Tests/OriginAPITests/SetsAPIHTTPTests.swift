@@ -140,4 +140,38 @@ import Testing
             }
         }
     }
+
+    /// `GET /api/streams/{stream}`: one stream's entry, for a caller whose credential opens it
+    /// (another box of the venue asking with a URL credential for an angle the list shows it
+    /// locked): behind the gate, and naming no other stream.
+    @Test func oneStreamsEntryOpensToItsCredentialAlone() async throws {
+        let rules = AccessRules(viewerTokens: ["wide": "wide-token", "tv": "tv-token"], signingKey: "venue-key")
+        let access = ViewerAccess(rules: rules, wallClock: { 1_800_000_000 })
+        let credential = try #require(rules.signedCredential(for: "wide", expires: 1_800_000_600))
+        let registry = StreamRegistry(clock: { 0 })
+        registry.apply(.register(stream: "wide", title: "Wide", variants: ["720p"], targetDuration: 2))
+        registry.apply(.register(stream: "tv", variants: ["720p"], targetDuration: 2))
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let application = OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger,
+                                                       routes: [{ StreamsRoutes(registry: registry, dataDirectory: nil, access: access).add(to: $0) }], access: access)
+        try await application.test(.live) { client in
+            try await client.execute(uri: "/access/\(credential)/api/streams/wide", method: .get) { response in
+                #expect(response.status == .ok)
+                let info = try JSONDecoder().decode(StreamsAPI.StreamInfo.self, from: Data(buffer: response.body))
+                #expect(info.id == "wide" && info.title == "Wide" && info.urlPrefix == "/access/\(credential)")
+                #expect(!String(buffer: response.body).contains("tv"), "no other stream named")
+                #expect(response.headers[.cacheControl] == "private, no-cache", "\(response.headers)")
+            }
+            try await client.execute(uri: "/api/streams/wide", method: .get, headers: [.authorization: "Bearer wide-token"]) { response in
+                #expect(response.status == .ok)
+            }
+            for (uri, status) in [("/api/streams/wide", HTTPResponse.Status.unauthorized), ("/access/\(credential)/api/streams/tv", .forbidden),
+                                  ("/api/streams/nobody", .notFound)] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == status, "\(uri): \(String(buffer: response.body))")
+                }
+            }
+        }
+    }
 }

@@ -72,6 +72,7 @@ import Testing
         #expect(config.angleSet(containing: "wide")?.name == "match", "wide is on match's timeline here too")
         let match = try #require(config.angleSet(named: "match"))
         #expect(config.angles(of: match).here == ["wide"] && config.angles(of: match).elsewhere == ["goal"], "what an export here cuts")
+        #expect(config.remoteAngleFrameRates == ["goal": 30], "goal's master must say wide's rate")
     }
 
     @Test func theListIsBounded() {

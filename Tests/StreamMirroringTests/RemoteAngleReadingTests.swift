@@ -55,6 +55,32 @@ import Testing
         #expect(RemoteAngleReading.reading(stream: "goal", listing: nil, master: nil, before: said).isPrivate == isPrivate)
     }
 
+    /// A locked angle asked again with a credential: its own entry gives its title and state;
+    /// without that answer it stays `private`. A name the other box lists that this box encodes
+    /// too is named; a master at another frame rate than the set's here is named.
+    @Test func aLockedAngleReadsItsOwnEntryAndTheVenuesMistakesAreNamed() throws {
+        let locked = Self.listing(#"{"streams":[{"id":"wide","title":"W","state":"live"}],"locked":[{"id":"goal"}]}"#)
+        #expect(RemoteAngleReading.isLocked("goal", in: locked) == true)
+        #expect(RemoteAngleReading.isLocked("wide", in: locked) == false)
+        #expect(RemoteAngleReading.isLocked("goal", in: nil) == nil)
+        let info = Self.listing(#"{"id":"goal","title":"Goal end","state":"live","urlPrefix":"/access/x"}"#)
+        let said = RemoteAngleReading.reading(stream: "goal", listing: locked, info: info, master: Self.master, before: nil)
+        #expect(said.title == "Goal end" && said.state == "live" && said.isPrivate && said.master != nil)
+        let wrong = Self.listing(#"{"id":"tunnel","title":"Tunnel","state":"live"}"#)
+        let unanswered = RemoteAngleReading.reading(stream: "goal", listing: locked, info: wrong, master: nil, before: nil)
+        #expect(unanswered.state == "private" && unanswered.title == "", "an entry for another name says nothing of this one")
+
+        #expect(RemoteAngleReading.namesAlsoHere(in: locked, local: ["wide", "goal", "tv"]) == ["goal", "wide"])
+        #expect(RemoteAngleReading.namesAlsoHere(in: locked, local: ["tv"]).isEmpty)
+
+        let at25 = UpstreamAnswer(status: 200, body: Array("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,CODECS=\"avc1.64001f\",FRAME-RATE=25.000\n360p/index.m3u8\n".utf8))
+        let slower = RemoteAngleReading.reading(stream: "goal", listing: Self.live, master: at25, before: nil)
+        let mismatch = try #require(RemoteAngleReading.frameRateMismatch(stream: "goal", said: slower, box: "http://b", expected: 30))
+        #expect(mismatch.contains("25 fps") && mismatch.contains("30 fps"), "\(mismatch)")
+        #expect(RemoteAngleReading.frameRateMismatch(stream: "goal", said: slower, box: "http://b", expected: 25) == nil)
+        #expect(RemoteAngleReading.frameRateMismatch(stream: "goal", said: slower, box: "http://b", expected: nil) == nil)
+    }
+
     @Test func aHostileAnswerIsBoundedOrRefused() {
         // JSON escapes: a control character the decoder turns into one in the title.
         let long = String(repeating: "x", count: 5000) + #"\u001b[2J"#

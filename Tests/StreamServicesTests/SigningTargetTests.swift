@@ -47,8 +47,14 @@ import Testing
             angle_sets:
               - {name: match, streams: [wide, goal]}
             """, file: "box-b.yaml")
-        let target = try SigningTarget("match", variant: nil, in: settings)
-        #expect(target.kind == "set" && !target.isOpen)
+        let target = try SigningTarget("match", variant: nil, base: "http://10.0.0.1", in: settings)
+        #expect(target.kind == "set" && !target.isOpen && target.servedElsewhere)
+        do {
+            _ = try SigningTarget("match", variant: nil, in: settings)
+            Issue.record("signed without --base: a URL to this box, which answers the set 404")
+        } catch {
+            #expect(error.message.contains("give --base the venue's edge"), "\(error.message)")
+        }
         #expect(throws: SidelineStartupError.self) { try SigningTarget("match", variant: "360p", in: settings) }
         do {
             _ = try SigningTarget("match", variant: "360p", in: settings)

@@ -46,7 +46,11 @@ import Testing
         ("/access/\(signed("match"))/live/goal/master.m3u8", nil as String?, Expected.pass),
         ("/access/\(signed("match"))/live/goal/180p/index.m3u8", nil, .pass),
         ("/access/\(signed("match"))/api/streams/goal/clip.mp4", nil, .pass),
-        ("/access/\(viewer("match", token: "goal-token-0123456789"))/live/goal/master.m3u8", nil, .pass),
+        // A set with an angle on another box has no viewer token here: one angle's token is not
+        // known to be the set's (it opened the other box's angle through the set's credential).
+        ("/access/\(viewer("match", token: "goal-token-0123456789"))/live/goal/master.m3u8", nil, .unauthorized),
+        ("/live/match/master.m3u8", "Bearer goal-token-0123456789", .forbidden),
+        ("/access/\(viewer("goal", token: "goal-token-0123456789"))/live/goal/master.m3u8", nil, .pass),
         // The set's credential opens no stream outside the set, and an angle's opens no other.
         ("/access/\(signed("match"))/live/tunnel/master.m3u8", nil, .forbidden),
         ("/access/\(signed("wide"))/live/goal/master.m3u8", nil, .forbidden),
