@@ -33,7 +33,7 @@ resolution); its frames are not read, so lost and repeated are left out.
 
 Environment: KILLS (1), WARMUP (15), AFTER (20), PLAYERS (hlsjs-steering, hlsjs-classic,
 ffmpeg, playbin3, chromium, hlsjs-edge, ffmpeg-edge, playbin3-edge, chromium-edge; hlsjs-* in
-low-latency mode but hlsjs-classic), KEEP (set: the work folder is kept, with each hls.js run's
+low-latency mode but hlsjs-classic), KEEP (set: the work folder is kept, with each hls.js and playbin3 run's
 frames, loads and errors as JSON beside the servers' logs), SIDELINE
 (.build-release/release/sideline), HLSJS (.build-hlsjs/hls.mjs). Needs nginx, chromium, ffmpeg
 and GStreamer's Python bindings (scripts/ensure-deps.sh --players-bench). Every wait is
@@ -187,8 +187,12 @@ from gi.repository import Gst
 Gst.init(None)
 pipe = Gst.ElementFactory.make("playbin3")
 pipe.set_property("uri", sys.argv[1])
-sink = Gst.parse_bin_from_description("videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=%d,height=%d ! fdsink fd=1 sync=true", True)
+sink = Gst.parse_bin_from_description("videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=%d,height=%d ! identity name=stamp signal-handoffs=true ! fdsink fd=1 sync=true", True)
 pipe.set_property("video-sink", sink)
+# Each frame's presentation timestamp, in the order the frames are written (argv[3]): the
+# media time beside the painted clock, to tell a jump in the stream from the two boxes' phase.
+stamps = open(sys.argv[3], "w", buffering=1)
+sink.get_by_name("stamp").connect("handoff", lambda element, buffer: stamps.write("%%d\n" %% (buffer.pts if buffer.pts != Gst.CLOCK_TIME_NONE else -1)))
 pipe.set_property("audio-sink", Gst.ElementFactory.make("fakesink"))
 pipe.set_state(Gst.State.PLAYING)
 end = time.monotonic() + float(sys.argv[2])
@@ -219,7 +223,14 @@ def play(player, url, pair, work):
         script = f"{work}/gst_play.py"
         with open(script, "w") as f:
             f.write(GSTREAMER)
-        frames = frames_from_pipe(["/usr/bin/python3", script, url, str(seconds + 5)], seconds, WARMUP, kill, f"{work}/{player}.log")
+        stamps = f"{work}/{player}-{int(time.time())}.pts"
+        frames = frames_from_pipe(["/usr/bin/python3", script, url, str(seconds + 5), stamps], seconds, WARMUP, kill, f"{work}/{player}.log")
+        if os.environ.get("KEEP"):
+            # Every frame with its presentation timestamp (ns), as hls.js's are kept with their media time.
+            with open(stamps) as f:
+                pts = [int(line) for line in f if line.strip()]
+            with open(stamps[:-4] + ".json", "w") as f:
+                json.dump({"killed": killed.get("at"), "frames": [[wall, clock, pts[i] / 1e6 if i < len(pts) else None] for i, (wall, clock) in enumerate(frames)]}, f)
         return frames, killed.get("at"), False
     if player.startswith("hlsjs"):
         timer = threading.Timer(WARMUP, kill)
