@@ -43,26 +43,29 @@ extension SlotPublisher {
     /// EXT-X-DISCONTINUITY, the one place this is decided: where the source changes (another
     /// run of the encoder, a stand-in, a sibling's picture, the first entry after an earlier
     /// process's), or `jump` says the timestamps move (slots skipped, an input back after an
-    /// outage). On the universal grid (issue 35) only another encoding (a stand-in's or a
-    /// sibling's picture) is one: every timestamp there is the grid's, continuous whatever ran
-    /// or was skipped, and a tag there would be this box's alone, so the same segment would have
-    /// another Discontinuity Sequence Number on each box of a pair, which RFC 8216 §6.2.4 forbids
-    /// for matching content (VLC ended its stream at such a move through the edge).
+    /// outage). On the universal grid (issue 35) only another format is one (a sibling's
+    /// picture, another rung's size and rate; a pushed stream's stand-in, another encoder's):
+    /// every timestamp there is the grid's, continuous whatever ran or was skipped, and a tag
+    /// there would be this box's alone, so the same segment would have another Discontinuity
+    /// Sequence Number on each box of a pair, which RFC 8216 §6.2.4 forbids for matching content
+    /// (VLC ended its stream at such a move through the edge). A stand-in of a stream this box
+    /// encodes is the rung's own format on its slot's timestamps (`standInsMatchTheEncoding`),
+    /// as the other box's segments are to a player moved there: no tag, as at that move.
     func startsDiscontinuity(_ source: EntrySource, after previous: EntrySource?, jump: Bool = false) -> Bool {
         let changed = previous.map { $0 != source } ?? false
         guard settings.setTimeline?.isUniversal == true else { return jump || changed }
         guard changed, let previous else { return false }
-        return !(previous.isOnTheGridsOwnTimestamps && source.isOnTheGridsOwnTimestamps)
+        return !(isTheGridsOwnFormat(previous) && isTheGridsOwnFormat(source))
     }
-}
 
-extension EntrySource {
-    /// This box's own encoder (any run), an earlier process's entries, or no media (GAP): on the
-    /// universal grid, timestamps that follow the grid without a jump between them.
-    var isOnTheGridsOwnTimestamps: Bool {
-        switch self {
+    /// This box's own encoder (any run), an earlier process's entries, no media (GAP), or a
+    /// stand-in encoded as the rung is: on the universal grid, the rung's format on timestamps
+    /// that follow the grid without a jump between them.
+    func isTheGridsOwnFormat(_ source: EntrySource) -> Bool {
+        switch source {
         case .real, .restored, .gap: true
-        case .standIn, .sibling: false
+        case .standIn: settings.standInsMatchTheEncoding
+        case .sibling: false
         }
     }
 }

@@ -30,11 +30,18 @@ extension SlotPublisher {
         /// other box for; without a pair a viewer is better served by the policy's stand-ins
         /// (VLC 3.0, which knows no EXT-X-GAP, cannot start on one).
         public var pairStartsWithGaps: Bool
+        /// Whether a stand-in is encoded as the variant's own segments are: a stream this box
+        /// encodes, whose stand-in goes through the rung's own scaler and x264 settings
+        /// (`StandInEncoder`: the same SPS and PPS, byte for byte), not a pushed one, whose
+        /// segments come from the sender's encoder. On the universal grid such a stand-in,
+        /// restamped onto its slot's timestamps, is no discontinuity (`startsDiscontinuity`).
+        public var standInsMatchTheEncoding: Bool
 
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
                     onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
-                    setTimeline: SetTimeline? = nil, pairStartsWithGaps: Bool = false) {
+                    setTimeline: SetTimeline? = nil, pairStartsWithGaps: Bool = false, standInsMatchTheEncoding: Bool = false) {
             self.pairStartsWithGaps = pairStartsWithGaps
+            self.standInsMatchTheEncoding = standInsMatchTheEncoding
             self.variants = variants
             self.segmentDuration = segmentDuration
             self.grace = grace

@@ -47,10 +47,9 @@ public struct SlotPublisher: Sendable {
 
     /// On a box of a redundant pair (`Settings.pairStartsWithGaps`), the slots a run of the
     /// encoder leaves empty while it starts (the input opening, the first GOP) are GAP entries,
-    /// not stand-ins, up to this many: the other box has those slots' pictures (an edge asks it
-    /// on the GAP's 404), and a stand-in would be this box's alone, with a discontinuity on each
-    /// side of it that the other box's playlist does not have (`startsDiscontinuity`). Past
-    /// them, the policy's stand-ins.
+    /// not stand-ins, up to this many: the other box has those slots' pictures, which an edge
+    /// asks it for on the GAP's 404, where a stand-in would show this box's card. Past them, the
+    /// policy's stand-ins (no discontinuity either: `startsDiscontinuity`).
     static let startingGapSlots = 3
 
     public let settings: Settings

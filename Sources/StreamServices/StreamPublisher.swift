@@ -81,7 +81,7 @@ public final class StreamPublisher: Sendable {
         let settings = SlotPublisher.Settings(variants: stream.video.ladder.map(\.name), segmentDuration: configuration.segmentDuration, grace: stream.lateGrace,
                                               onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment,
                                               lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid,
-                                              pairStartsWithGaps: configuration.redundancy != nil)
+                                              pairStartsWithGaps: configuration.redundancy != nil, standInsMatchTheEncoding: !stream.isPushed)
         let slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })

@@ -21,6 +21,7 @@ import TestSupport
             """
             server: {host: 127.0.0.1, port: \(port)}
             redundancy: {peer: 'http://127.0.0.1:\(peer)', role: \(role)}
+            admin: {token: \(RedundancyEndToEndTests.adminToken), drills: true}
             part_duration: \(partDuration)
             video:
               frame_rate: 30
@@ -40,6 +41,8 @@ import TestSupport
             try MediaPlaylist.parse(String(decoding: try await http(URL(string: base + "/live/main/180p/index.m3u8")!).body, as: UTF8.self))
         }
     }
+
+    static let adminToken = "pair-admin-0123456789"
 
     /// Media sequence number -> entry, for every entry of `playlist`.
     static func bySequence(_ playlist: MediaPlaylist) -> [Int: MediaSegment] {
@@ -116,9 +119,20 @@ import TestSupport
         #expect(after.mediaSequence == before.mediaSequence, "the recording keeps its numbers")
         #expect(after.segments[before.segments.count...].prefix(3).allSatisfy { $0.gap }, "the slots B missed are GAP entries")
         try await Self.expectOneTimeline(a, b, label: "after B's restart")
+        // A's input stalls for 6 s (the admin drill): A fills the slots with stand-ins, its
+        // watchdog restarts the pipeline, and B lists its own pictures meanwhile.
+        let stalled = try await http(URL(string: a.base + "/admin/streams/main/stall?seconds=6")!, method: "POST", headers: ["Authorization": "Bearer \(Self.adminToken)"])
+        #expect(stalled.status == 202, "\(String(decoding: stalled.body, as: UTF8.self))")
+        try await eventually("A lists stand-ins, then three segments of its own", timeout: 40) {
+            let listed = try await a.playlist().segments
+            guard let closed = listed.lastIndex(where: { $0.dateRanges.contains { $0.classLabel == DateRange.standInClass && $0.endDate != nil } }) else { return false }
+            return listed[closed...].filter { !$0.gap }.count >= 3
+        }
         // Every slot both list has the same Discontinuity Sequence Number on both (RFC 8216
-        // §6.2.4): B's restart added no EXT-X-DISCONTINUITY of its own.
+        // §6.2.4): B's restart added no EXT-X-DISCONTINUITY of its own, and A's stand-ins (the
+        // rung's own format on their slots' timestamps) none either.
         let (pa, pb) = (try await a.playlist(), try await b.playlist())
+        #expect(!pa.segments.contains { $0.discontinuity } && !pb.segments.contains { $0.discontinuity }, "no EXT-X-DISCONTINUITY on either box")
         func discontinuitySequence(_ playlist: MediaPlaylist) -> [Int: Int] {
             var count = 0
             return Dictionary(uniqueKeysWithValues: playlist.segments.enumerated().map { index, entry in

@@ -67,4 +67,43 @@ import TestSupport
         #expect(abs(videoStart - (80 + 2.4)) < 0.05, "video starts at \(videoStart)")
         #expect(abs(audioStart - videoStart) < 0.1, "audio starts with the video: \(audioStart)")
     }
+
+    /// On the universal grid a stand-in of a stream this box encodes is no discontinuity
+    /// (issue 35: a tag there would be this box's alone, and give the same segment another
+    /// Discontinuity Sequence Number on each box of a pair). What makes that true, checked here:
+    /// the stand-in carries the rung's own SPS and PPS byte for byte, and restamped onto its
+    /// slot, between the rung's own segments, the three decode as one stream, one frame apart.
+    @Test func aStandInIsTheRungsOwnCodedFormatOnItsSlotsTimestamps() async throws {
+        let configuration = PipelineRun.configuration(input: Repository.sample, variants: [Self.spec])
+        let segments = try #require(try await PipelineRun.run(configuration, stopAfterSegments: 3).segments["180p"])
+        try #require(segments.count >= 3)
+        let standIn = try StandInEncoder.encode(spec: Self.spec, frameRate: configuration.frameRate, segmentDuration: 2, audio: configuration.audio)
+        let directory = try makeTemporaryDirectory("stand-in-joined")
+        let own = try await Self.parameterSets(segments[0].bytes, in: directory, name: "own")
+        #expect(own.count == 2, "an SPS and a PPS: \(own.count)")
+        #expect(try await Self.parameterSets(standIn.segment.bytes, in: directory, name: "stand-in") == own, "the same SPS and PPS, byte for byte")
+
+        // Slot 1 is the stand-in's: the pipeline's first, the stand-in, the pipeline's third.
+        let joined = segments[0].bytes + (try TransportStreamRestamp.restamp(standIn.segment.bytes, by: 2 * 90_000, copy: 0)) + segments[2].bytes
+        let path = directory + "/joined.ts"
+        try Data(joined).write(to: URL(fileURLWithPath: path))
+        // Every frame decodes (a TS continuity counter restarts at each segment, as it does
+        // where a player moves between the two boxes' muxers: ffmpeg notes it, no frame is lost).
+        let counted = try await Command.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path])
+        #expect(counted.stdout.split(whereSeparator: \.isNewline).first == "180", "decoded \(counted.stdout) of 180: \(counted.stderr.suffix(800))")
+        let video = try await FFprobe.packets(path, stream: "v").map(\.pts).sorted()
+        #expect(video.count == 180, "three slots of 60 frames: \(video.count)")
+        let steps = zip(video, video.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { abs($0 - 1.0 / 30) < 0.002 }, "one frame apart throughout: \(Set(steps.map { ($0 * 1000).rounded() }))")
+    }
+
+    /// The SPS and PPS NAL units of the first keyframe of a TS segment's video (`bytes`), as
+    /// ffmpeg copies them out into an Annex B stream.
+    static func parameterSets(_ bytes: [UInt8], in directory: String, name: String) async throws -> [[UInt8]] {
+        let segment = "\(directory)/\(name).ts", elementary = "\(directory)/\(name).h264"
+        try Data(bytes).write(to: URL(fileURLWithPath: segment))
+        _ = try await Command.run("ffmpeg", ["-v", "error", "-y", "-i", segment, "-map", "0:v:0", "-c:v", "copy", "-frames:v", "1", "-f", "h264", elementary])
+        let stream = [UInt8](try Data(contentsOf: URL(fileURLWithPath: elementary)))
+        return stream.withUnsafeBufferPointer { AnnexB.nalUnits(in: $0).filter { [7, 8].contains(($0.first ?? 0) & 0x1F) }.map { Array($0) } }
+    }
 }

@@ -13,10 +13,12 @@ import Testing
     /// 2026-11-29 about 14:00 UTC, on a slot boundary (D = 2).
     let today = Date(timeIntervalSince1970: 1_795_960_800)
 
-    func box(startedAt wallNow: Date, restored: SlotPublisher.Restored? = nil, late: LateSegmentFill = .standin, pair: Bool = true) -> (SlotPublisher, RecordingSink, ManualClock) {
+    /// `encodes`: a stream this box encodes (its stand-ins in the rung's own format), not a pushed one.
+    func box(startedAt wallNow: Date, restored: SlotPublisher.Restored? = nil, late: LateSegmentFill = .standin, pair: Bool = true,
+             encodes: Bool = true) -> (SlotPublisher, RecordingSink, ManualClock) {
         let sink = RecordingSink()
         let settings = SlotPublisher.Settings(variants: all, segmentDuration: 2, grace: 1, onLateSegment: late,
-                                              setTimeline: .universal(segmentDuration: 2), pairStartsWithGaps: pair)
+                                              setTimeline: .universal(segmentDuration: 2), pairStartsWithGaps: pair, standInsMatchTheEncoding: encodes)
         let core = SlotPublisher(settings: settings, restored: restored, now: 100, wallNow: wallNow, sink: sink)
         return (core, sink, ManualClock(100))
     }
@@ -117,14 +119,17 @@ import Testing
         #expect(sink.entries["720p"]!.last!.content == .real)
     }
 
-    /// On the universal grid a box lists EXT-X-DISCONTINUITY only around another encoding (a
-    /// stand-in, a sibling's picture): a new run of its encoder, a restart, GAP entries and a
-    /// camera back after an outage follow the grid's timestamps, and a tag there would be this
-    /// box's alone, giving the same segment another Discontinuity Sequence Number than the other
-    /// box's (RFC 8216 §6.2.4). On a grid of one box's own, a new run still starts one.
-    @Test func onlyAnotherEncodingIsADiscontinuity() {
+    /// On the universal grid a box lists EXT-X-DISCONTINUITY only around another format (a
+    /// sibling's picture; a pushed stream's stand-in): a new run of its encoder, a restart, GAP
+    /// entries, a camera back after an outage and a stand-in of a stream it encodes (the rung's
+    /// own SPS, restamped onto its slot) follow the grid's timestamps in the rung's format, and a
+    /// tag there would be this box's alone, giving the same segment another Discontinuity
+    /// Sequence Number than the other box's (RFC 8216 §6.2.4). On a grid of one box's own, a new
+    /// run still starts one.
+    @Test(arguments: [true, false])
+    func onlyAnotherFormatIsADiscontinuity(encodes: Bool) {
         let first = 897_980_400
-        var (core, sink, _) = box(startedAt: today)
+        var (core, sink, _) = box(startedAt: today, encodes: encodes)
         _ = core.beginRun(now: 100)
         for variant in all { core.segmentArrived(variant: variant, slot: first, duration: 2, programDateTime: today, now: 102) }
         // Slot first + 1 passes without a segment: a stand-in.
@@ -139,8 +144,15 @@ import Testing
         }
         let listed = sink.entries["720p"]!.map { ($0.slot - first, $0.content, $0.discontinuity) }
         #expect(listed.map { if case .standIn = $0.1 { "stand-in" } else { "\($0.1)" } } == ["real", "stand-in", "real", "real", "real"], "\(listed)")
-        #expect(listed.map(\.2) == [false, true, true, false, false], "around the stand-in only: \(listed)")
+        #expect(listed.map(\.2) == (encodes ? [false, false, false, false, false] : [false, true, true, false, false]),
+                "none for a stand-in in the rung's format, around a pushed stream's: \(listed)")
         #expect(core.ownSegmentIsDiscontinuous("720p") == false, "the next part of its own segment starts none either")
+        // A sibling's picture in a failed rung's slot: another size and rate, a discontinuity.
+        core.variantFailed("360p")
+        core.segmentArrived(variant: "720p", slot: first + 5, duration: 2, programDateTime: today, now: 112)
+        core.segmentArrived(variant: "360p", slot: first + 6, duration: 2, programDateTime: today, now: 114)
+        let failed = sink.entries["360p"]!.suffix(2).map { ($0.content == .sibling("720p"), $0.discontinuity) }
+        #expect(failed.map(\.0) == [true, false] && failed.map(\.1) == [true, true], "into the sibling's picture and back: \(failed)")
 
         // A grid of one box's own (a set's): a new run is still a discontinuity.
         let sinkOwn = RecordingSink()
