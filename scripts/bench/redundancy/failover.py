@@ -33,7 +33,9 @@ resolution); its frames are not read, so lost and repeated are left out.
 
 Environment: KILLS (1), WARMUP (15), AFTER (20), PLAYERS (hlsjs-steering, hlsjs-classic,
 ffmpeg, playbin3, chromium, hlsjs-edge, ffmpeg-edge, playbin3-edge, chromium-edge; hlsjs-* in
-low-latency mode but hlsjs-classic), KEEP (set: the work folder is kept, with each hls.js and playbin3 run's
+low-latency mode but hlsjs-classic), FAULT (kill: kill -9 of the primary; stall: its input
+stalls for STALL seconds, 8, by the admin drill, so it serves stand-ins and restarts its
+pipeline while staying up), KEEP (set: the work folder is kept, with each hls.js and playbin3 run's
 frames, loads and errors as JSON beside the servers' logs), SIDELINE
 (.build-release/release/sideline), HLSJS (.build-hlsjs/hls.mjs). Needs nginx, chromium, ffmpeg
 and GStreamer's Python bindings (scripts/ensure-deps.sh --players-bench). Every wait is
@@ -64,6 +66,11 @@ from ll_latency import free_port, nginx_wrapper, wait_ok  # noqa: E402
 KILLS = int(os.environ.get("KILLS", "1"))
 WARMUP = float(os.environ.get("WARMUP", "15"))
 AFTER = float(os.environ.get("AFTER", "20"))
+# kill: the primary is killed (-9). stall: its input stalls for STALL seconds (the admin drill):
+# it stays up and fills the slots with stand-ins, then its watchdog restarts the pipeline.
+FAULT = os.environ.get("FAULT", "kill")
+STALL = float(os.environ.get("STALL", "8"))
+ADMIN_TOKEN = "failover-admin-0123456789"
 PLAYERS = os.environ.get("PLAYERS", "hlsjs-steering,hlsjs-classic,ffmpeg,playbin3,chromium,vlc,hlsjs-edge,ffmpeg-edge,playbin3-edge,chromium-edge,vlc-edge").split(",")
 SIDELINE = os.environ.get("SIDELINE", os.path.join(ROOT, ".build-release/release/sideline"))
 HLSJS = os.environ.get("HLSJS", os.path.join(ROOT, ".build-hlsjs/hls.mjs"))
@@ -80,6 +87,7 @@ def write_pair_configs(work, ports, rung, stream):
         with open(f"{work}/{name}/sideline.yaml", "w") as f:
             f.write(f"server: {{host: 127.0.0.1, port: {ports[name]}}}\n"
                     f"redundancy: {{peer: 'http://127.0.0.1:{peer}', role: {role}}}\n"
+                    f"admin: {{token: {ADMIN_TOKEN}, drills: true}}\n"
                     f"video:\n  frame_rate: 30\n  ladder:\n    - {rung}\n"
                     f"{stream(name)}\n")
 
@@ -129,6 +137,11 @@ class Pair:
         wait_ok(f"{self.base(name)}/live/main/360p/index.m3u8", 60)
 
     def kill(self, name):
+        if FAULT == "stall":
+            request = urllib.request.Request(f"{self.base(name)}/admin/streams/main/stall?seconds={STALL:g}", method="POST",
+                                             headers={"Authorization": f"Bearer {ADMIN_TOKEN}"})
+            urllib.request.urlopen(request, timeout=5).read()
+            return
         process = self.processes.get(name)
         if process and process.poll() is None:
             process.kill()
@@ -343,7 +356,7 @@ def main():
         raise SystemExit(f"{SIDELINE} is missing: swift build -c release --product sideline --scratch-path .build-release")
     work = tempfile.mkdtemp(prefix="sideline-failover-")
     pair = Pair(work)
-    print(f"failover: KILLS={KILLS}, WARMUP={WARMUP:g} s, AFTER={AFTER:g} s; {time.strftime('%H:%M', time.gmtime())} UTC, "
+    print(f"failover: FAULT={FAULT}{f' ({STALL:g} s)' if FAULT == 'stall' else ''}, KILLS={KILLS}, WARMUP={WARMUP:g} s, AFTER={AFTER:g} s; {time.strftime('%H:%M', time.gmtime())} UTC, "
           f"load average before {' '.join(open('/proc/loadavg').read().split()[:3])}; work {work}", flush=True)
     results = {}
     try:
