@@ -18,14 +18,19 @@ public enum StandInEncoder {
         public let format: VariantFormat
     }
 
-    public static func encode(spec: Rung, frameRate: FrameRate, segmentDuration: Double, audio audioSpec: AudioSpec?) throws(PipelineError) -> Result {
+    /// `framesPerPart`: the fewest frames of a Low-Latency part, when the stream cuts parts: the
+    /// variant's own encoder then runs without B-frames and with slice threads
+    /// (`VideoEncoder.partParameters`), and so does its stand-in, so the two share one SPS, PPS
+    /// and decode delay.
+    public static func encode(spec: Rung, frameRate: FrameRate, segmentDuration: Double, audio audioSpec: AudioSpec?,
+                              framesPerPart: Int? = nil) throws(PipelineError) -> Result {
         let clock = SegmentClock(frameRate: frameRate, segmentDuration: segmentDuration)
         // The shortest slot's frames, so a restamped copy never runs into the next slot.
         let frames = clock.minimumFramesPerSegment
         let input = try MediaInput(input: "stand-in card", kind: .standInCard(width: spec.width, height: spec.height), timeout: 10,
                                    deadline: InterruptDeadline(timeout: .seconds(10)), frameRate: frameRate, withAudio: audioSpec != nil)
         let scaler = VideoScaler(width: spec.width, height: spec.height)
-        let encoder = try VideoEncoder(spec: spec, clock: clock)
+        let encoder = try VideoEncoder(spec: spec, clock: clock, framesPerPart: framesPerPart)
         let audio = try audioSpec.map { spec throws(PipelineError) in try AudioEncoder(spec: spec) }
         var result: EncodedSegment?
         var format: VariantFormat?

@@ -38,9 +38,9 @@ public struct LiveStreamCore: Sendable {
     }
 
     /// A pipeline run begins at `now`: returns the slot its first segment takes.
-    public mutating func beginRun(now: Double) -> Int {
+    public mutating func beginRun(now: Double, standInMatchesRun: Bool = true) -> Int {
         inputLoss.beginRun()
-        return slots.beginRun(now: now)
+        return slots.beginRun(now: now, standInMatchesRun: standInMatchesRun)
     }
 
     /// Fills the slots whose deadline passed (call every 100 ms or so).

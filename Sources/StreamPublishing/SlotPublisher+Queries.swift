@@ -64,7 +64,7 @@ extension SlotPublisher {
     func isTheGridsOwnFormat(_ source: EntrySource) -> Bool {
         switch source {
         case .real, .restored, .gap: true
-        case .standIn: settings.standInsMatchTheEncoding
+        case .standIn: settings.standInsMatchTheEncoding && standInMatchesRun
         case .sibling: false
         }
     }

@@ -30,11 +30,10 @@ extension SlotPublisher {
         /// other box for; without a pair a viewer is better served by the policy's stand-ins
         /// (VLC 3.0, which knows no EXT-X-GAP, cannot start on one).
         public var pairStartsWithGaps: Bool
-        /// Whether a stand-in is encoded as the variant's own segments are: a stream this box
-        /// encodes, whose stand-in goes through the rung's own scaler and x264 settings
-        /// (`StandInEncoder`: the same SPS and PPS, byte for byte), not a pushed one, whose
-        /// segments come from the sender's encoder. On the universal grid such a stand-in,
-        /// restamped onto its slot's timestamps, is no discontinuity (`startsDiscontinuity`).
+        /// Whether a stand-in is encoded as the variant's own segments are
+        /// (`standInsJoinTheEncoding`). On the universal grid such a stand-in, restamped onto its
+        /// slot's timestamps, is no discontinuity while the run's audio is the stand-in's
+        /// (`startsDiscontinuity`, `beginRun(now:standInMatchesRun:)`).
         public var standInsMatchTheEncoding: Bool
 
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
@@ -50,6 +49,17 @@ extension SlotPublisher {
             self.lateSegmentsReplaceFills = lateSegmentsReplaceFills
             self.setTimeline = setTimeline
         }
+    }
+
+    /// Whether a stream's stand-ins join its own segments as one coded stream: a stream this box
+    /// encodes (not a pushed one, whose segments come from the sender's encoder), whose stand-in
+    /// goes through the rung's own scaler and x264 settings, parts' included (`StandInEncoder`:
+    /// the same SPS, PPS and decode delay at the configured effort step; a rung at a lower step
+    /// differs as it does from its own earlier steps, which join untagged too), and fills its
+    /// whole slot (`standInDurations` each `segmentDuration`: at a rate whose slot is not a whole
+    /// number of frames, 29.97 fps, the stand-in holds the fewest and leaves a frame's hole).
+    public static func standInsJoinTheEncoding(isPushed: Bool, standInDurations: [Double], segmentDuration: Double) -> Bool {
+        !isPushed && !standInDurations.isEmpty && standInDurations.allSatisfy { abs($0 - segmentDuration) < 0.0005 }
     }
 
     /// The default grace in seconds (`LateSegmentFill.defaultGrace`).

@@ -53,6 +53,8 @@ public struct SlotPublisher: Sendable {
     static let startingGapSlots = 3
 
     public let settings: Settings
+    /// Set by each run (`beginRun`): whether its stand-ins are its own format.
+    var standInMatchesRun = true
     let sink: any PublishingSink
     var variants: [String: VariantState]
     public private(set) var cadence: SlotCadence
@@ -126,7 +128,10 @@ public struct SlotPublisher: Sendable {
     /// Variants a step behind their siblings are brought level first; slots before the
     /// returned one that stay empty are filled as their deadlines pass, or skipped (a new
     /// run of the timeline) when nothing fills late slots.
-    public mutating func beginRun(now: Double) -> Int {
+    /// `standInMatchesRun`: whether this run's stand-ins are its own format (its audio is the
+    /// stand-in's: a camera that lost or gained its sound is another number of tracks, tagged).
+    public mutating func beginRun(now: Double, standInMatchesRun: Bool = true) -> Int {
+        self.standInMatchesRun = standInMatchesRun
         let level = variants.values.map(\.next).max() ?? 0
         for name in settings.variants {
             while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }

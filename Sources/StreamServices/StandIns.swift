@@ -38,15 +38,17 @@ public enum StandIns {
         var standIns: [String: StandIn] = [:]
         for spec in configuration.variants {
             let directory = layout.variantDirectory(spec.name)
-            // `format`: bumped when the stand-in's bytes change for the same settings (2: PAT first).
-            let settings = "format=2 \(spec) \(configuration.frameRate) D=\(configuration.segmentDuration) audio=\(withAudio ? "\(configuration.audio)" : "none")"
+            // `format`: bumped when the stand-in's bytes change for the same settings (2: PAT first;
+            // 3: encoded as the rung is with parts, no B-frames and slice threads).
+            let framesPerPart = configuration.partClock.map { Int($0.minimumFramesPerPart) }
+            let settings = "format=3 \(spec) \(configuration.frameRate) D=\(configuration.segmentDuration) audio=\(withAudio ? "\(configuration.audio)" : "none") parts=\(framesPerPart ?? 0)"
             if let cached = read(directory: directory, settings: settings) {
                 standIns[spec.name] = cached
                 continue
             }
             let started = ContinuousClock.now
             let result = try StandInEncoder.encode(spec: spec, frameRate: configuration.frameRate, segmentDuration: configuration.segmentDuration,
-                                                   audio: withAudio ? configuration.audio : nil)
+                                                   audio: withAudio ? configuration.audio : nil, framesPerPart: framesPerPart)
             let standIn = StandIn(bytes: result.segment.bytes, keyframeRanges: result.segment.keyframeRanges, duration: result.segment.duration, format: result.format)
             standIns[spec.name] = standIn
             logger.info("stand-in encoded", metadata: ["variant": "\(spec.name)", "bytes": "\(standIn.bytes.count)",

@@ -22,6 +22,9 @@ public final class StreamPublisher: Sendable {
     public let registry: StreamRegistry
     public let writer: PlaylistWriter
     private let stream: StreamSettings
+    /// Whether the stand-ins carry audio: a run without (or with, against none here) is tagged
+    /// around them (`SlotPublisher.beginRun(now:standInMatchesRun:)`).
+    private let hasAudio: Bool
     private let logger: Logger
     private let core: Mutex<LiveStreamCore>
     /// Set when the operator stops the server: whether that also ends the stream.
@@ -44,6 +47,7 @@ public final class StreamPublisher: Sendable {
         // A pushed stream's backlog comes late by design: the recording takes it (SlotPublisher.takeLate).
         let lateSegmentsReplaceFills = stream.isPushed
         self.stream = stream
+        self.hasAudio = hasAudio
         self.streamMetrics = SidelineMetrics.Stream(stream: stream.name)
         let variantMetrics = Dictionary(uniqueKeysWithValues: stream.video.ladder.map { ($0.name, SidelineMetrics.Variant(stream: stream.name, variant: $0.name)) })
         self.variantMetrics = variantMetrics
@@ -81,7 +85,9 @@ public final class StreamPublisher: Sendable {
         let settings = SlotPublisher.Settings(variants: stream.video.ladder.map(\.name), segmentDuration: configuration.segmentDuration, grace: stream.lateGrace,
                                               onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment,
                                               lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid,
-                                              pairStartsWithGaps: configuration.redundancy != nil, standInsMatchTheEncoding: !stream.isPushed)
+                                              pairStartsWithGaps: configuration.redundancy != nil,
+                                              standInsMatchTheEncoding: SlotPublisher.standInsJoinTheEncoding(isPushed: stream.isPushed, standInDurations: standIns.values.map(\.duration),
+                                                                                                             segmentDuration: configuration.segmentDuration))
         let slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })
@@ -103,7 +109,7 @@ public final class StreamPublisher: Sendable {
     /// takes (start it there: `LivePipeline.start(atSegment:)`).
     public func beginRun(of pipeline: LivePipeline) -> Int {
         timings.withLock { $0 = pipeline.timings }
-        return core.withLock { $0.beginRun(now: registry.clock()) }
+        return core.withLock { $0.beginRun(now: registry.clock(), standInMatchesRun: pipeline.hasAudio == hasAudio) }
     }
 
     /// A remote encoder begins a session (`PushedStream`): like a pipeline run, it continues the

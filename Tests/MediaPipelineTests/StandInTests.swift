@@ -73,11 +73,17 @@ import TestSupport
     /// Discontinuity Sequence Number on each box of a pair). What makes that true, checked here:
     /// the stand-in carries the rung's own SPS and PPS byte for byte, and restamped onto its
     /// slot, between the rung's own segments, the three decode as one stream, one frame apart.
-    @Test func aStandInIsTheRungsOwnCodedFormatOnItsSlotsTimestamps() async throws {
-        let configuration = PipelineRun.configuration(input: Repository.sample, variants: [Self.spec])
+    /// Both ways a rung is encoded: whole segments (B-frames where the preset has them: veryfast,
+    /// high) and with Low-Latency parts (none, slice threads: `VideoEncoder.partParameters`).
+    @Test(arguments: [(nil as Double?, "ultrafast", "main"), (nil, "veryfast", "high"), (0.2, "veryfast", "high")])
+    func aStandInIsTheRungsOwnCodedFormatOnItsSlotsTimestamps(partDuration: Double?, preset: String, profile: String) async throws {
+        let spec = Rung(name: "180p", width: 320, height: 180, bitrate: 250_000, maxrate: 300_000, bufsize: 500_000, preset: preset, profile: profile)
+        var configuration = PipelineRun.configuration(input: Repository.sample, variants: [spec])
+        configuration.partDuration = partDuration
         let segments = try #require(try await PipelineRun.run(configuration, stopAfterSegments: 3).segments["180p"])
         try #require(segments.count >= 3)
-        let standIn = try StandInEncoder.encode(spec: Self.spec, frameRate: configuration.frameRate, segmentDuration: 2, audio: configuration.audio)
+        let standIn = try StandInEncoder.encode(spec: spec, frameRate: configuration.frameRate, segmentDuration: 2, audio: configuration.audio,
+                                                framesPerPart: configuration.partClock.map { Int($0.minimumFramesPerPart) })
         let directory = try makeTemporaryDirectory("stand-in-joined")
         let own = try await Self.parameterSets(segments[0].bytes, in: directory, name: "own")
         #expect(own.count == 2, "an SPS and a PPS: \(own.count)")
@@ -95,6 +101,9 @@ import TestSupport
         #expect(video.count == 180, "three slots of 60 frames: \(video.count)")
         let steps = zip(video, video.dropFirst()).map { $1 - $0 }
         #expect(steps.allSatisfy { abs($0 - 1.0 / 30) < 0.002 }, "one frame apart throughout: \(Set(steps.map { ($0 * 1000).rounded() }))")
+        // Decode order too: the same decode delay on both sides of each seam, so DTS only rises.
+        let decode = try await FFprobe.packets(path, stream: "v").compactMap(\.dts)
+        #expect(decode.count == 180 && zip(decode, decode.dropFirst()).allSatisfy { $1 > $0 }, "DTS goes back at a seam: \(zip(decode, decode.dropFirst()).filter { $1 <= $0 }.prefix(3).map { "\($0)->\($1)" })")
     }
 
     /// The SPS and PPS NAL units of the first keyframe of a TS segment's video (`bytes`), as

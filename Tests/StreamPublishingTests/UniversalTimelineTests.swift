@@ -167,6 +167,27 @@ import Testing
         #expect(sinkOwn.entries["720p"]!.map(\.discontinuity) == [false, true])
     }
 
+    /// A run whose audio is not the stand-in's (a camera that lost or gained its sound: another
+    /// number of tracks) has its stand-ins tagged, as before; and whether a stream's stand-ins
+    /// join its segments at all (`standInsJoinTheEncoding`).
+    @Test func aStandInThatIsNotTheRunsFormatIsTagged() {
+        let first = 897_980_400
+        for matches in [true, false] {
+            var (core, sink, _) = box(startedAt: today, pair: false)
+            _ = core.beginRun(now: 100, standInMatchesRun: matches)
+            for variant in all { core.segmentArrived(variant: variant, slot: first, duration: 2, programDateTime: today, now: 102) }
+            core.tick(now: 106)
+            for variant in all { core.segmentArrived(variant: variant, slot: first + 2, duration: 2, programDateTime: today, now: 106.5) }
+            let listed = sink.entries["720p"]!.map { ($0.content == .real, $0.discontinuity) }
+            #expect(listed.map(\.0) == [true, false, true], "\(listed)")
+            #expect(listed.map(\.1) == (matches ? [false, false, false] : [false, true, true]), "matches \(matches): \(listed)")
+        }
+        #expect(SlotPublisher.standInsJoinTheEncoding(isPushed: false, standInDurations: [2, 2], segmentDuration: 2))
+        #expect(!SlotPublisher.standInsJoinTheEncoding(isPushed: true, standInDurations: [2], segmentDuration: 2), "a pushed stream: the sender's encoder")
+        #expect(!SlotPublisher.standInsJoinTheEncoding(isPushed: false, standInDurations: [59 * 1001.0 / 30000], segmentDuration: 2), "29.97 fps: a frame short of its slot")
+        #expect(!SlotPublisher.standInsJoinTheEncoding(isPushed: false, standInDurations: [], segmentDuration: 2), "no stand-ins")
+    }
+
     /// A run of the encoder starting on a box of a pair leaves its first slots GAP entries (the
     /// other box has their pictures), up to three; a longer start gets the policy's stand-ins.
     /// A restart thus adds no EXT-X-DISCONTINUITY of its own. A box with no pair keeps its
