@@ -35,7 +35,7 @@ Environment: KILLS (1), WARMUP (15), AFTER (20), PLAYERS (hlsjs-steering, hlsjs-
 ffmpeg, playbin3, chromium, hlsjs-edge, ffmpeg-edge, playbin3-edge, chromium-edge; hlsjs-* in
 low-latency mode but hlsjs-classic), FAULT (kill: kill -9 of the primary; stall: its input
 stalls for STALL seconds, 8, by the admin drill, so it serves stand-ins and restarts its
-pipeline while staying up), KEEP (set: the work folder is kept, with each hls.js and playbin3 run's
+pipeline while staying up), RUNG (the pair's one rung, 360p, ultrafast/main), KEEP (set: the work folder is kept, with each hls.js and playbin3 run's
 frames, loads and errors as JSON beside the servers' logs), SIDELINE
 (.build-release/release/sideline), HLSJS (.build-hlsjs/hls.mjs). Needs nginx, chromium, ffmpeg
 and GStreamer's Python bindings (scripts/ensure-deps.sh --players-bench). Every wait is
@@ -71,6 +71,9 @@ AFTER = float(os.environ.get("AFTER", "20"))
 FAULT = os.environ.get("FAULT", "kill")
 STALL = float(os.environ.get("STALL", "8"))
 ADMIN_TOKEN = "failover-admin-0123456789"
+# The pair's one rung (a YAML flow mapping, name 360p): ultrafast has no B-frames with parts or
+# without; a veryfast/high rung has them without parts.
+RUNG = os.environ.get("RUNG", "{name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}")
 PLAYERS = os.environ.get("PLAYERS", "hlsjs-steering,hlsjs-classic,ffmpeg,playbin3,chromium,vlc,hlsjs-edge,ffmpeg-edge,playbin3-edge,chromium-edge,vlc-edge").split(",")
 SIDELINE = os.environ.get("SIDELINE", os.path.join(ROOT, ".build-release/release/sideline"))
 HLSJS = os.environ.get("HLSJS", os.path.join(ROOT, ".build-hlsjs/hls.mjs"))
@@ -108,7 +111,7 @@ class Pair:
         self.ports = {"a": free_port(), "b": free_port()}
         self.edge_port = free_port()
         self.processes = {}
-        write_pair_configs(work, self.ports, "{name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}",
+        write_pair_configs(work, self.ports, RUNG,
                            lambda name: "stream: {name: main, input: testpattern}")
         for file in ("sideline-edge.conf", "sideline-edge-cache.conf"):
             shutil.copyfile(os.path.join(ROOT, "Config/nginx", file), os.path.join(work, file))
