@@ -78,12 +78,9 @@ public enum OriginDecision: Equatable, Sendable {
             return Described(decision: .steering(steering.manifest, timeToLive: steering.timeToLive), live: true)
         }
         let found = registry.lookUp(resource, variantLimit: variantLimit)
-        // An angle another box serves: the edge sends its URLs there; here it is not found.
-        if found == nil, registry.remoteAngleNames.contains(resource.stream) {
-            return Described(decision: .refuse(.servedByAnotherBox(resource.stream)))
-        }
-        if found == nil, registry.setsServedElsewhere.contains(resource.stream) {
-            return Described(decision: .refuse(.setServedByAnotherBox(resource.stream)))
+        // An angle (or a set) another box serves: the edge sends its URLs there; here it is not found.
+        if found == nil, let refusal = registry.servedElsewhere(resource.stream) {
+            return Described(decision: .refuse(refusal))
         }
         var facts = StatusPolicy.Facts(
             resource: .masterPlaylist, streamName: resource.stream, variantName: resource.variant, stream: found?.phase, variantExists: found?.variantExists ?? false,

@@ -27,12 +27,13 @@ enum VariantMessage: Sendable {
 final class VariantWorker {
     let spec: Rung
     let queue: BoundedQueue<VariantMessage>
-    private let clock: SegmentClock
-    /// Where parts fall (Low-Latency HLS); nil: whole segments only.
-    private let parts: PartClock?
     /// Where IDRs are forced: every segment's first frame, and every part's on a pair
-    /// (`PipelineConfiguration.keyframes`).
+    /// (`PipelineConfiguration.keyframes`). Its segment and part grids are this worker's, so
+    /// the IDRs and the cuts never disagree.
     private let keyframes: KeyframeSchedule
+    private var clock: SegmentClock { keyframes.segments }
+    /// Where parts fall (Low-Latency HLS); nil: whole segments only.
+    private var parts: PartClock? { keyframes.parts }
     /// The output index of the frame encoded last, for `keyframes` (nil before the first).
     private var lastEncoded: Int64?
     private let scaler: VideoScaler
@@ -80,12 +81,8 @@ final class VariantWorker {
          onEvent: @escaping @Sendable (PipelineEvent) -> Void,
          onEncoded: @escaping @Sendable (Double, Int?) -> Void) throws(PipelineError) {
         self.spec = spec
-        // The segment and part grids are the schedule's, so the IDRs and the cuts never disagree.
-        let clock = keyframes.segments
-        let parts = keyframes.parts
-        self.clock = clock
-        self.parts = parts
         self.keyframes = keyframes
+        let (clock, parts) = (keyframes.segments, keyframes.parts)
         self.queue = BoundedQueue(capacity: queueCapacity)
         self.scaler = VideoScaler(width: spec.width, height: spec.height)
         self.audio = audio

@@ -28,15 +28,10 @@ public struct RemoteAngleCredentials: Sendable {
 
     /// How to ask for `stream` at `now` (Unix seconds).
     public func asking(for stream: String, now: Double) -> Asking? {
-        if let credential = rules.signedCredential(for: stream, expires: Self.expiry(now: now)) {
+        // The next five-minute mark at least five minutes on.
+        if let credential = rules.signedCredential(for: stream, expires: AccessRules.expiry(now: now, validity: 300, roundedTo: 300)) {
             return Asking(prefix: AccessGate.prefix + credential, authorization: nil)
         }
         return analystToken.isEmpty ? nil : Asking(prefix: "", authorization: "Bearer " + analystToken)
-    }
-
-    /// The next five-minute mark at least five minutes from `now`.
-    static func expiry(now: Double) -> Int {
-        let seconds = now.isFinite ? Int(max(0, min(now, 1e15))) : 0
-        return (seconds + 300 + 299) / 300 * 300
     }
 }

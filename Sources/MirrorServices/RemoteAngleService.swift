@@ -73,8 +73,9 @@ public struct RemoteAngleService: Service {
         var said: [String: RemoteAngleReading.Said] = [:]
         var collisions: [String] = []
         while !Task.isCancelled {
-            let listing = await get(box.base + "/api/streams", authorization: nil)
-            let alsoHere = RemoteAngleReading.namesAlsoHere(in: listing, local: checks.localStreams)
+            // Decoded once for every angle of the box (up to `RemoteAngleReading.maximumAnswerBytes`).
+            let listing = RemoteAngleReading.Listing.decoded(await get(box.base + "/api/streams", authorization: nil))
+            let alsoHere = RemoteAngleReading.namesAlsoHere(decoded: listing, local: checks.localStreams)
             if alsoHere != collisions, !alsoHere.isEmpty {
                 logger.error("\(box.base) encodes streams named as this box's (\(alsoHere.joined(separator: ", "))): with one signing key a credential for a name opens it on every box, so give every camera of the venue its own name",
                              metadata: ["box": "\(box.base)"])
@@ -84,14 +85,14 @@ public struct RemoteAngleService: Service {
                 let before = said[stream]
                 var info: UpstreamAnswer?
                 let master: UpstreamAnswer?
-                if RemoteAngleReading.isLocked(stream, in: listing) ?? (before?.isPrivate ?? false),
+                if RemoteAngleReading.isLocked(stream, decoded: listing) ?? (before?.isPrivate ?? false),
                    let asking = credentials?.asking(for: stream, now: Date().timeIntervalSince1970) {
                     info = await get(box.base + asking.prefix + "/api/streams/\(stream)", authorization: asking.authorization)
                     master = await get(box.base + asking.prefix + "/live/\(stream)/master.m3u8", authorization: asking.authorization)
                 } else {
                     master = await get(box.base + "/live/\(stream)/master.m3u8", authorization: nil)
                 }
-                let now = RemoteAngleReading.reading(stream: stream, listing: listing, info: info, master: master, before: before)
+                let now = RemoteAngleReading.reading(stream: stream, decoded: listing, info: info, master: master, before: before)
                 if before?.state != now.state {
                     logger.log(level: now.state == "unreachable" || now.state == "missing" ? .warning : .info, "an angle another box serves is \(now.state)",
                                metadata: ["stream": "\(stream)", "box": "\(box.base)"])

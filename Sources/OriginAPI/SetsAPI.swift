@@ -100,12 +100,12 @@ struct SetsRoutes: Sendable {
         router.get("/api/sets/:set") { request, context in
             let name = context.parameters.get("set") ?? ""
             let viewer = viewer(of: request)
-            // A set the caller may not watch answers as one that does not exist.
             // A set another box serves says so, but only to a caller who may watch it: to anyone
             // else a private set does not exist.
             if registry.setsServedElsewhere.contains(name) {
                 return Response(viewer.mayWatch(name) ? Refusal.setServedByAnotherBox(name) : Refusal.noSuchSet(name))
             }
+            // A set the caller may not watch answers as one that does not exist.
             guard let set = registry.angleSet(named: name), let info = SetsAPI.describe(set, streams: StreamsAPI.listing(of: registry).streams, remote: registry.remoteAngles, viewer: viewer, isPrivate: isPrivate) else {
                 return Response(Refusal.noSuchSet(name))
             }

@@ -192,8 +192,7 @@ public struct StreamsRoutes: Sendable {
             let pathPrefix = ViewerAccess.pathPrefix(of: request)
             let viewer = StreamsAPI.Viewer(mayWatch: { $0 == name }, urlPrefix: { pathPrefix.isEmpty ? access?.urlPrefix(for: $0) ?? "" : pathPrefix })
             guard let info = StreamsAPI.listing(of: registry, viewer: viewer).streams.first else { return Response(Refusal.noSuchStream(name)) }
-            let headers: HTTPFields = [.contentType: "application/json", .cacheControl: CachePolicy.uncached.headerValue, .accessControlAllowOrigin: "*"]
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try SetsAPI.encoder.encode(info))))
+            return try SetsRoutes.json(info)
         }
         // The angle sets' descriptions beside the streams' (`SetsAPI`).
         SetsRoutes(registry: registry, access: access).add(to: router)

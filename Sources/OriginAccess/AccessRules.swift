@@ -70,8 +70,16 @@ public struct AccessRules: Sendable, Equatable {
         let token = viewerToken(of: stream)
         // Rounded up to the next ten minutes, so the URLs the page polls for stay the same for
         // ten minutes instead of changing every second.
-        let expires = (Int(now) + Self.defaultValidity + 599) / 600 * 600
+        let expires = Self.expiry(now: now, validity: Self.defaultValidity, roundedTo: 600)
         return signedCredential(for: stream, expires: expires) ?? token.map { AccessCredential.viewer(stream: stream).text(key: $0) }
+    }
+
+    /// An expiry (Unix seconds) at least `validity` seconds after `now`, rounded up to a multiple
+    /// of `step`: one credential for `step` seconds, so URLs made meanwhile are the same (and a
+    /// server checks their MAC once). A clock that is not a number counts as 0, not a trap.
+    public static func expiry(now: Double, validity: Int, roundedTo step: Int) -> Int {
+        let seconds = now.isFinite ? Int(max(0, min(now, 1e15))) : 0
+        return (seconds + validity + step - 1) / step * step
     }
 
     /// `path` (which starts with '/') under `/access/<credential>`, or as it is without one.

@@ -120,14 +120,14 @@ public final class StreamRegistry: Sendable {
 
     /// The one stream lookup of every route (`OriginState.existing`): the stream, or 404 / 410.
     public func existing(_ name: String) throws(Refusal) -> Stream {
-        if setsServedElsewhere.contains(name) { throw Refusal.setServedByAnotherBox(name) }
+        if let refusal = servedElsewhere(name) { throw refusal }
         return try published.withLock { published throws(Refusal) in try published.state.existing(name) }
     }
 
     /// `existing` with what was rendered of the stream, read under the same lock: for answers
     /// made from both (a VOD rendition tagged by a rendering, made from the state's markers).
     public func existingSnapshot(_ name: String) throws(Refusal) -> Snapshot {
-        if setsServedElsewhere.contains(name) { throw Refusal.setServedByAnotherBox(name) }
+        if let refusal = servedElsewhere(name) { throw refusal }
         return try published.withLock { published throws(Refusal) in
             Snapshot(stream: try published.state.existing(name), served: published.served[name] ?? Served(floor: 0))
         }
@@ -139,6 +139,13 @@ public final class StreamRegistry: Sendable {
     /// The sets another box serves that this box lists for its angles' sake
     /// (`SidelineConfiguration.isServedHere`): asked here, they answer where they are served.
     public let setsServedElsewhere: Set<String>
+
+    /// The 404 for a name another box of the venue serves (a stream, or a set this box lists
+    /// for its angles' sake), saying so; nil for a name of this box's. Read without the lock.
+    public func servedElsewhere(_ name: String) -> Refusal? {
+        if remoteAngleNames.contains(name) { return .servedByAnotherBox(name) }
+        return setsServedElsewhere.contains(name) ? .setServedByAnotherBox(name) : nil
+    }
 
     /// The steering manifest this box serves for every stream and set (`OriginChange.steering`),
     /// nil on a box with no pair.

@@ -49,7 +49,12 @@ public enum RemoteAngleReading {
     /// asked without a credential for it); nil when the answer says nothing (no answer, not
     /// JSON, or too large).
     public static func isLocked(_ stream: String, in listing: UpstreamAnswer?) -> Bool? {
-        decode(listing).map { $0.locked?.contains { $0.id == stream } == true }
+        isLocked(stream, decoded: Listing.decoded(listing))
+    }
+
+    /// `isLocked` of an answer decoded once (`Listing.decoded`), for every angle of a box.
+    public static func isLocked(_ stream: String, decoded listing: Listing?) -> Bool? {
+        listing.map { $0.locked?.contains { $0.id == stream } == true }
     }
 
     /// `listing`: the box's `/api/streams` answer, asked without a credential (nil: no answer
@@ -57,21 +62,28 @@ public enum RemoteAngleReading {
     /// when the listing shows it locked (nil: not asked, or no answer); `master`: the angle's
     /// master answer (nil: none, or not asked); `before`: what was said last.
     public static func reading(stream: String, listing: UpstreamAnswer?, info: UpstreamAnswer? = nil, master: UpstreamAnswer?, before: Said?) -> Said {
+        reading(stream: stream, decoded: Listing.decoded(listing), info: info, master: master, before: before)
+    }
+
+    /// `reading` of a listing decoded once (`Listing.decoded`), for every angle of a box.
+    public static func reading(stream: String, decoded: Listing?, info: UpstreamAnswer? = nil, master: UpstreamAnswer?, before: Said?) -> Said {
         var said = Said(title: before?.title ?? "", state: "unreachable", master: before?.master, isPrivate: before?.isPrivate ?? false)
-        if let decoded = decode(listing) {
+        /// The title and state an entry gives (the list's, or the angle's own).
+        func take(_ entry: Listing.Entry) {
+            said.title = clean(entry.title)
+            said.state = states.contains(entry.state) ? entry.state : "unknown"
+        }
+        if let decoded {
             if let entry = decoded.streams.first(where: { $0.id == stream }) {
-                said.title = clean(entry.title)
-                said.state = states.contains(entry.state) ? entry.state : "unknown"
+                take(entry)
                 said.isPrivate = entry.urlPrefix?.isEmpty == false
             } else if decoded.locked?.contains(where: { $0.id == stream }) == true {
                 said.isPrivate = true
+                said.state = "private"
                 // Its own entry, asked with a credential: its title and state.
                 if let info, info.status == 200, info.body.count <= maximumAnswerBytes,
                    let entry = try? JSONDecoder().decode(Listing.Entry.self, from: Data(info.body)), entry.id == stream {
-                    said.title = clean(entry.title)
-                    said.state = states.contains(entry.state) ? entry.state : "unknown"
-                } else {
-                    said.state = "private"
+                    take(entry)
                 }
             } else {
                 said.state = "missing"
@@ -143,7 +155,12 @@ public enum RemoteAngleReading {
     /// encodes too (`local`): with one signing key across the venue, a credential for such a
     /// name opens both, so every name must be the venue's one camera.
     public static func namesAlsoHere(in listing: UpstreamAnswer?, local: Set<String>) -> [String] {
-        guard let decoded = decode(listing) else { return [] }
+        namesAlsoHere(decoded: Listing.decoded(listing), local: local)
+    }
+
+    /// `namesAlsoHere` of a listing decoded once.
+    public static func namesAlsoHere(decoded: Listing?, local: Set<String>) -> [String] {
+        guard let decoded else { return [] }
         return Set(decoded.streams.map(\.id) + (decoded.locked ?? []).map(\.id)).intersection(local).sorted()
     }
 
@@ -155,20 +172,23 @@ public enum RemoteAngleReading {
         return "angle '\(stream)' on \(box) runs at \(DecimalFormat.compact(other)) fps, its set's angles here at \(DecimalFormat.compact(expected)) fps: every angle of a set shares one frame grid, so give both boxes the same video.frame_rate"
     }
 
-    static func decode(_ listing: UpstreamAnswer?) -> Listing? {
-        guard let listing, listing.status == 200, listing.body.count <= maximumAnswerBytes else { return nil }
-        return try? JSONDecoder().decode(Listing.self, from: Data(listing.body))
-    }
+    /// The part of `/api/streams` read here: decoded once per answer (`decoded`), however many
+    /// of the box's angles are read from it.
+    public struct Listing: Decodable, Sendable {
+        /// The answer as read here; nil for no answer, another status, more than
+        /// `maximumAnswerBytes` or not this JSON.
+        public static func decoded(_ answer: UpstreamAnswer?) -> Listing? {
+            guard let answer, answer.status == 200, answer.body.count <= maximumAnswerBytes else { return nil }
+            return try? JSONDecoder().decode(Listing.self, from: Data(answer.body))
+        }
 
-    /// The part of `/api/streams` read here.
-    struct Listing: Decodable {
-        struct Entry: Decodable {
+        struct Entry: Decodable, Sendable {
             var id: String
             var title: String
             var state: String
             var urlPrefix: String?
         }
-        struct Locked: Decodable {
+        struct Locked: Decodable, Sendable {
             var id: String
         }
         var streams: [Entry]
