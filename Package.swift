@@ -263,7 +263,7 @@ let tests: [Target] = [
     .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "OriginPolicy", "SidelineCore", "SidelineTesting"]),
-    .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist"]),
+    .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist", "SidelineCore"]),
     .testTarget(name: "OriginStateTests", dependencies: ["OriginState", "HLSPlaylist", "OriginPolicy", "SidelineTesting"]),
     .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
     .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
@@ -280,7 +280,7 @@ let tests: [Target] = [
     .testTarget(
         name: "HLSOriginTests",
         dependencies: [
-            "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SidelineTesting", "TestSupport",
+            "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "OriginAccess", "OriginPolicy", "SidelineCore", "SidelineTesting", "TestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "CompressNIO", package: "compress-nio"),

@@ -20,14 +20,23 @@ public final class AdmissionControl: Sendable {
         /// A connection whose answer's writes make no progress (the client stopped reading) for
         /// this long is closed. Nil: never.
         public var writeTimeout: Duration?
+        /// Requests one client may have held at once (blocking reloads, hinted parts); nil for
+        /// no bound (`HeldRequestBook`).
+        public var maxHeldPerClient: Int?
+        /// The edges whose X-Forwarded-For names the player (`server.trusted_proxies`): their
+        /// connections are never capped or evicted for the players they carry, and the
+        /// per-client rules count the player they name.
+        public var trustedProxies: TrustedProxies
 
         public init(maxConnections: Int? = nil, maxRequestsInFlight: Int? = nil, maxConnectionsPerClient: Int? = nil, idleTimeout: Duration? = nil,
-                    writeTimeout: Duration? = nil) {
+                    writeTimeout: Duration? = nil, maxHeldPerClient: Int? = HeldRequestBook.defaultPerClient, trustedProxies: TrustedProxies = TrustedProxies()) {
             self.maxConnections = maxConnections
             self.maxRequestsInFlight = maxRequestsInFlight
             self.maxConnectionsPerClient = maxConnectionsPerClient
             self.idleTimeout = idleTimeout
             self.writeTimeout = writeTimeout
+            self.maxHeldPerClient = maxHeldPerClient
+            self.trustedProxies = trustedProxies
         }
     }
 
@@ -43,10 +52,14 @@ public final class AdmissionControl: Sendable {
     /// Connections per client address (`limits.maxConnectionsPerClient`), and the one place
     /// that frees a connection for a new client at either cap.
     public let clients: ClientConnections
+    /// Requests held now, per client, and their bound.
+    public let held: HeldRequests
 
     public init(limits: Limits = Limits(), clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
         self.limits = limits
-        self.clients = ClientConnections(cap: limits.maxConnectionsPerClient, maxConnections: limits.maxConnections, writeTimeout: limits.writeTimeout, clock: clock)
+        self.clients = ClientConnections(cap: limits.maxConnectionsPerClient, maxConnections: limits.maxConnections, writeTimeout: limits.writeTimeout,
+                                         trustedProxies: limits.trustedProxies, clock: clock)
+        self.held = HeldRequests(perClient: limits.maxHeldPerClient)
     }
 
     /// From now on every new request is answered 503; requests already admitted finish.
@@ -89,6 +102,13 @@ public final class AdmissionControl: Sendable {
     }
 
     func leave() { requests.subtract(1, ordering: .relaxed) }
+
+    /// A request admitted by `enter()` is held (blocking reload, hinted part): while it waits
+    /// it is not in flight, so a crowd waiting at the live edge never fills the admission every
+    /// other request needs (its own bound is the client's, `held`). `takeBack()` when it
+    /// goes on to be answered, so the middleware's `leave()` stays balanced.
+    func setAside() { requests.subtract(1, ordering: .relaxed) }
+    func takeBack() { requests.add(1, ordering: .relaxed) }
 
     func connectionOpened() { connections.add(1, ordering: .relaxed) }
     func connectionClosed() { connections.subtract(1, ordering: .relaxed) }

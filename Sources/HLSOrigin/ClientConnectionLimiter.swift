@@ -44,6 +44,8 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     let throttle: CredentialThrottleState?
     private let writeTimeout: Duration?
     let activity: ConnectionActivity
+    /// Whether the client is still there, for the requests it holds.
+    let presence = ConnectionPresence()
     private var counted: UInt64?
     private var decided = false
     /// Counted in over `max_connections`: once it has been answered 503 it is closed, so a
@@ -89,6 +91,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     /// A drain (graceful shutdown): closed at once when nothing is in progress, else after the
     /// last answer's bytes are taken by the socket.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed = event as? ChannelEvent { presence.leave() }
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
         carryOut(keepAlive.drain(), context: context)
     }
@@ -123,6 +126,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        presence.leave()
         idleCheck?.cancel()
         idleCheck = nil
         release()
@@ -258,8 +262,11 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         guard !decided else { return }
         decided = true
         carryOut(keepAlive.firstCheck, context: context)
-        guard let address = context.channel.remoteAddress?.clientKey else { return }
-        if let admitted = clients.admit(address, activity: activity, channel: context.channel) {
+        let peer = context.channel.remoteAddress
+        guard let address = peer?.clientKey else { return }
+        let trusted = !clients.trustedProxies.isEmpty && peer?.addressBytes.map(clients.trustedProxies.trusts) == true
+        if trusted { throttle?.trustPeer(peer, proxies: clients.trustedProxies) }
+        if let admitted = clients.admit(address, trusted: trusted, activity: activity, presence: presence, channel: context.channel) {
             counted = admitted.id
             overCap = admitted.overCap
         } else {

@@ -16,20 +16,30 @@ public final class ClientConnections: Sendable {
     /// A connection whose answer's writes make no progress for this long is closed; nil: never.
     let writeTimeout: Duration?
     let clock: @Sendable () -> Double
+    /// Edges (`server.trusted_proxies`): their connections carry many players, so they are
+    /// never held to the per-client cap and never closed to make room for another client.
+    let trustedProxies: TrustedProxies
 
     struct Entry {
         let address: String
         let activity: ConnectionActivity
         let channel: any Channel
+        /// From a trusted proxy: never a victim.
+        var trusted = false
+        /// Whether its client is still there, for the requests it holds.
+        var presence: ConnectionPresence?
     }
 
     private struct Table {
         var entries: [UInt64: Entry] = [:]
         var perAddress: [String: Int] = [:]
         var nextID: UInt64 = 0
+        /// Each connection's entry by its channel, for a request that holds (`presence(of:)`).
+        var byChannel: [ObjectIdentifier: UInt64] = [:]
 
         mutating func remove(_ id: UInt64) -> Entry? {
             guard let entry = entries.removeValue(forKey: id) else { return nil }
+            byChannel.removeValue(forKey: ObjectIdentifier(entry.channel))
             let left = perAddress[entry.address, default: 1] - 1
             perAddress[entry.address] = left > 0 ? left : nil
             return entry
@@ -37,7 +47,7 @@ public final class ClientConnections: Sendable {
 
         func victims(now: Double, count: Int, from address: String? = nil) -> [UInt64] {
             let candidates = entries.compactMap { id, entry -> ConnectionEviction.Connection? in
-                guard address == nil || entry.address == address else { return nil }
+                guard !entry.trusted, address == nil || entry.address == address else { return nil }
                 return .init(id: id, address: entry.address, activity: entry.activity.state)
             }
             return ConnectionEviction.victims(among: candidates, now: now, count: count)
@@ -51,10 +61,12 @@ public final class ClientConnections: Sendable {
     private let open = Atomic<Int>(0)
     private let evictedTotal = Atomic<Int>(0)
 
-    public init(cap: Int?, maxConnections: Int? = nil, writeTimeout: Duration? = nil, clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
+    public init(cap: Int?, maxConnections: Int? = nil, writeTimeout: Duration? = nil, trustedProxies: TrustedProxies = TrustedProxies(),
+                clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
         self.cap = cap
         self.maxConnections = maxConnections
         self.writeTimeout = writeTimeout
+        self.trustedProxies = trustedProxies
         self.clock = clock
     }
 
@@ -68,11 +80,12 @@ public final class ClientConnections: Sendable {
     /// Counts a new connection in, closing a less useful one when a cap is reached; nil (and not
     /// counted) when its address is at its cap with nothing of its own to give up. At the
     /// server's cap with nothing to give up, it is counted in and `AdmissionControl` answers 503.
-    func admit(_ address: String, activity: ConnectionActivity, channel: any Channel) -> Admitted? {
+    /// `trusted`: a trusted proxy's connection, which no per-client cap holds back.
+    func admit(_ address: String, trusted: Bool = false, activity: ConnectionActivity, presence: ConnectionPresence? = nil, channel: any Channel) -> Admitted? {
         var victims: [any Channel] = []
         let admitted: Admitted? = table.withLock { table in
             let now = clock()
-            if let cap, table.perAddress[address, default: 0] >= cap {
+            if !trusted, let cap, table.perAddress[address, default: 0] >= cap {
                 guard let victim = table.victims(now: now, count: 1, from: address).first, let entry = table.remove(victim) else { return nil }
                 victims.append(entry.channel)
             }
@@ -85,7 +98,8 @@ public final class ClientConnections: Sendable {
             }
             let id = table.nextID
             table.nextID &+= 1
-            table.entries[id] = Entry(address: address, activity: activity, channel: channel)
+            table.entries[id] = Entry(address: address, activity: activity, channel: channel, trusted: trusted, presence: presence)
+            table.byChannel[ObjectIdentifier(channel)] = id
             table.perAddress[address, default: 0] += 1
             open.store(table.entries.count, ordering: .relaxed)
             return Admitted(id: id, overCap: maxConnections.map { table.entries.count > $0 } ?? false)
@@ -104,6 +118,11 @@ public final class ClientConnections: Sendable {
             return table.entries.count
         }
         open.store(count, ordering: .relaxed)
+    }
+
+    /// The presence of the connection `channel` is, while it is counted in.
+    func presence(of channel: ObjectIdentifier) -> ConnectionPresence? {
+        table.withLock { table in table.byChannel[channel].flatMap { table.entries[$0]?.presence } }
     }
 
     public func openConnections(from address: String) -> Int { table.withLock { $0.perAddress[address] ?? 0 } }

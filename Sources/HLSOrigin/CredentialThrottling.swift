@@ -44,34 +44,54 @@ public final class CredentialThrottling: Sendable {
 /// with no attempt left is answered 429 there, before the gate, a route or the fast path checks
 /// it; an answer of 401 or 403 to a request that offered one takes an attempt.
 ///
-/// `/api/access` is not throttled here: an edge cache asks it about each of its viewers'
-/// requests from its own one address, and throttling that address would lock every viewer
-/// behind the edge out.
+/// `/api/access` from a peer that is not a trusted proxy is not throttled here: an edge cache
+/// asks it about each of its viewers' requests from its own one address, and throttling that
+/// address would lock every viewer behind the edge out. From a trusted proxy
+/// (`server.trusted_proxies`) it is, per the viewer the edge names in X-Forwarded-For: the
+/// question carries that viewer's credential, so its refusals are that viewer's attempts, and
+/// every other request through the edge counts against the viewer it names too.
 ///
 /// Order: HTTP/1.1 answers requests in order. A 429 is written at once only when nothing is
 /// being answered on the connection; a throttled request pipelined behind another closes the
 /// connection instead (players do not pipeline; a guessing script may). On the event loop only.
 final class CredentialThrottleState {
     private let throttling: CredentialThrottling
-    /// Whether each request being answered (oldest first) offered a credential.
-    private var offered: [Bool] = []
+    /// Each request being answered (oldest first): the client it counts against, when it
+    /// offered a credential.
+    private var offered: [String?] = []
     /// The request answered here with 429: its body parts are dropped.
     private(set) var swallowing = false
+    /// Set when the peer is a trusted proxy: requests count against the viewer it names.
+    private var proxy: (peer: SocketAddress?, proxies: TrustedProxies)?
 
     init(throttling: CredentialThrottling) {
         self.throttling = throttling
     }
 
-    private func address(_ context: ChannelHandlerContext) -> String {
-        context.channel.remoteAddress?.clientKey ?? "unknown"
+    /// The connection is a trusted proxy's (`ClientConnectionLimiter.decide`).
+    func trustPeer(_ peer: SocketAddress?, proxies: TrustedProxies) {
+        proxy = (peer, proxies)
+    }
+
+    /// Who `head` counts against: the viewer a trusted proxy names, or the peer.
+    private func client(of head: HTTPRequest, context: ChannelHandlerContext) -> String {
+        guard let proxy else { return context.channel.remoteAddress?.clientKey ?? "unknown" }
+        return RequestClient.key(peer: proxy.peer, forwardedFor: head.headerFields[RequestClient.forwardedForHeader], proxies: proxy.proxies)
     }
 
     /// True when the request was answered (429) or the connection closed here: do not pass it on.
     func refuses(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
         let path = head.path ?? "/"
-        let offers = !path.utf8.starts(with: "/api/access".utf8)
-            && Redaction.offersCredential(target: path, authorization: head.headerFields[.authorization])
-        if offers, let refusal = throttling.refusal(for: address(context)) {
+        let authorization = head.headerFields[.authorization]
+        let offers: Bool
+        if path.utf8.starts(with: "/api/access".utf8) {
+            // An edge's question: the viewer's URL is in X-Original-URI.
+            offers = proxy != nil && Redaction.offersCredential(target: head.headerFields[ViewerAccess.originalURIHeader] ?? "/", authorization: authorization)
+        } else {
+            offers = Redaction.offersCredential(target: path, authorization: authorization)
+        }
+        let client = offers ? client(of: head, context: context) : nil
+        if let client, let refusal = throttling.refusal(for: client) {
             guard offered.isEmpty else {
                 context.close(promise: nil)
                 return true
@@ -84,15 +104,15 @@ final class CredentialThrottleState {
             return true
         }
         swallowing = false
-        offered.append(offers)
+        offered.append(client)
         return false
     }
 
     /// An answer's head is being written: a 401 or 403 to a request that offered a credential
-    /// takes an attempt from its address.
+    /// takes an attempt from its client.
     func answering(_ status: HTTPResponse.Status, context: ChannelHandlerContext) {
-        guard status.code == 401 || status.code == 403, offered.first == true else { return }
-        throttling.recordFailure(of: address(context))
+        guard status.code == 401 || status.code == 403, let first = offered.first, let client = first else { return }
+        throttling.recordFailure(of: client)
     }
 
     /// An answer's end is being written.

@@ -19,12 +19,17 @@ public struct OriginRoutes: Sendable {
     let renditions = VODRenditions()
     /// CMCD in, CMSD out; nil: off.
     let diagnostics: PlayerDiagnostics?
+    /// Held requests leave the in-flight count and count against their client's bound
+    /// (`AdmissionControl.held`); nil: held without a bound (router tests).
+    let admission: AdmissionControl?
 
-    public init(registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), segments: SegmentCache, diagnostics: PlayerDiagnostics? = nil) {
+    public init(registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), segments: SegmentCache, diagnostics: PlayerDiagnostics? = nil,
+                admission: AdmissionControl? = nil) {
         self.registry = registry
         self.policy = policy
         self.segments = segments
         self.diagnostics = diagnostics
+        self.admission = admission
     }
 
     public func add<Context: RequestContext>(to router: Router<Context>) {
@@ -53,10 +58,28 @@ public struct OriginRoutes: Sendable {
         var described = OriginDecision.decideTimed(path, directives: directives, variantLimit: asked.variantLimit, registry: registry, policy: policy)
         var held: Double?
         if case let .hold(hold) = described.decision {
+            // Held within its client's bound (the player a trusted edge names, or the peer),
+            // and outside the server's in-flight count while it waits.
+            let client = admission != nil ? RequestClient.current?.key : nil
+            if let admission, let client, !admission.held.hold(client: client) {
+                let refusal = Refusal(.tooManyHeld, "this client already holds \(admission.held.perClient ?? 0) requests waiting for playlists or parts; "
+                                      + "wait for one of them, then ask again", retryAfter: 1)
+                return Response(refusal.response(requestID: asked.requestID, audience: asked.audience))
+            }
+            defer { if let admission, let client { admission.held.release(client: client) } }
             // Blocking reload: this task is suspended (no thread) until the sequence number is
-            // listed or the bound passes, then the request is decided again on what is current.
+            // listed or the bound passes (or the player goes away: the task is cancelled), then
+            // the request is decided again on what is current.
             let start = ContinuousClock.now
-            await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, part: hold.part, seconds: hold.seconds)
+            admission?.setAside()
+            let presence = RequestClient.current?.presence
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await registry.waitUntilListed(stream: hold.stream, variant: hold.variant, iFrames: hold.iFrames, sequence: hold.sequence, part: hold.part, seconds: hold.seconds) }
+                if let presence { group.addTask { await presence.waitUntilGone() } }
+                await group.next()
+                group.cancelAll()
+            }
+            admission?.takeBack()
             held = (ContinuousClock.now - start).inSeconds
             described = OriginDecision.decideTimed(path, directives: directives, held: true, variantLimit: asked.variantLimit, registry: registry, policy: policy)
         }

@@ -67,7 +67,7 @@ public enum OriginServer {
         // Config/nginx/sideline-edge-private.conf): 204, or the refusal the URL itself would get.
         router.get("/api/access") { request, _ in ViewerAccess.edgeQuestion(request, access: access) }
         for add in routes { add(router) }
-        OriginRoutes(registry: registry, policy: policy, segments: segments, diagnostics: diagnostics).add(to: router)
+        OriginRoutes(registry: registry, policy: policy, segments: segments, diagnostics: diagnostics, admission: admission).add(to: router)
         let clients = admission.clients
         let idle = admission.limits.idleTimeout
         let serverName = "Sideline"
@@ -83,7 +83,8 @@ public enum OriginServer {
             server: HTTPServerBuilder { responder in
                 // Before the router, on every request: the path normalised, internal headers a
                 // client sent dropped, and no route sees a private stream's request the gate refused.
-                let channel = OriginHTTP1Channel(responder: ViewerAccess.guarding(responder, access: access, logger: logger), clients: clients, idleTimeout: idle,
+                let channel = OriginHTTP1Channel(responder: ViewerAccess.guarding(responder, access: access, logger: logger, proxies: admission.limits.trustedProxies, clients: clients),
+                                                 clients: clients, idleTimeout: idle,
                                                  fastPath: fast, secure: tls != nil, throttling: throttling)
                 // Hummingbird's TLS channel; the identity's handshake callback serves the
                 // certificate current at each handshake (reloaded on SIGHUP).

@@ -125,7 +125,24 @@ extension ViewerAccess {
     /// canonical path, so they answer exactly what was judged. In front of the router, not a
     /// middleware in it: Hummingbird picks a request's route before its middleware runs, so a
     /// rewritten path must be rewritten before the router sees it.
-    static func guarding(_ responder: @escaping HTTPChannelHandler.Responder, access: ViewerAccess?, logger: Logger) -> HTTPChannelHandler.Responder {
+    /// `proxies`: the trusted edges (`RequestClient`), whose X-Forwarded-For names the client
+    /// every later rule and the request log count.
+    static func guarding(_ responder: @escaping HTTPChannelHandler.Responder, access: ViewerAccess?, logger: Logger,
+                         proxies: TrustedProxies = TrustedProxies(), clients: ClientConnections? = nil) -> HTTPChannelHandler.Responder {
+        let guarded = guardingAccess(responder, access: access, logger: logger)
+        return { request, writer, channel in
+            let client = RequestClient(peer: channel.remoteAddress, forwardedFor: proxies.isEmpty ? nil : request.headers[RequestClient.forwardedForHeader], proxies: proxies,
+                                       connection: ObjectIdentifier(channel), clients: clients)
+            // The writer cannot be copied into the closure: it is moved in through an optional.
+            var moved = Optional(writer)
+            try await RequestClient.$current.withValue(client) {
+                guard let writer = moved.take() else { return }
+                try await guarded(request, writer, channel)
+            }
+        }
+    }
+
+    private static func guardingAccess(_ responder: @escaping HTTPChannelHandler.Responder, access: ViewerAccess?, logger: Logger) -> HTTPChannelHandler.Responder {
         { request, writer, channel in
             let sent = request.head.path ?? "/"
             let judgement = judge(access, target: sent, authorization: request.headers[.authorization])
@@ -222,6 +239,8 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
                                              "http.status": "\(response.status.code)"]
             metadata["request.id"] = response.headers[RequestID.header].map { "\($0)" }
             metadata["access"] = request.headers[ViewerAccess.grantHeader].map { "\($0)" }
+            // Behind a trusted edge, the player it names (`server.trusted_proxies`).
+            if let client = RequestClient.current, client.isForwarded { metadata["client"] = "\(client.key)" }
             OriginFastResponder.log(headers, of: request.headers, to: &metadata)
             context.logger.log(level: level, "Request", metadata: metadata)
         }

@@ -44,6 +44,10 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// Too many refused credentials from one address (`CredentialThrottle`): 429 with
         /// `Retry-After` (RFC 6585 §4) until it may try again.
         case tooManyAttempts = "too-many-attempts"
+        /// More requests held at once (blocking reloads, hinted parts) by one client than
+        /// `server.max_held_per_client` (`HeldRequestBook`): 429 with `Retry-After`, never
+        /// cached, so the other viewers behind an edge ask again for themselves.
+        case tooManyHeld = "too-many-held"
         /// A playlist of a stream with no segment yet: it will exist in seconds.
         case starting
         /// The server is shutting down.
@@ -68,7 +72,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             case .streamRemoved: 410
             case .tooLarge: 413
             case .rangeNotSatisfiable: 416
-            case .tooManyAttempts: 429
+            case .tooManyAttempts, .tooManyHeld: 429
             case .internalError: 500
             case .upstreamFailed: 502
             case .insufficientStorage: 507
@@ -104,7 +108,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         self.audience = audience
         // A part not made yet is never stored as a refusal by a cache in front: it exists in
         // a part target's time.
-        self.cache = cache ?? (audience == .operators || kind == .partNotReady ? .noStore : kind == .streamRemoved ? .gone : .transientError)
+        self.cache = cache ?? (audience == .operators || kind == .partNotReady || kind == .tooManyHeld ? .noStore : kind == .streamRemoved ? .gone : .transientError)
         self.realm = realm
         self.rangeOf = rangeOf
     }

@@ -81,6 +81,11 @@ extension SidelineConfiguration {
             if let limit = try server.int("max_connections_per_client", in: 0...1_000_000) { config.server.maxConnectionsPerClient = limit == 0 ? nil : limit }
             if let seconds = try server.double("idle_timeout", in: 0...3600) { config.server.idleTimeout = seconds == 0 ? nil : seconds }
             if let seconds = try server.double("write_timeout", in: 0...3600) { config.server.writeTimeout = seconds == 0 ? nil : seconds }
+            if let limit = try server.int("max_held_per_client", in: 0...1_000_000) { config.server.maxHeldPerClient = limit == 0 ? nil : limit }
+            if let proxies = try server.stringList("trusted_proxies", matching: { IPAddressRange($0) != nil },
+                                                   expected: "IP addresses or CIDR ranges of the edge caches in front of this server, such as 10.0.0.5 or 10.0.0.0/24") {
+                config.server.trustedProxies = proxies.compactMap(IPAddressRange.init)
+            }
             config.server.deltaUpdates = try server.bool("delta_updates") ?? config.server.deltaUpdates
             config.server.blockingReload = try server.bool("blocking_reload") ?? config.server.blockingReload
             config.server.requestMetrics = try server.bool("request_metrics") ?? config.server.requestMetrics

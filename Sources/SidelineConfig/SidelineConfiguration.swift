@@ -113,6 +113,15 @@ public struct ServerSettings: Sendable, Equatable {
     /// `server.write_timeout`: seconds an answer's writes may make no progress (the client
     /// stopped reading) before its connection is closed. nil (0): never.
     public var writeTimeout: Double? = 30
+    /// `server.max_held_per_client`: requests one client may have held at once (blocking
+    /// reloads and hinted parts, Low-Latency HLS); more are answered 429. Held requests do not
+    /// count against `max_requests_in_flight`. nil (0 in the file): no bound.
+    public var maxHeldPerClient: Int? = 32
+    /// `server.trusted_proxies`: addresses or CIDR ranges of edge caches in front of this
+    /// server, whose X-Forwarded-For names the player: the per-client limits, the credential
+    /// throttle and the request log then count the player, never the edge. A forwarded-for
+    /// header from any other address is ignored. Empty by default.
+    public var trustedProxies: [IPAddressRange] = []
     /// `server.delta_updates`: live media playlists offer Playlist Delta Updates
     /// (`CAN-SKIP-UNTIL`, `_HLS_skip`), so a player at hour 3 reloads a few hundred bytes.
     public var deltaUpdates = true

@@ -89,9 +89,7 @@ struct MirrorCommand: AsyncParsableCommand {
         let metrics = PrometheusExport.bootstrap()
         let registry = StreamRegistry(offer: .init(deltaUpdates: settings.server.deltaUpdates, blockingReload: settings.server.blockingReload),
                                       angleSets: set.map { [$0.angleSet(segmentDuration: settings.segmentDuration)] } ?? [])
-        let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
-                                                       maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
-                                                       idleTimeout: settings.server.idleTimeout.map { .seconds($0) }))
+        let admission = AdmissionControl(limits: .init(settings.server, writeTimeout: false))
         let listenHost = settings.server.host
         let application = OriginServer.makeApplication(
             registry: registry, host: settings.server.host, port: settings.server.port, logger: logger, metrics: metrics,

@@ -91,9 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
         let running: [(name: String, stream: any RunningStream)] = pipelineServices.map { ($0.plan.stream.name, $0) } + pushedServices.map { ($0.stream.name, $0) }
 
         let console = ConsoleStatus(streams: running.map { entry in (entry.name, { entry.stream.statistics }) }, registry: registry)
-        let admission = AdmissionControl(limits: .init(maxConnections: settings.server.maxConnections, maxRequestsInFlight: settings.server.maxRequestsInFlight,
-                                                       maxConnectionsPerClient: settings.server.maxConnectionsPerClient,
-                                                       idleTimeout: settings.server.idleTimeout.map { .seconds($0) }, writeTimeout: settings.server.writeTimeout.map { .seconds($0) }))
+        let admission = AdmissionControl(limits: .init(settings.server))
         let adminToken = ProcessInfo.processInfo.environment["SIDELINE_ADMIN_TOKEN"] ?? settings.admin.token
         let operations = PipelineOperations(services: Dictionary(uniqueKeysWithValues: running.map { ($0.name, $0.stream) }),
                                             registry: registry, dataDirectory: settings.dataDirectory, logger: logger)

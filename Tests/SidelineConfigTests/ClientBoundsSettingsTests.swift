@@ -1,4 +1,5 @@
 import SidelineConfig
+import SidelineCore
 import Testing
 
 /// The keys that bound what clients make the server keep (`server.write_timeout`, `clips`,
@@ -42,6 +43,32 @@ import Testing
         } throws: { error in
             guard case let .unknownKey(_, found, _) = error as? ConfigError else { return false }
             return found == "clips.max_lenght"
+        }
+    }
+}
+
+/// `server.trusted_proxies` and `server.max_held_per_client`: decoded, and a value that is not
+/// an address or range refused naming the key.
+@Suite struct TrustedProxySettingsTests {
+    @Test func theKeysAreDecoded() throws {
+        let config = try SidelineConfiguration.parse(yaml: "server: {trusted_proxies: [10.0.0.5, 10.0.1.0/24, 'fd00::/8'], max_held_per_client: 8}\n")
+        #expect(config.server.trustedProxies.map(\.description) == ["10.0.0.5", "10.0.1.0/24", "fd00::/8"])
+        #expect(config.server.maxHeldPerClient == 8)
+        #expect(try SidelineConfiguration.parse(yaml: "server: {max_held_per_client: 0}\n").server.maxHeldPerClient == nil, "0: no bound")
+        #expect(SidelineConfiguration.defaults.server.trustedProxies.isEmpty && SidelineConfiguration.defaults.server.maxHeldPerClient == 32)
+    }
+
+    @Test(arguments: [
+        ("server: {trusted_proxies: [edge.venue.lan]}\n", "server.trusted_proxies"),
+        ("server: {trusted_proxies: [10.0.0.0/40]}\n", "server.trusted_proxies"),
+        ("server: {trusted_proxies: 10.0.0.5}\n", "server.trusted_proxies"),
+        ("server: {max_held_per_client: -1}\n", "server.max_held_per_client"),
+    ])
+    func badValuesNameTheirKey(yaml: String, key: String) {
+        #expect {
+            try SidelineConfiguration.parse(yaml: yaml)
+        } throws: { error in
+            "\(error)".contains(key)
         }
     }
 }

@@ -1,0 +1,94 @@
+# What the open and the private Varnish edges share (sideline-edge.vcl,
+# sideline-edge-private.vcl include this file): the one spelling of a player's query, the
+# lifetimes of what is stored, a pair's second try, and the X-Cache-Status header.
+# Docs/operations.md, "The low-latency edge (Varnish)".
+
+# The query the origin is asked and the object is stored under: only the values that change
+# the answer, in one order. A live playlist's answer depends on _HLS_msn, _HLS_part and
+# _HLS_skip (draft-pantos-hls-rfc8216bis section 6.2.5); a recording's window (/vod/) on
+# start and end. Anything else a player adds (CMCD in query mode, a cache buster, a session
+# ID) would make every player's request an object of its own and a request of its own at the
+# origin: it is dropped here, and the origin never sees it. A value given twice counts once
+# (the last), as the edge reads it.
+sub sideline_query {
+    set req.http.X-Sideline-Query = "";
+    if (req.url ~ "\?") {
+        if (req.url ~ "[?&]_HLS_msn=") {
+            set req.http.X-Sideline-Query = req.http.X-Sideline-Query + "&_HLS_msn=" + regsub(req.url, "^.*[?&]_HLS_msn=([^&#]*).*$", "\1");
+        }
+        if (req.url ~ "[?&]_HLS_part=") {
+            set req.http.X-Sideline-Query = req.http.X-Sideline-Query + "&_HLS_part=" + regsub(req.url, "^.*[?&]_HLS_part=([^&#]*).*$", "\1");
+        }
+        if (req.url ~ "[?&]_HLS_skip=") {
+            set req.http.X-Sideline-Query = req.http.X-Sideline-Query + "&_HLS_skip=" + regsub(req.url, "^.*[?&]_HLS_skip=([^&#]*).*$", "\1");
+        }
+        if (req.url ~ "^(/access/[^/?]+)?/vod/") {
+            if (req.url ~ "[?&]start=") {
+                set req.http.X-Sideline-Query = req.http.X-Sideline-Query + "&start=" + regsub(req.url, "^.*[?&]start=([^&#]*).*$", "\1");
+            }
+            if (req.url ~ "[?&]end=") {
+                set req.http.X-Sideline-Query = req.http.X-Sideline-Query + "&end=" + regsub(req.url, "^.*[?&]end=([^&#]*).*$", "\1");
+            }
+        }
+        set req.http.X-Sideline-Query = regsub(req.http.X-Sideline-Query, "^&", "?");
+    }
+}
+
+# What is stored and for how long. The origin's Cache-Control says it for every answer
+# (Docs/status-codes.md): live playlists half a target duration, segments a year, a part of
+# the segment being made a second, 404 and 503 a second. Two things Varnish would do on its
+# own are changed:
+# - An answer it may not store (no-store, private) became a "hit-for-miss" object for two
+#   minutes, during which requests for that URL no longer wait for each other: a part asked
+#   for a moment too early (404, no-store) would have sent every player's request for it to
+#   the origin for two minutes. Here such a marker lives a second at most.
+# - Grace (serving a stale copy while one request refreshes it, or while the origin cannot be
+#   reached) is kept to what a player can use: 10 s for playlists and segments, so players
+#   keep playing through a short outage, as nginx's proxy_cache_use_stale did.
+sub sideline_lifetimes {
+    if (beresp.uncacheable || beresp.ttl <= 0s) {
+        set beresp.uncacheable = true;
+        set beresp.ttl = 1s;
+        set beresp.grace = 0s;
+        return (deliver);
+    }
+    set beresp.grace = 10s;
+    # Playlists are revalidated with their ETag (304 when nothing changed) for as long as
+    # they are kept.
+    set beresp.keep = 10s;
+}
+
+# A redundant pair (sideline-backends.vcl: a route whose box has a standby sets
+# X-Sideline-Pair): what the box asked cannot answer goes to the other box once, as nginx's
+# proxy_next_upstream did. A connection refused or timed out (vcl_backend_error), an answer
+# 502 or 504, and a 404 for a segment or part (a box that was down lists the slots it
+# missed as EXT-X-GAP, which its peer has). A 503 is not retried: a box answers 503 for
+# ordinary reasons (starting, draining, more clips than it makes at once) that say nothing
+# of its health, and the other box would only say the same. Nothing here marks a box down:
+# its health probe alone does (sideline-backends.vcl).
+sub sideline_retry_response {
+    if (bereq.retries == 0 && bereq.http.X-Sideline-Pair &&
+        (beresp.status == 502 || beresp.status == 504 || (beresp.status == 404 && bereq.url ~ "\.ts(\?|$)"))) {
+        return (retry);
+    }
+}
+
+sub sideline_retry_error {
+    if (bereq.retries == 0 && bereq.http.X-Sideline-Pair) {
+        return (retry);
+    }
+}
+
+# HIT, MISS, PASS (or HIT-WAIT: the request waited for another's fetch): what the edge did,
+# for diagnosis, as the nginx edge's X-Cache-Status.
+sub sideline_cache_status {
+    if (obj.uncacheable) {
+        set resp.http.X-Cache-Status = "PASS";
+    } else if (obj.hits > 0) {
+        set resp.http.X-Cache-Status = "HIT";
+    } else {
+        set resp.http.X-Cache-Status = "MISS";
+    }
+    unset resp.http.Via;
+    unset resp.http.X-Varnish;
+}
