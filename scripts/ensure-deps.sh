@@ -14,12 +14,14 @@ packages=(
 # player the input-loss tests play through a camera cut (hlsdemux from plugins-bad, H.264
 # and AAC decoders from gstreamer1.0-libav). nginx is the edge cache the cache-tier test puts
 # in front of Sideline (Config/nginx/). Chromium plays the page at / natively (PageEndToEndTests).
+# Varnish is the low-latency edge (VarnishEdgeEndToEndTests).
 # VLC (3.0) and streamlink (PyPI) are the other players a private stream's URL must reach
 # (ViewerAccessEndToEndTests).
 if [ "${1:-}" = "--test" ]; then
   packages+=(
     gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
     nginx chromium vlc-bin vlc-plugin-base
+    varnish curl  # the low-latency edge (Config/varnish, scripts/edge) and the tests' client of it
   )
 fi
 # With --players-bench: the players of --test, and GStreamer's Python bindings, through which

@@ -101,7 +101,8 @@ struct OriginFastResponder: Sendable {
 
     /// The prepared answer as sent: counted, observed by CMCD, annotated with CMSD, logged.
     /// `Content-Length`, `Date` and `Server` are the writer's (`OriginWire.head`).
-    func finish(_ prepared: Prepared) -> OriginResponse {
+    /// `peer`: the connection's, for the log's `client` behind a trusted edge.
+    func finish(_ prepared: Prepared, peer: SocketAddress? = nil) -> OriginResponse {
         var response = prepared.response
         if let diagnostics, let observed = prepared.observed {
             diagnostics.observe(observed.path, decision: observed.decision, query: observed.query, headers: prepared.head.headerFields)
@@ -112,6 +113,10 @@ struct OriginFastResponder: Sendable {
             var metadata: Logger.Metadata = ["hb.request.method": "\(prepared.head.method)", "hb.request.path": "\(Self.logged(prepared.logPath))", "sideline.fast_path": "true",
                                              "http.status": "\(response.status.code)", "request.id": "\(prepared.requestID)"]
             metadata["access"] = prepared.grant.map { "\($0)" }
+            let proxies = admission.limits.trustedProxies
+            if !proxies.isEmpty, case let .forwarded(client) = proxies.client(peer: peer?.addressBytes, forwardedFor: prepared.head.headerFields[RequestClient.forwardedForHeader]) {
+                metadata["client"] = "\(client)"
+            }
             Self.log(logHeaders, of: prepared.head.headerFields, to: &metadata)
             logger.debug("Request", metadata: metadata)
         }

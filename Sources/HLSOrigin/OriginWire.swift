@@ -143,7 +143,7 @@ final class OriginWire: ChannelDuplexHandler, RemovableChannelHandler {
         guard !draining, limiter.answersOnWire, let request = Self.request(head, scheme: scheme),
               let prepared = responder.prepare(request) else { return false }
         guard limiter.admitWire(request) else { return true }
-        let response = responder.finish(prepared)
+        let response = responder.finish(prepared, peer: context.channel.remoteAddress)
         let headOnly = head.method == .head
         limiter.writeWire(status: response.status, head: Self.head(of: response, date: date(), server: responder.serverName, allocator: context.channel.allocator),
                           body: headOnly || response.body.readableBytes == 0 ? nil : response.body, from: context)

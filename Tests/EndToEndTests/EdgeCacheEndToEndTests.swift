@@ -90,7 +90,12 @@ import TestSupport
     /// (`--path-as-is`: dot segments are not resolved, so every spelling reaches the edge).
     /// `discardBody` for binary (gzip) bodies, which are not text.
     func fetch(_ url: String, headers: [String] = [], discardBody: Bool = false) async throws -> (status: Int, headers: [String: String], body: String) {
-        let result = try await Command.run("curl", ["-s", "--path-as-is", "-D", "-", "--max-time", "20"] + (discardBody ? ["-o", "/dev/null"] : [])
+        try await Self.curl(url, headers: headers, discardBody: discardBody)
+    }
+
+    /// `fetch`, from `source` (a loopback address: another player).
+    static func curl(_ url: String, headers: [String] = [], from source: String = "127.0.0.1", discardBody: Bool = false) async throws -> (status: Int, headers: [String: String], body: String) {
+        let result = try await Command.run("curl", ["-s", "--path-as-is", "--interface", source, "-D", "-", "--max-time", "20"] + (discardBody ? ["-o", "/dev/null"] : [])
                                            + headers.flatMap { ["-H", $0] } + [url], timeout: 30)
         let parts = result.stdout.components(separatedBy: "\r\n\r\n")
         let headLines = parts[0].components(separatedBy: "\r\n")
