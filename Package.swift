@@ -269,7 +269,7 @@ let tests: [Target] = [
     .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
     // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the
     // replay of their seed corpora.
-    .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "MPEGTS", "OriginAccess", "OriginPolicy", "PlayerSessions", "StreamMirroring", "StreamPushing"]),
+    .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "MPEGTS", "OriginAccess", "OriginPolicy", "PlayerSessions", "SidelineCore", "StreamMirroring", "StreamPushing"]),
     // The services' tests: a temporary directory, a real server on 127.0.0.1, real FFmpeg
     // (MediaPipelineTests, the pipeline phase).
     .testTarget(

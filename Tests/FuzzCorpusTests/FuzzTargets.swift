@@ -4,6 +4,7 @@ import MPEGTS
 @testable import OriginAccess
 import OriginPolicy
 import PlayerSessions
+import SidelineCore
 import StreamMirroring
 import StreamPushing
 
@@ -50,6 +51,19 @@ enum FuzzTargets {
             _ = PlaylistDirectives.parse(query: text)
             _ = TimeWindow.parse(start: QueryParameter.value("start", in: text), end: QueryParameter.value("end", in: text))
             _ = QueryParameter.value("variant", in: text)
+        },
+        // X-Forwarded-For behind a trusted edge (TrustedProxies) and the addresses and ranges
+        // it and server.trusted_proxies are read with (IPAddressText, IPAddressRange): never
+        // trap, and an address read is one a range of itself holds.
+        "forwarded-for": { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            let proxies = TrustedProxies([IPAddressRange("10.0.0.0/8")!, IPAddressRange("fd00::/8")!])
+            _ = proxies.client(peer: IPAddressText.bytes(of: "10.0.0.5"), forwardedFor: text)
+            if let address = IPAddressText.bytes(of: text) {
+                precondition(address.count == 16, "an address of \(address.count) bytes")
+                precondition(IPAddressRange(text)?.contains(address) == true, "\(text) is not in its own range")
+            }
+            _ = IPAddressRange(text)
         },
         // Range: against a size taken from the first byte, so sizes 0...255 are all tried.
         "byte-range": { bytes in
