@@ -208,6 +208,15 @@ import TestSupport
         return (a, b, boxA, boxB, nginx, edgePort)
     }
 
+    /// Frames lost and repeated between `times` (one every 1/30 s when none is), and the
+    /// largest step.
+    static func steps(_ times: [Double]) -> (lost: Int, repeated: Int, largest: Double) {
+        let steps = zip(times, times.dropFirst()).map { $1 - $0 }
+        let frame = 1.0 / 30
+        let lost = steps.filter { $0 > 1.5 * frame }.map { Int(($0 / frame).rounded()) - 1 }.reduce(0, +)
+        return (lost, steps.filter { $0 < 0.5 * frame }.count, steps.max() ?? 0)
+    }
+
     /// Frame times (showinfo's pts_time) ffmpeg reports as it decodes, in order.
     static func frameTimes(_ log: String) -> [Double] {
         log.split(separator: "\n").compactMap { line in
@@ -239,11 +248,8 @@ import TestSupport
         defer { _ = Task { [boxA] in try? await boxA.stop() } }
         let run = try await played
         let times = Self.frameTimes(run.stderr)
-        let steps = zip(times, times.dropFirst()).map { $1 - $0 }
-        let frame = 1.0 / 30
-        let lost = steps.filter { $0 > 1.5 * frame }.map { Int(($0 / frame).rounded()) - 1 }.reduce(0, +)
-        let repeated = steps.filter { $0 < 0.5 * frame }.count
-        print("redundancy: through the edge, \(times.count) frames, \(lost) lost, \(repeated) repeated; largest step \(String(format: "%.3f", steps.max() ?? 0)) s")
+        let (lost, repeated, largest) = Self.steps(times)
+        print("redundancy: through the edge, \(times.count) frames, \(lost) lost, \(repeated) repeated; largest step \(String(format: "%.3f", largest)) s")
         #expect(run.status == 0, "\(run.stderr.suffix(1500))")
         #expect(times.count >= 30 * 34, "ffmpeg played on: \(times.count) frames")
         #expect(lost == 0 && repeated == 0, "frames lost \(lost), repeated \(repeated)")

@@ -214,11 +214,8 @@ import TestSupport
         defer { _ = Task { [boxA] in try? await boxA.stop() } }
         let run = try await played
         let times = RedundancyEndToEndTests.frameTimes(run.stderr)
-        let steps = zip(times, times.dropFirst()).map { $1 - $0 }
-        let frame = 1.0 / 30
-        let lost = steps.filter { $0 > 1.5 * frame }.map { Int(($0 / frame).rounded()) - 1 }.reduce(0, +)
-        let repeated = steps.filter { $0 < 0.5 * frame }.count
-        print("varnish pair: \(times.count) frames, \(lost) lost, \(repeated) repeated; largest step \(String(format: "%.3f", steps.max() ?? 0)) s")
+        let (lost, repeated, largest) = RedundancyEndToEndTests.steps(times)
+        print("varnish pair: \(times.count) frames, \(lost) lost, \(repeated) repeated; largest step \(String(format: "%.3f", largest)) s")
         #expect(run.status == 0, "\(run.stderr.suffix(1500))")
         #expect(times.count >= 30 * 28, "ffmpeg played on: \(times.count) frames")
         #expect(lost == 0 && repeated == 0, "frames lost \(lost), repeated \(repeated)")
