@@ -36,19 +36,29 @@ sub sideline_query {
 
 # What is stored and for how long. The origin's Cache-Control says it for every answer
 # (Docs/status-codes.md): live playlists half a target duration, segments a year, a part of
-# the segment being made a second, 404 and 503 a second. Two things Varnish would do on its
-# own are changed:
-# - An answer it may not store (no-store, private) became a "hit-for-miss" object for two
-#   minutes, during which requests for that URL no longer wait for each other: a part asked
-#   for a moment too early (404, no-store) would have sent every player's request for it to
-#   the origin for two minutes. Here such a marker lives a second at most.
+# the segment being made a second, 404 and 503 a second, and `no-store` for what no cache may
+# keep (a part not made yet, a 429 that is one player's). Three things Varnish would do on its
+# own are changed, and the built-in rules after this are never reached (`return (deliver)`):
+# - Varnish ignores `no-store` and `private` when it works out a lifetime (a 404 gets its
+#   default two minutes) and then makes such an answer a "hit-for-miss" marker for two minutes,
+#   during which requests for that URL no longer wait for each other: one request for a part a
+#   moment too early (404, no-store), or one player's 429, would have sent every player's
+#   request for that part to the origin for two minutes. Here such an answer goes to the one
+#   who asked and leaves no marker (a lifetime of 0): the next request fetches for everyone
+#   waiting (VarnishEdgeEndToEndTests asks for a part before it is made, then a crowd asks).
 # - Grace (serving a stale copy while one request refreshes it, or while the origin cannot be
-#   reached) is kept to what a player can use: 10 s for playlists and segments, so players
-#   keep playing through a short outage, as nginx's proxy_cache_use_stale did.
+#   reached) is kept to what a player can use: 10 s for a 200, so players keep playing through
+#   a short outage, as nginx's proxy_cache_use_stale did; none for a refusal, so a stale 404
+#   is never handed out while a listed segment is fetched.
 sub sideline_lifetimes {
-    if (beresp.uncacheable || beresp.ttl <= 0s) {
+    if (beresp.uncacheable || beresp.ttl <= 0s || beresp.http.Cache-Control ~ "(?i)no-store|no-cache|private" ||
+        beresp.http.Set-Cookie || beresp.http.Vary == "*") {
         set beresp.uncacheable = true;
-        set beresp.ttl = 1s;
+        set beresp.ttl = 0s;
+        set beresp.grace = 0s;
+        return (deliver);
+    }
+    if (beresp.status != 200) {
         set beresp.grace = 0s;
         return (deliver);
     }
@@ -56,6 +66,7 @@ sub sideline_lifetimes {
     # Playlists are revalidated with their ETag (304 when nothing changed) for as long as
     # they are kept.
     set beresp.keep = 10s;
+    return (deliver);
 }
 
 # A redundant pair (sideline-backends.vcl: a route whose box has a standby sets

@@ -103,8 +103,14 @@ sub vcl_backend_error {
 sub vcl_deliver {
     if (req.http.X-Sideline-Asked == "access") {
         if (resp.status == 204) {
-            set req.http.X-Sideline-Resource = resp.http.X-Sideline-Resource;
-            set req.http.X-Sideline-Target = resp.http.X-Sideline-Target;
+            # Copied only when named: a copy of a missing header is an empty one, which counts
+            # as present, and every URL the origin could not normalise would share one key.
+            if (resp.http.X-Sideline-Resource) {
+                set req.http.X-Sideline-Resource = resp.http.X-Sideline-Resource;
+            }
+            if (resp.http.X-Sideline-Target) {
+                set req.http.X-Sideline-Target = resp.http.X-Sideline-Target;
+            }
             return (restart);
         }
         # 401, 403, or the origin unreachable: the viewer gets that answer.

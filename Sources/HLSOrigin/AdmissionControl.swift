@@ -67,6 +67,8 @@ public final class AdmissionControl: Sendable {
     public var isDraining: Bool { draining.load(ordering: .acquiring) }
     public var refusedRequests: Int { refused.load(ordering: .relaxed) }
     public var openConnections: Int { connections.load(ordering: .relaxed) }
+    /// Requests in flight now (held ones are not: `setAside`).
+    public var requestsInFlight: Int { requests.load(ordering: .relaxed) }
     public var fastPathAnswers: Int { fastAnswers.load(ordering: .relaxed) }
     func countFastAnswer() { fastAnswers.add(1, ordering: .relaxed) }
 

@@ -157,11 +157,16 @@ import Testing
             OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission, onServerRunning: onRunning)
         }) { port in
             let blocking = "/live/main/720p/index.m3u8?_HLS_msn=2"
-            let heldA = (0..<2).map { _ in Task { try await Self.get(blocking, ["X-Forwarded-For": "192.0.2.1"], port: port) } }
-            let heldB = Task { try await Self.get(blocking, ["X-Forwarded-For": "192.0.2.2"], port: port) }
-            let heldDirect = Task { try await Self.get(blocking, port: port, from: "127.0.0.3") }
-            let deadline = ContinuousClock.now + .seconds(10)
-            while admission.held.snapshot.total < 4 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            // One at a time, each held before the next is sent: with one request in flight
+            // allowed, two arriving together would have the second refused 503 while the first
+            // is decided, before it is held and set aside.
+            var held: [Task<HTTPExchange.Response?, any Error>] = []
+            for (index, (headers, source)) in [(["X-Forwarded-For": "192.0.2.1"], "127.0.0.1"), (["X-Forwarded-For": "192.0.2.1"], "127.0.0.1"),
+                                               (["X-Forwarded-For": "192.0.2.2"], "127.0.0.1"), ([:], "127.0.0.3")].enumerated() {
+                held.append(Task { try await Self.get(blocking, headers, port: port, from: source) })
+                let deadline = ContinuousClock.now + .seconds(10)
+                while admission.held.snapshot.total <= index && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            }
             let book = admission.held.snapshot
             #expect(book.total == 4 && book.byClient == ["192.0.2.1": 2, "192.0.2.2": 1, "127.0.0.3": 1], "\(book.byClient)")
             // Player A at its bound: refused at once, with nothing held for it.
@@ -174,11 +179,12 @@ import Testing
                 #expect(status == 200)
             }
             try Self.publish(2, in: registry, directory: directory)
-            for task in heldA + [heldB, heldDirect] {
+            for task in held {
                 let answer = try await task.value
                 #expect(Self.code(answer) == 200 && String(decoding: answer?.body ?? [], as: UTF8.self).contains("000002.ts"))
             }
             #expect(admission.held.snapshot.total == 0 && admission.held.snapshot.byClient.isEmpty)
+            #expect(admission.requestsInFlight == 0, "every held request left the in-flight count and came back to it once")
         }
     }
 
@@ -197,7 +203,8 @@ import Testing
             while admission.held.snapshot.total < 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             #expect(admission.held.snapshot.byClient == ["127.0.0.4": 1])
             close(socket)
-            deadline = ContinuousClock.now + .seconds(5)
+            // Well within its hold of three target durations (6 s).
+            deadline = ContinuousClock.now + .seconds(2)
             while admission.held.snapshot.total > 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             #expect(admission.held.snapshot.total == 0, "the hold ended with its connection, long before its 6 s")
             do {

@@ -32,7 +32,8 @@ nginx's), and of the load's workers, in cores, over the window; and the load ave
 
 Environment: DURATION (30), WARMUP (8), ROUNDS (1), PLAYERS_DIRECT (200), PLAYERS_EDGE (500),
 ANCHOR_PLAYERS (1; 0 leaves the row out), SERVER_WARMUP (20), INPUT (testpattern), NGINX (0),
-REQUEST_METRICS (0), PAUSE (3 s between runs), KEEP (set: the work folder is kept, with the
+REQUEST_METRICS (0), PAUSE (3 s between runs), HLSJS_CROWD (200: hls.js alone and among that many players
+through each edge; 0: neither), KEEP (set: the work folder is kept, with the
 logs), SIDELINE (.build-release/release/sideline, else .build/release/sideline), EDGE_VCL
 (Config/varnish/sideline-edge.vcl), and venue_load.py's own (WORKERS, ADDRESSES, RUNG, CMCD...).
 Every wait is bounded; everything started is stopped by its PID.
@@ -46,6 +47,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -66,6 +68,11 @@ INPUT = os.environ.get("INPUT", "testpattern")
 NGINX = os.environ.get("NGINX", "0") == "1"
 REQUEST_METRICS = os.environ.get("REQUEST_METRICS", "0") == "1"
 PAUSE = float(os.environ.get("PAUSE", "3"))
+# hls.js in the crowd (issue 43, item 5): after the rounds, one more row per edge with this
+# many players and hls.js 1.6 (headless Chromium, low-latency mode) among them, and a row of
+# hls.js alone through the edge; 0 leaves both out.
+HLSJS_CROWD = int(os.environ.get("HLSJS_CROWD", "200"))
+HLSJS = os.path.join(ROOT, ".build-hlsjs", "hls.mjs")
 EDGE_VCL = os.environ.get("EDGE_VCL", os.path.join(ROOT, "Config/varnish/sideline-edge.vcl"))
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -305,8 +312,29 @@ VARNISH_COUNTERS = ("MAIN.client_req", "MAIN.cache_hit", "MAIN.cache_miss", "MAI
                     "MAIN.sess_conn", "MAIN.sess_drop", "MAIN.s_pass", "MAIN.s_pipe", "MAIN.n_expired", "MAIN.n_lru_nuked")
 
 
-def measure(name, base, players, origin, edge_process, varnish):
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def hlsjs_beside(base, seconds, into):
+    """hls.js in low-latency mode on `base`'s master for `seconds` (after WARMUP), its report
+    (Tests/Helpers/hlsjs_play.py) into `into`."""
+    command = ["python3", os.path.join(ROOT, "Tests/Helpers/hlsjs_play.py"), f"{base}/live/main/master.m3u8", "--hlsjs", HLSJS,
+               "--seconds", f"{seconds:g}", "--warmup", f"{WARMUP:g}"]
+    try:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=seconds + WARMUP + 90)
+        into.update(json.loads(run.stdout))
+    except Exception as error:  # the row says so; the load's figures stand
+        into.update({"fatal": f"hlsjs_play.py: {error}", "latencies": []})
+
+
+def measure(name, base, players, origin, edge_process, varnish, hlsjs=False):
     samples = {}
+    report, watcher = {}, None
+    if hlsjs:
+        watcher = threading.Thread(target=hlsjs_beside, args=(base, DURATION, report), daemon=True)
+        watcher.start()
 
     def on_window(edge):
         samples[edge] = {"time": time.time(), "origin_cpu": cpu_seconds(origin.process.pid),
@@ -314,7 +342,17 @@ def measure(name, base, players, origin, edge_process, varnish):
                          "metrics": origin.metrics() if REQUEST_METRICS or edge == "end" else {},
                          "varnish": varnish.counters() if varnish else {}}
 
-    figures = venue_load.run([base], players, DURATION, WARMUP, on_window=on_window, quiet=True)
+    if players > 0:
+        figures = venue_load.run([base], players, DURATION, WARMUP, on_window=on_window, quiet=True)
+    else:
+        figures = None
+    if watcher:
+        watcher.join()
+    if figures is None:
+        latencies = report.get("latencies", [])
+        return {"target": name, "base": base, "players": 0, "hlsjs": {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99),
+                "samples": len(latencies), "parts": report.get("parts"), "stalls": report.get("stalls"), "fatal": report.get("fatal")},
+                "loadavg": venue_load.load_average()}
     start, end = samples["start"], samples["end"]
     wall = max(1e-9, end["time"] - start["time"])
     row = {"target": name, "base": base, "players": players, "load": figures,
@@ -336,6 +374,10 @@ def measure(name, base, players, origin, edge_process, varnish):
     row["edge_misses_per_part"] = figures["edge_part_misses_per_part"]
     if varnish:
         row["varnish"] = {key: end["varnish"].get(key, 0) - start["varnish"].get(key, 0) for key in VARNISH_COUNTERS if key in end["varnish"]}
+    if hlsjs:
+        latencies = report.get("latencies", [])
+        row["hlsjs"] = {"p50": percentile(latencies, 0.5), "p99": percentile(latencies, 0.99), "samples": len(latencies),
+                        "parts": report.get("parts"), "stalls": report.get("stalls"), "fatal": report.get("fatal")}
     return row
 
 
@@ -348,6 +390,12 @@ HEADER = (f"{'target':<16} {'players':>7} {'parts/pl/s':>11} {'min':>5} {'late p
 
 
 def print_row(row):
+    if row.get("hlsjs"):
+        h = row["hlsjs"]
+        print(f"  hls.js through {row['target']} beside {row['players']} players: behind the camera p50 {h['p50']:.3f} s, p99 {h['p99']:.3f} s "
+              f"({h['samples']} samples, {h['parts']} parts, {h['stalls']} stalls, fatal {h['fatal']})", flush=True)
+    if row["players"] == 0:
+        return
     load = row["load"]
     late = load["lateness_s"]
     print(f"{row['target']:<16} {row['players']:>7} {load['parts_per_player_per_s']['mean']:>11.2f} {load['parts_per_player_per_s']['min']:>5.2f} "
@@ -404,6 +452,12 @@ def main():
             runs.append(("direct", origin.base, PLAYERS_DIRECT, None, None))
             for name, edge in targets:
                 runs.append((name, edge.base, PLAYERS_EDGE, edge.process, edge if name == "varnish" else None))
+        if HLSJS_CROWD > 0 and os.path.isfile(HLSJS):
+            for name, edge in targets:
+                runs.append((f"{name} + hls.js", edge.base, 0, edge.process, None))
+                runs.append((f"{name} + hls.js", edge.base, HLSJS_CROWD, edge.process, edge if name == "varnish" else None))
+        elif HLSJS_CROWD > 0:
+            notes.append(f"no hls.js rows: {HLSJS} is missing (scripts/ensure-deps.sh --hlsjs)")
         for index, (name, base, players, edge_process, counters) in enumerate(runs):
             if index:
                 time.sleep(PAUSE)
@@ -411,12 +465,14 @@ def main():
                 notes.append(f"the origin exited ({origin.process.returncode}) before the {name} run: {log_tail(os.path.join(work, 'sideline.log'))}")
                 print(f"NOTE: {notes[-1]}", flush=True)
                 break
-            row = measure(name, base, players, origin, edge_process, counters)
+            row = measure(name, base, players, origin, edge_process, counters, hlsjs=name.endswith("hls.js"))
             rows.append(row)
             print_row(row)
         print("req/part: the origin's requests (all kinds) per distinct part received; miss/part: part answers the edge marked as a miss, "
               "per distinct part; origin, edge, load: CPU in cores over the window")
         for row in rows:
+            if row["players"] == 0:
+                continue
             load = row["load"]
             details = [f"{row['target']}: {load['requests_per_s']:.0f} requests/s sent, {load['distinct_parts']} distinct parts, "
                        f"origin requests from {row['origin_requests_source']}, player sessions at the origin {number(row['player_sessions_at_end'], '.0f')}, "
