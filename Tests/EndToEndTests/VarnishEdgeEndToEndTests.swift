@@ -45,9 +45,12 @@ import TestSupport
         return (pid, base)
     }
 
-    /// Stops the edge (varnishd ends its child on SIGTERM) and waits until it is gone.
+    /// Stops the edge and waits until it is gone: its whole process group (setsid made one:
+    /// varnishd's manager and its child), by SIGKILL, since a process started from the test
+    /// runner's threads inherits their blocked signals, SIGTERM among them (Command.run), and
+    /// every varnishd of a run stopped by SIGTERM alone was still there afterwards.
     static func stop(_ pid: Int32) {
-        kill(pid, SIGTERM)
+        kill(-pid, SIGKILL)
         for _ in 0..<100 where kill(pid, 0) == 0 { usleep(50_000) }
     }
 

@@ -7,13 +7,19 @@ Players: the ffmpeg CLI (-c copy; -progress out_time), VLC 3.0 (rc interface get
 GStreamer playbin and playbin3 (fakesink messages per video frame), streamlink (records the
 stream; its file's duration afterwards), Chromium's native HLS (headless; the page logs
 video.currentTime). Called by scripts/drills/drills.sh, which installs them.
+
+EDGE=varnish or EDGE=nginx puts an edge cache between the players and the server (the shipped
+rules: scripts/edge with Config/varnish, or nginx with Config/nginx's files in nginx.conf's
+shape), started once per run and kept up across the restart drill; unset, they play the
+origin. SIDELINE: the binary (default .build/release/sideline).
 """
-import json, os, re, signal, socket, subprocess, sys, tempfile, time, urllib.request
+import json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
 
 PLAY_FOR = 60.0
 DRILL_AT = 15.0
 TOKEN = "drills-admin-0123456789"
-BIN = ".build/release/sideline"
+BIN = os.environ.get("SIDELINE", ".build/release/sideline")
+EDGE = os.environ.get("EDGE", "")
 SAMPLE = "Samples/sample.mp4"
 
 DRILLS = {
@@ -35,7 +41,56 @@ def config(udp, policies):
     return (f"admin:\n  token: {TOKEN}\n  drills: true\nstream:\n  input: udp://127.0.0.1:{udp}\n  input_timeout: 8\n  loss_timeout: 1\n{extra}"
             "video:\n  ladder:\n"
             "    - {name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}\n"
-            "    - {name: 180p, width: 320, height: 180, bitrate: 250k, preset: ultrafast, profile: main}\n")
+            "    - {name: 180p, width: 320, height: 180, bitrate: 250k, preset: ultrafast, profile: main}\n"
+            + ("server: {trusted_proxies: [127.0.0.1]}\n" if EDGE else ""))
+
+
+def nginx_config(directory, listen, origin):
+    # Config/nginx/nginx.conf's shape, its paths in `directory` (EdgeCacheEndToEndTests.nginxConfig).
+    for file in ["sideline-edge.conf", "sideline-edge-cache.conf"]:
+        shutil.copy(f"Config/nginx/{file}", directory)
+    return f"""worker_processes 1;
+user root;
+daemon off;
+pid {directory}/nginx.pid;
+error_log {directory}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    sendfile on;
+    tcp_nopush on;
+    keepalive_timeout 65;
+    log_format edge '$request_uri $status $upstream_cache_status $upstream_addr';
+    access_log {directory}/access.log edge;
+    client_body_temp_path {directory}/tmp;
+    proxy_temp_path {directory}/tmp;
+    fastcgi_temp_path {directory}/tmp;
+    uwsgi_temp_path {directory}/tmp;
+    scgi_temp_path {directory}/tmp;
+    proxy_cache_path {directory}/cache levels=1:2 keys_zone=sideline_edge:32m max_size=256m inactive=1h use_temp_path=off;
+    upstream sideline_origin {{
+        server 127.0.0.1:{origin} max_fails=1 fail_timeout=3s;
+        keepalive 64;
+    }}
+    map $http_accept_encoding $sideline_encoding {{ ~*gzip gzip; default ""; }}
+    server {{
+        listen 127.0.0.1:{listen};
+        include {directory}/sideline-edge.conf;
+    }}
+}}
+"""
+
+
+def start_edge(work, origin):
+    """The edge (EDGE) in front of the server on `origin`, on a free port: its process and port."""
+    directory, listen = f"{work}/edge", free_port()
+    os.makedirs(f"{directory}/tmp")
+    os.chmod(directory, 0o755)  # varnishd's own user reads the rules here
+    if EDGE == "varnish":
+        args = ["scripts/edge", "--origin", f"127.0.0.1:{origin}", "--listen", f"127.0.0.1:{listen}", "--workdir", directory, "--storage", "256M"]
+    else:
+        open(f"{directory}/nginx.conf", "w").write(nginx_config(directory, listen, origin))
+        args = ["nginx", "-c", f"{directory}/nginx.conf", "-p", directory]
+    return spawn(args, f"{work}/edge.log"), listen
 
 
 def spawn(args, log):
@@ -46,6 +101,15 @@ def stop(process):
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def stop_edge(process):
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            stop(process)
 
 
 def segments(url):
@@ -155,10 +219,13 @@ def run(drill, policies):
     sender = spawn(["ffmpeg", "-v", "error", "-re", "-stream_loop", "-1", "-i", SAMPLE, "-c", "copy", "-f", "mpegts", f"udp://127.0.0.1:{udp}?pkt_size=1316"], f"{work}/sender.log")
     serve = [BIN, "serve", "--config", f"{work}/drill.yaml", "--host", "127.0.0.1", "--port", str(port), "--data-dir", f"{work}/data", "--log-level", "warning"]
     server = spawn(serve, f"{work}/server.log")
-    base = f"http://127.0.0.1:{port}/live/main"
+    edge, listen = start_edge(work, port) if EDGE else (None, port)
+    base = f"http://127.0.0.1:{listen}/live/main"  # what the players play: the edge, or the origin
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and segments(f"{base}/360p/index.m3u8") < 4:
         time.sleep(0.2)
+    if edge and edge.poll() is not None:
+        print(f"# {drill}: the edge exited ({edge.returncode}) before the players started; see {work}/edge.log", file=sys.stderr)
     players = [FFmpeg("ffmpeg", work), VLC("vlc", work), GStreamer("playbin", work), GStreamer("playbin3", work), Streamlink("streamlink", work), Chromium("chromium", work)]
     for player in players:
         player.start(f"{base}/master.m3u8")
@@ -183,6 +250,8 @@ def run(drill, policies):
     finally:
         for process in [p.process for p in players] + [server, sender]:
             stop(process)
+        if edge:
+            stop_edge(edge)
     cells = {}
     for player in players:
         ratio, behind = player.result()
@@ -191,12 +260,15 @@ def run(drill, policies):
 
 
 def main():
+    if EDGE not in ("", "varnish", "nginx"):
+        sys.exit(f"EDGE={EDGE}: give varnish, nginx, or nothing (the players play the origin)")
     chosen = os.environ.get("DRILLS", "").split() or list(DRILLS)
     runs = [(d, {}) for d in chosen]
     if not os.environ.get("DRILLS"):
         runs += [("fail", {"on_variant_failure": "standin"}), ("fail", {"on_variant_failure": "gap"}), ("stall", {"on_late_segment": "stale"})]
     load = open("/proc/loadavg").read().split()[:3]
     print(f"# load average before: {' '.join(load)}; {PLAY_FOR:.0f} s per run, drill at {DRILL_AT:.0f} s; cell = played s per wall s / s fallen behind")
+    print(f"# players play: {'the origin directly' if not EDGE else 'scripts/edge (Varnish, Config/varnish)' if EDGE == 'varnish' else 'nginx (Config/nginx)'}; server {BIN}")
     names = ["ffmpeg", "vlc", "playbin", "playbin3", "streamlink", "chromium"]
     print("| drill | policy | " + " | ".join(names) + " |")
     print("| --- | --- | " + " | ".join("---" for _ in names) + " |")
