@@ -21,7 +21,7 @@ public final class AdmissionControl: Sendable {
         /// this long is closed. Nil: never.
         public var writeTimeout: Duration?
         /// Requests one client may have held at once (blocking reloads, hinted parts); nil for
-        /// no bound (`HeldRequestBook`).
+        /// no bound (`PerClientBook`).
         public var maxHeldPerClient: Int?
         /// The edges whose X-Forwarded-For names the player (`server.trusted_proxies`): their
         /// connections are never capped or evicted for the players they carry, and the
@@ -29,7 +29,7 @@ public final class AdmissionControl: Sendable {
         public var trustedProxies: TrustedProxies
 
         public init(maxConnections: Int? = nil, maxRequestsInFlight: Int? = nil, maxConnectionsPerClient: Int? = nil, idleTimeout: Duration? = nil,
-                    writeTimeout: Duration? = nil, maxHeldPerClient: Int? = HeldRequestBook.defaultPerClient, trustedProxies: TrustedProxies = TrustedProxies()) {
+                    writeTimeout: Duration? = nil, maxHeldPerClient: Int? = PerClientBook.defaultHeldPerClient, trustedProxies: TrustedProxies = TrustedProxies()) {
             self.maxConnections = maxConnections
             self.maxRequestsInFlight = maxRequestsInFlight
             self.maxConnectionsPerClient = maxConnectionsPerClient
@@ -54,12 +54,15 @@ public final class AdmissionControl: Sendable {
     public let clients: ClientConnections
     /// Requests held now, per client, and their bound.
     public let held: HeldRequests
+    /// Requests in flight now of each player behind a trusted edge, and their bound.
+    public let forwarded: ForwardedRequests
 
     public init(limits: Limits = Limits(), clock: @escaping @Sendable () -> Double = MonotonicClock.seconds) {
         self.limits = limits
         self.clients = ClientConnections(cap: limits.maxConnectionsPerClient, maxConnections: limits.maxConnections, writeTimeout: limits.writeTimeout,
                                          trustedProxies: limits.trustedProxies, clock: clock)
         self.held = HeldRequests(perClient: limits.maxHeldPerClient)
+        self.forwarded = ForwardedRequests(perPlayer: limits.maxConnectionsPerClient)
     }
 
     /// From now on every new request is answered 503; requests already admitted finish.
@@ -138,6 +141,14 @@ struct AdmissionMiddleware<Context: RequestContext>: RouterMiddleware {
         let condition = control.enter()
         if let refusal = policy.admit(condition) { return Response(refusal) }
         defer { control.leave() }
+        // A player behind a trusted edge: its requests in flight are its connections here.
+        guard !control.limits.trustedProxies.isEmpty, let player = RequestClient.current?.forwardedKey else { return try await next(request, context) }
+        guard control.forwarded.enter(player: player) else {
+            let refusal = Refusal(.tooManyRequests, "this player already has \(control.forwarded.perPlayer ?? 0) requests in flight through the edge; "
+                                  + "wait for one of them, then ask again", retryAfter: 1)
+            return Response(refusal.response(requestID: RequestID.current))
+        }
+        defer { control.forwarded.leave(player: player) }
         return try await next(request, context)
     }
 }

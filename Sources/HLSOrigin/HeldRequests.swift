@@ -2,17 +2,17 @@ import Metrics
 import OriginPolicy
 import Synchronization
 
-/// The server's one `HeldRequestBook` under a lock, and its counts in `/metrics`:
+/// The server's one `PerClientBook` under a lock, and its counts in `/metrics`:
 /// `sideline_held_requests` (held now), `sideline_held_clients` (clients holding now) and
 /// `sideline_held_refused_total` (requests refused 429 `too-many-held`).
 public final class HeldRequests: Sendable {
-    private let book: Mutex<HeldRequestBook>
+    private let book: Mutex<PerClientBook>
     private let heldNow = Gauge(label: "sideline_held_requests")
     private let clientsNow = Gauge(label: "sideline_held_clients")
     private let refusedCount = Counter(label: "sideline_held_refused_total")
 
-    public init(perClient: Int? = HeldRequestBook.defaultPerClient) {
-        book = Mutex(HeldRequestBook(perClient: perClient))
+    public init(perClient: Int? = PerClientBook.defaultHeldPerClient) {
+        book = Mutex(PerClientBook(perClient: perClient))
     }
 
     public var perClient: Int? { book.withLock { $0.perClient } }
@@ -34,7 +34,7 @@ public final class HeldRequests: Sendable {
     }
 
     /// The book now (for tests and the status line).
-    public var snapshot: HeldRequestBook { book.withLock { $0 } }
+    public var snapshot: PerClientBook { book.withLock { $0 } }
 
     private func record(total: Int, clients: Int) {
         heldNow.record(total)

@@ -31,11 +31,14 @@ struct RequestClient: Sendable {
         Self.key(peer: peer, forwardedFor: forwardedFor, proxies: proxies)
     }
 
-    /// Whether a trusted edge named the player.
-    var isForwarded: Bool {
-        guard !proxies.isEmpty, case .forwarded = proxies.client(peer: peer?.addressBytes, forwardedFor: forwardedFor) else { return false }
-        return true
+    /// The player a trusted edge named, by its key; nil when the request is the peer's own.
+    var forwardedKey: String? {
+        guard !proxies.isEmpty, forwardedFor != nil, case let .forwarded(key) = proxies.client(peer: peer?.addressBytes, forwardedFor: forwardedFor) else { return nil }
+        return key
     }
+
+    /// Whether a trusted edge named the player.
+    var isForwarded: Bool { forwardedKey != nil }
 
     static func key(peer: SocketAddress?, forwardedFor: String?, proxies: TrustedProxies) -> String {
         if !proxies.isEmpty, forwardedFor != nil, case let .forwarded(key) = proxies.client(peer: peer?.addressBytes, forwardedFor: forwardedFor) {

@@ -45,9 +45,13 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// `Retry-After` (RFC 6585 §4) until it may try again.
         case tooManyAttempts = "too-many-attempts"
         /// More requests held at once (blocking reloads, hinted parts) by one client than
-        /// `server.max_held_per_client` (`HeldRequestBook`): 429 with `Retry-After`, never
+        /// `server.max_held_per_client` (`PerClientBook`): 429 with `Retry-After`, never
         /// cached, so the other viewers behind an edge ask again for themselves.
         case tooManyHeld = "too-many-held"
+        /// More requests in flight at once from one player behind a trusted edge than
+        /// `server.max_connections_per_client` (`PerClientBook`): 429 with `Retry-After`, never
+        /// cached, so the edge's other viewers ask again for themselves.
+        case tooManyRequests = "too-many-requests"
         /// A playlist of a stream with no segment yet: it will exist in seconds.
         case starting
         /// The server is shutting down.
@@ -72,7 +76,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             case .streamRemoved: 410
             case .tooLarge: 413
             case .rangeNotSatisfiable: 416
-            case .tooManyAttempts, .tooManyHeld: 429
+            case .tooManyAttempts, .tooManyHeld, .tooManyRequests: 429
             case .internalError: 500
             case .upstreamFailed: 502
             case .insufficientStorage: 507
@@ -108,7 +112,7 @@ public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         self.audience = audience
         // A part not made yet is never stored as a refusal by a cache in front: it exists in
         // a part target's time.
-        self.cache = cache ?? (audience == .operators || kind == .partNotReady || kind == .tooManyHeld ? .noStore : kind == .streamRemoved ? .gone : .transientError)
+        self.cache = cache ?? (audience == .operators || kind == .partNotReady || kind == .tooManyHeld || kind == .tooManyRequests ? .noStore : kind == .streamRemoved ? .gone : .transientError)
         self.realm = realm
         self.rangeOf = rangeOf
     }

@@ -213,4 +213,39 @@ import Testing
             }
         }
     }
+
+    /// The per-client connection cap, for a player behind a trusted edge (`ForwardedRequests`):
+    /// its requests in flight at the origin (it has no connection of its own there), while the edge and every
+    /// other player behind it go on.
+    @Test func aPlayerBehindTheEdgeHasItsShareOfTheEdgesConnections() async throws {
+        let (registry, directory) = try Self.liveRegistry()
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let admission = AdmissionControl(limits: .init(maxConnectionsPerClient: 2, idleTimeout: .seconds(60), trustedProxies: Self.edge))
+        try await ServerUnderTest.with({ onRunning in
+            OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission, onServerRunning: onRunning)
+        }) { port in
+            let blocking = "/live/main/720p/index.m3u8?_HLS_msn=2"
+            var held: [Task<HTTPExchange.Response?, any Error>] = []
+            for index in 0..<2 {
+                held.append(Task { try await Self.get(blocking, ["X-Forwarded-For": "192.0.2.1"], port: port) })
+                let deadline = ContinuousClock.now + .seconds(10)
+                while admission.held.snapshot.total <= index && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            #expect(admission.forwarded.snapshot.byClient == ["192.0.2.1": 2])
+            // The fast path answers a plain playlist without the router: a blocking one goes there.
+            let third = try await Self.get(blocking, ["X-Forwarded-For": "192.0.2.1"], port: port)
+            #expect(Self.code(third) == 429 && third?.header("cache-control") == "no-store", "\(third?.statusLine ?? "")")
+            let reason = String(decoding: third?.body ?? [], as: UTF8.self)
+            #expect(reason.contains("requests in flight through the edge"), "the player's share, not the held bound: \(reason)")
+            #expect(admission.forwarded.snapshot.refused == 1 && admission.held.snapshot.refused == 0)
+            let other = Task { try await Self.get(blocking, ["X-Forwarded-For": "192.0.2.2"], port: port) }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while admission.held.snapshot.total < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(admission.held.snapshot.byClient["192.0.2.2"] == 1, "another player behind the same edge is held as ever")
+            try Self.publish(2, in: registry, directory: directory)
+            for task in held + [other] { #expect(Self.code(try await task.value) == 200) }
+            #expect(admission.forwarded.snapshot.total == 0, "every request left the player's count")
+        }
+    }
 }

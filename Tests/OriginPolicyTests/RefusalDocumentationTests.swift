@@ -83,7 +83,7 @@ import Testing
         .malformedRequest: 400, .unauthorized: 401, .forbidden: 403,
         .noSuchResource: 404, .noSuchStream: 404, .noSuchVariant: 404, .noSuchMarker: 404, .segmentNotAvailable: 404, .gapSegment: 404,
         .stalePlaylist: 404, .nothingRecorded: 404, .onlyGaps: 404,
-        .conflict: 409, .streamRemoved: 410, .tooLarge: 413, .rangeNotSatisfiable: 416, .tooManyAttempts: 429, .tooManyHeld: 429,
+        .conflict: 409, .streamRemoved: 410, .tooLarge: 413, .rangeNotSatisfiable: 416, .tooManyAttempts: 429, .tooManyHeld: 429, .tooManyRequests: 429,
         .internalError: 500, .upstreamFailed: 502, .insufficientStorage: 507, .starting: 503, .draining: 503, .overloaded: 503, .partNotReady: 503,
     ]
 

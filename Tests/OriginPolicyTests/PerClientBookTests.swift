@@ -3,9 +3,9 @@ import Testing
 
 /// Held requests (blocking reloads, hinted parts) are bounded per client: one client at its
 /// bound is refused, every other goes on, and a client's entry goes when it holds nothing.
-@Suite struct HeldRequestBookTests {
+@Suite struct PerClientBookTests {
     @Test func aClientAtItsBoundIsRefusedAndNobodyElseIs() {
-        var book = HeldRequestBook(perClient: 2)
+        var book = PerClientBook(perClient: 2)
         let first = book.hold(client: "a"), second = book.hold(client: "a"), third = book.hold(client: "a"), other = book.hold(client: "b")
         #expect(first && second)
         #expect(!third, "the third of one client")
@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func aClientHoldingNothingHasNoEntry() {
-        var book = HeldRequestBook(perClient: 4)
+        var book = PerClientBook(perClient: 4)
         for client in (0..<100).map(String.init) { _ = book.hold(client: client) }
         for client in (0..<100).map(String.init) { book.release(client: client) }
         #expect(book.byClient.isEmpty && book.total == 0)
@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func withoutABoundEveryRequestIsHeld() {
-        var book = HeldRequestBook(perClient: nil)
+        var book = PerClientBook(perClient: nil)
         var held = 0
         for _ in 0..<10_000 where book.hold(client: "edge") { held += 1 }
         #expect(held == 10_000)
@@ -35,6 +35,6 @@ import Testing
 
     @Test func theDefaultFitsAPageOfFourAnglesInAFewTabs() {
         // hls.js holds its next playlist and its next part per stream: four angles in four tabs.
-        #expect(HeldRequestBook.defaultPerClient >= 4 * 2 * 4)
+        #expect(PerClientBook.defaultHeldPerClient >= 4 * 2 * 4)
     }
 }
