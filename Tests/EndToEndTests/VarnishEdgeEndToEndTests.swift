@@ -94,6 +94,9 @@ import TestSupport
         let normalised = "/live/main/180p/index.m3u8?_HLS_msn=\(msn)&_HLS_part=\(part)&_HLS_skip=YES"
         #expect(Self.originRequests(server, normalised) == 1, "one blocking reload at the origin for twenty players")
         #expect(!server.log.contains("CMCD"), "no player's query value reaches the origin")
+        // Held requests are counted in /metrics (all answered by now).
+        let metrics = try await Self.fetch("http://127.0.0.1:\(origin)/metrics").body
+        #expect(metrics.contains("sideline_held_requests 0") && metrics.contains("sideline_held_clients 0"), "\(metrics.split(separator: "\n").filter { $0.contains("held") })")
         // The origin counted the player the edge named, not the edge.
         #expect(server.log.contains("client=127.0.0.") && !server.log.contains("client=127.0.0.1 "), "the request log names the players behind the edge")
 
