@@ -76,7 +76,11 @@ import TestSupport
 
         // Twenty players wait for the same next part at once, each with a CMCD session of its
         // own and the directives in its own order: one request reaches the origin.
-        let playlist = try await Self.fetch(media).body
+        let first = try await Self.fetch(media)
+        let again = try await Self.fetch(media)
+        #expect(again.headers["x-cache-status"] == "HIT" && again.headers["age"] == nil && first.headers["age"] == nil,
+                "a playlist carries no Age (hls.js tunes in by it): \(again.headers)")
+        let playlist = first.body
         let hint = try #require(playlist.split(separator: "\n").first { $0.hasPrefix("#EXT-X-PRELOAD-HINT:") }, "\(playlist)")
         let hinted = try #require(hint.split(separator: "\"").dropFirst().first)
         // parts/000012.3.ts: the hinted part's segment and index, which the blocking reload asks for.
