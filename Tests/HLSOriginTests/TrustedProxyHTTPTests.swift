@@ -147,6 +147,21 @@ import Testing
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: n + 1))))
     }
 
+    /// Sends `target` once per (headers, source) on a connection of its own, each held before the
+    /// next is sent (two arriving together could race the server's in-flight bound while the
+    /// first is decided, before it is held and set aside): the answers to come.
+    static func holdOneAtATime(_ target: String, _ requests: [([String: String], String)], port: Int,
+                               admission: AdmissionControl) async throws -> [Task<HTTPExchange.Response?, any Error>] {
+        var held: [Task<HTTPExchange.Response?, any Error>] = []
+        let before = admission.held.snapshot.total
+        for (index, (headers, source)) in requests.enumerated() {
+            held.append(Task { try await get(target, headers, port: port, from: source) })
+            let deadline = ContinuousClock.now + .seconds(10)
+            while admission.held.snapshot.total <= before + index && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        return held
+    }
+
     @Test func heldRequestsAreBoundedPerPlayerAndLeaveTheInFlightCount() async throws {
         let (registry, directory) = try Self.liveRegistry()
         var logger = Logger(label: "test")
@@ -157,16 +172,8 @@ import Testing
             OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission, onServerRunning: onRunning)
         }) { port in
             let blocking = "/live/main/720p/index.m3u8?_HLS_msn=2"
-            // One at a time, each held before the next is sent: with one request in flight
-            // allowed, two arriving together would have the second refused 503 while the first
-            // is decided, before it is held and set aside.
-            var held: [Task<HTTPExchange.Response?, any Error>] = []
-            for (index, (headers, source)) in [(["X-Forwarded-For": "192.0.2.1"], "127.0.0.1"), (["X-Forwarded-For": "192.0.2.1"], "127.0.0.1"),
-                                               (["X-Forwarded-For": "192.0.2.2"], "127.0.0.1"), ([:], "127.0.0.3")].enumerated() {
-                held.append(Task { try await Self.get(blocking, headers, port: port, from: source) })
-                let deadline = ContinuousClock.now + .seconds(10)
-                while admission.held.snapshot.total <= index && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            }
+            let held = try await Self.holdOneAtATime(blocking, [(["X-Forwarded-For": "192.0.2.1"], "127.0.0.1"), (["X-Forwarded-For": "192.0.2.1"], "127.0.0.1"),
+                                                                (["X-Forwarded-For": "192.0.2.2"], "127.0.0.1"), ([:], "127.0.0.3")], port: port, admission: admission)
             let book = admission.held.snapshot
             #expect(book.total == 4 && book.byClient == ["192.0.2.1": 2, "192.0.2.2": 1, "127.0.0.3": 1], "\(book.byClient)")
             // Player A at its bound: refused at once, with nothing held for it.
@@ -226,12 +233,7 @@ import Testing
             OriginServer.makeApplication(registry: registry, host: "127.0.0.1", port: 0, logger: logger, admission: admission, onServerRunning: onRunning)
         }) { port in
             let blocking = "/live/main/720p/index.m3u8?_HLS_msn=2"
-            var held: [Task<HTTPExchange.Response?, any Error>] = []
-            for index in 0..<2 {
-                held.append(Task { try await Self.get(blocking, ["X-Forwarded-For": "192.0.2.1"], port: port) })
-                let deadline = ContinuousClock.now + .seconds(10)
-                while admission.held.snapshot.total <= index && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            }
+            let held = try await Self.holdOneAtATime(blocking, Array(repeating: (["X-Forwarded-For": "192.0.2.1"], "127.0.0.1"), count: 2), port: port, admission: admission)
             #expect(admission.forwarded.snapshot.byClient == ["192.0.2.1": 2])
             // The fast path answers a plain playlist without the router: a blocking one goes there.
             let third = try await Self.get(blocking, ["X-Forwarded-For": "192.0.2.1"], port: port)
