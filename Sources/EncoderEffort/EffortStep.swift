@@ -55,7 +55,9 @@ public enum EffortSteps {
     }
 
     /// The steps a rung may run at, the configured preset first. A rung configured at
-    /// `ultrafast` has no cheaper step.
+    /// `ultrafast` has no cheaper step. A baseline rung's last step is plain ultrafast: its
+    /// other steps have no B-frames and no CABAC either (the profile takes them away), and
+    /// `ultrafast-b`'s parameters, applied after the profile, would put them back.
     public static func steps(for rung: Rung) -> [EffortStep] {
         let configured = Rung.presets.firstIndex(of: rung.preset) ?? 2
         guard configured > 0 else { return [EffortStep(name: rung.preset, preset: rung.preset, relativeCost: 1)] }
@@ -67,7 +69,7 @@ public enum EffortSteps {
             steps.append(EffortStep(name: preset, preset: preset, relativeCost: presetCost(preset) / anchor))
         }
         for step in belowSuperfast {
-            var scaled = step
+            var scaled = rung.profile == "baseline" ? EffortStep(name: "ultrafast", preset: "ultrafast", relativeCost: step.relativeCost) : step
             scaled.relativeCost = step.relativeCost / anchor
             steps.append(scaled)
         }

@@ -15,6 +15,15 @@ public enum AVCCodecString {
         return make(profileIDC: bytes[1], constraintFlags: bytes[2], levelIDC: bytes[3])
     }
 
+    /// From an SPS, declaring `profileIDC` and `constraintFlags` instead of the SPS's own: the
+    /// profile that covers every encoder setting the variant may use (a step down writes a
+    /// lower profile than the master, read once, must declare). Level from the SPS.
+    public static func make(fromSPS nal: some Collection<UInt8>, declaringProfile profileIDC: UInt8, constraintFlags: UInt8) -> String? {
+        let bytes = Array(nal.prefix(4))
+        guard bytes.count == 4, bytes[0] & 0x1F == 7 else { return nil }
+        return make(profileIDC: profileIDC, constraintFlags: constraintFlags, levelIDC: bytes[3])
+    }
+
     /// The AAC-LC string (object type 2), which is what Sideline's audio encoder produces.
     public static let aacLC = "mp4a.40.2"
 

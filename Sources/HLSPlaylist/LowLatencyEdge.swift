@@ -24,6 +24,9 @@ public struct LowLatencyEdge: Sendable, Equatable {
     /// again after a stand-in, a new encoder): said before its parts too, so a player that
     /// appends them knows before the segment is listed.
     public var openDiscontinuity = false
+    /// The EXT-X-DATERANGE tags the segment being made will carry (a fill span it closes, an
+    /// outage it ends): before its parts too, so a later version inserts nothing before them.
+    public var openDateRanges: [DateRange] = []
     /// The part after the last one listed.
     public var hint: PreloadHint?
     /// Every other rendition a player may switch to.
@@ -61,6 +64,7 @@ public struct LowLatencyEdge: Sendable, Equatable {
     /// parts, the hint, the reports.
     public func tail() -> String {
         var text = ""
+        if !openParts.isEmpty { text += openDateRanges.map { $0.render() }.joined() }
         if !openParts.isEmpty, openDiscontinuity { text += "#EXT-X-DISCONTINUITY\n" }
         if !openParts.isEmpty, let openProgramDateTime { text += "#EXT-X-PROGRAM-DATE-TIME:\(ProgramDateTime.format(openProgramDateTime))\n" }
         text += Self.lines(of: openParts)

@@ -1,4 +1,5 @@
 import CFFmpeg
+import EncoderEffort
 import Foundation
 import HLSPlaylist
 import PipelineCore
@@ -50,10 +51,11 @@ public enum StandInEncoder {
         }
         var videoFrames: Int64 = 0
         var audioDone = audio == nil
+        let covering = H264Profile.covering(spec)
         func handle(_ encoded: UnsafeMutablePointer<AVPacket>) throws {
             if format == nil, encoded.pointee.flags & AV_PKT_FLAG_KEY != 0 {
                 let buffer = UnsafeBufferPointer(start: encoded.pointee.data, count: Int(encoded.pointee.size))
-                if let sps = AnnexB.nalUnits(in: buffer).first(where: { ($0.first ?? 0) & 0x1F == 7 }), let video = AVCCodecString.make(fromSPS: sps) {
+                if let sps = AnnexB.nalUnits(in: buffer).first(where: { ($0.first ?? 0) & 0x1F == 7 }), let video = AVCCodecString.make(fromSPS: sps, declaringProfile: covering.idc, constraintFlags: covering.constraintFlags) {
                     format = VariantFormat(codecs: audio != nil ? [video, AVCCodecString.aacLC] : [video], width: spec.width, height: spec.height, frameRate: frameRate.value)
                 }
             }

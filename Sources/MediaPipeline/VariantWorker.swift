@@ -73,6 +73,8 @@ final class VariantWorker {
     /// Rates asked for while running (`LivePipeline.bitRates`), and the last change applied.
     var bitRates: BitRateControl?
     private var bitRateGeneration = 0
+    /// When this encoder last said it made pictures (`PipelineEvent.progress`).
+    private var lastProgressReport = -Double.infinity
 
     /// `queueCapacity`: frames the variant may fall behind before the input leaves frames out
     /// for it; `live`: whether effort follows the machine (see `EffortSettings`).
@@ -292,13 +294,22 @@ final class VariantWorker {
         let mediaTime = clock.frameRate.time(ofFrame: packet.pointee.pts + 1)
         try muxer.addVideo(packet, captured: captured)
         onEncoded(mediaTime, nil)
+        // A quarter second apart at most: the server waits for a late encoder that says so.
+        let at = now()
+        if at - lastProgressReport >= EncoderProgress.interval {
+            lastProgressReport = at
+            onEvent(.progress(variant: spec.name))
+        }
     }
 
-    /// CODECS comes from the SPS the encoder really wrote, not from the configured profile.
+    /// CODECS comes from the SPS the encoder really wrote (its level), with the profile that
+    /// covers every effort step of the rung (`H264Profile.covering`): a step changes the profile
+    /// x264 writes, and the master, read once, must hold for every segment.
     private func reportFormat(from packet: UnsafeMutablePointer<AVPacket>) {
         let buffer = UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
+        let covering = H264Profile.covering(spec)
         guard let sps = AnnexB.nalUnits(in: buffer).first(where: { ($0.first ?? 0) & 0x1F == 7 }),
-              let video = AVCCodecString.make(fromSPS: sps) else {
+              let video = AVCCodecString.make(fromSPS: sps, declaringProfile: covering.idc, constraintFlags: covering.constraintFlags) else {
             logger.warning("no SPS in the first keyframe; CODECS cannot be given yet", metadata: ["variant": "\(spec.name)"])
             return
         }

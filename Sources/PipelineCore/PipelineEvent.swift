@@ -11,6 +11,9 @@ public enum PipelineEvent: Sendable {
     /// A finished part of a segment being made (with `PipelineConfiguration.partDuration`),
     /// before the segment it is part of.
     case part(variant: String, EncodedPart)
+    /// A variant's encoder is making pictures (`EncoderProgress.interval` apart at most while it
+    /// encodes): a slot it is late for waits for it instead of being filled.
+    case progress(variant: String)
     /// One variant's encoder failed; the others go on.
     case variantFailed(variant: String, reason: String)
     /// The input failed while reading. The pipeline flushes what it has and finishes.

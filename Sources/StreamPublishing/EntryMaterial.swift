@@ -10,6 +10,8 @@ public enum EntryMaterial: Sendable, Equatable {
     /// The variant's stand-in, its timestamps moved by `offset` (90 kHz ticks) to the slot's start;
     /// `copy` counts stand-ins in a row, so continuity counters run on across copies.
     case standIn(offset: Int64, copy: Int)
+    /// The variant's published parts of the slot, joined (the writer holds their bytes).
+    case listedParts
     /// EXT-X-GAP: no file. Also what a sibling fill becomes when the sibling has no file for
     /// the slot (it is a GAP there too).
     case gap
@@ -21,6 +23,8 @@ public enum EntryMaterial: Sendable, Equatable {
         switch entry.content {
         case .real:
             return .staged
+        case .listedParts:
+            return .listedParts
         case let .sibling(name):
             guard let source = siblingEntry(name), !source.gap else { return .gap }
             return .siblingFile(variant: name, uri: source.uri, duration: source.duration)

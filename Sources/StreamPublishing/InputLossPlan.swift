@@ -86,6 +86,16 @@ public struct InputLossPlan: Sendable, Equatable {
         !outages.contains { $0.contains(segment: index) }
     }
 
+    /// The marks the camera's segment `index` will carry (the close of an outage it ends), asked
+    /// before it is listed, for its parts: without changing anything.
+    public func cameraMarks(ofSegment index: Int) -> SegmentMarks {
+        for outage in outages.reversed() where outage.firstLiveSegment == index {
+            guard let restoredAt = outage.restoredAt else { continue }
+            return SegmentMarks(dateRanges: [DateRange.inputLost(since: outage.since, until: restoredAt)], discontinuity: true)
+        }
+        return SegmentMarks()
+    }
+
     public mutating func treatment(ofSegment index: Int, variant: String) -> Treatment {
         for i in outages.indices.reversed() {
             let outage = outages[i]

@@ -54,6 +54,22 @@ public struct LiveStreamCore: Sendable {
         slots.variantFailed(variant)
     }
 
+    /// A part of `variant`'s segment for `slot` is ready: the entry whose header it is published
+    /// under, or nil when it is not published (`SlotPublisher.partArrived`). Only the camera's
+    /// segments have parts listed, never the slate's.
+    public mutating func partArrived(variant: String, slot: Int, index: Int, programDateTime: Date?, now: Double) -> PlannedEntry? {
+        guard !ended else { return nil }
+        slots.encoderProgressed(variant: variant, now: now)
+        guard inputLoss.showsCamera(segment: slot) else { return nil }
+        return slots.partArrived(variant: variant, slot: slot, index: index, programDateTime: programDateTime, now: now,
+                                 marks: inputLoss.cameraMarks(ofSegment: slot))
+    }
+
+    /// `variant`'s encoder made pictures at `now`: its late slots wait for it.
+    public mutating func encoderProgressed(variant: String, now: Double) {
+        slots.encoderProgressed(variant: variant, now: now)
+    }
+
     public mutating func inputLost(since: Date, firstSlateSegment: Int) {
         if inputLoss.inputLost(since: since, firstSlateSegment: firstSlateSegment) { slots.holding = true }
     }
@@ -88,7 +104,7 @@ public struct LiveStreamCore: Sendable {
             endsHold = true
         }
         let wasFailed = slots.isFailed(variant)
-        if !marks.asGap && slots.accepts(variant: variant, slot: slot) { beforeListing() }
+        if slots.accepts(variant: variant, slot: slot) && (!marks.asGap || slots.hasPublishedParts(variant: variant, slot: slot)) { beforeListing() }
         if let refusal = slots.segmentArrived(variant: variant, slot: slot, duration: duration, programDateTime: programDateTime, now: now, marks: marks) {
             if case .slotFilled = refusal, !marks.asGap, let entry = slots.takeLate(variant: variant, slot: slot) { return .replaces(entry: entry) }
             return .refused(refusal)

@@ -27,6 +27,10 @@ public struct PlannedEntry: Sendable, Equatable {
         /// The stand-in card; `copy` counts the stand-ins in a row (0 first), so continuity
         /// counters can run on across copies of the same bytes.
         case standIn(copy: Int)
+        /// The parts of the variant's own segment published before its encoder stopped, one
+        /// after another: the segment cut short where they end (a part once listed is what
+        /// the segment holds). EXTINF is their sum.
+        case listedParts
         /// EXT-X-GAP, no file: a failed variant's slot (`on_variant_failure: gap`), a slot
         /// listed only to keep variants aligned, or a slate segment (`on_input_loss: gap`).
         case gap
@@ -37,7 +41,7 @@ public struct PlannedEntry: Sendable, Equatable {
             switch self {
             case .sibling: "sibling"
             case .standIn: "stand-in"
-            case .real, .gap: nil
+            case .real, .listedParts, .gap: nil
             }
         }
     }

@@ -13,6 +13,14 @@ extension SlotPublisher {
     @discardableResult
     mutating func fill(_ name: String, slot: Int, aligning: Bool, forcing forced: PlannedEntry.Content? = nil) -> Bool {
         let state = variants[name]!
+        if let opened = state.opened, opened.entry.slot == slot {
+            // Its parts are published: the entry is those parts, the segment cut where its
+            // encoder stopped (a part once listed is what the segment holds).
+            var entry = opened.entry
+            entry.content = .listedParts
+            commit(entry, source: opened.source, span: nil, in: name)
+            return true
+        }
         var content: PlannedEntry.Content? = forced
         if content == nil && state.failed {
             switch settings.onVariantFailure {
@@ -35,16 +43,19 @@ extension SlotPublisher {
             case .stale: content = aligning || settings.setTimeline != nil ? .gap : nil
             }
         }
-        guard let content else { return false }
-        let source: EntrySource
-        let spanClass: String?
-        switch content {
-        case .real: return false
-        case let .sibling(sibling): (source, spanClass) = (.sibling(sibling), DateRange.siblingFillClass)
-        case .standIn: (source, spanClass) = (.standIn, DateRange.standInClass)
-        case .gap: (source, spanClass) = (.gap, nil)
+        guard var content else { return false }
+        var (source, spanClass) = Self.sourceAndSpan(of: content)
+        guard source != nil else { return false }
+        var tag = discontinuity(of: name, at: slot, from: source!)
+        if tag == nil {
+            // A change of source a sibling's published slot cannot show aligned: a GAP entry here,
+            // the change at the seam `discontinuity` declared.
+            content = .gap
+            (source, spanClass) = Self.sourceAndSpan(of: content)
+            tag = discontinuity(of: name, at: slot, from: .gap) ?? false
         }
-        let date = self.date(ofSlot: slot)
+        guard let source, let tag else { return false }
+        let date = slotDates.fix(slot, proposed: self.date(ofSlot: slot))
         var dateRanges: [DateRange] = []
         // The span this entry belongs to: the open one if it is of the same kind, else a new one
         // (a GAP belongs to none; without a date to start it, none can open).
@@ -56,10 +67,21 @@ extension SlotPublisher {
             span = FillSpan(classLabel: spanClass, since: date)
             dateRanges.append(.fillSpan(spanClass, variantFilled: name, since: date))
         }
-        let entry = PlannedEntry(slot: slot, content: content, discontinuity: startsDiscontinuity(source, after: state.lastSource),
+        let entry = PlannedEntry(slot: slot, content: content, discontinuity: tag,
                                  dateRanges: dateRanges, programDateTime: date, duration: settings.segmentDuration)
         commit(entry, source: source, span: span, in: name)
         return true
+    }
+
+    /// The source a fill's content counts as, and the CLASS of the span it belongs to (nil
+    /// source for the variant's own segment, which no fill is).
+    static func sourceAndSpan(of content: PlannedEntry.Content) -> (EntrySource?, String?) {
+        switch content {
+        case .real, .listedParts: (nil, nil)
+        case let .sibling(sibling): (.sibling(sibling), DateRange.siblingFillClass)
+        case .standIn: (.standIn, DateRange.standInClass)
+        case .gap: (.gap, nil)
+        }
     }
 
     /// An angle of a set: every variant lists GAP entries up to slot `slot`, so entry n stays
@@ -89,8 +111,8 @@ extension SlotPublisher {
     mutating func listPlainGaps(_ slots: Range<Int>, in name: String) {
         guard !slots.isEmpty else { return }
         let entries = slots.map { slot in
-            PlannedEntry(slot: slot, content: .gap, discontinuity: false, dateRanges: [],
-                         programDateTime: date(ofSlot: slot),
+            PlannedEntry(slot: slot, content: .gap, discontinuity: seams.contains(slot), dateRanges: [],
+                         programDateTime: slotDates.date(of: slot) ?? date(ofSlot: slot),
                          duration: settings.segmentDuration)
         }
         sink.listGaps(entries, in: name)
@@ -107,6 +129,13 @@ extension SlotPublisher {
     /// Every variant's next entry takes slot `slot`: the slots before it stay empty, a new run
     /// of the timeline (persisted) begins, and the next entries follow a timestamp jump.
     mutating func skipEveryVariant(to slot: Int) {
+        // A slot whose parts are out is listed first (as those parts), every variant level with it.
+        if let opened = variants.values.compactMap({ $0.opened?.entry.slot }).max() {
+            for name in settings.variants {
+                while variants[name]!.next <= opened { fill(name, slot: variants[name]!.next, aligning: true, forcing: .gap) }
+            }
+        }
+        guard variants.values.contains(where: { $0.next < slot }) else { return }
         timeline.skip(toSlot: slot, atEntry: variants[settings.variants[0]]!.entries)
         for name in settings.variants {
             variants[name]!.next = slot
@@ -117,12 +146,12 @@ extension SlotPublisher {
 
     /// Lists `entry`; `span` is the fill span open after it (nil after a real segment or a GAP).
     mutating func commit(_ entry: PlannedEntry, source: EntrySource, span: FillSpan?, in name: String) {
-        var entry = entry
         var state = variants[name]!
         if case .real = source { state.filledBeforeOwn = nil } else if let filled = state.filledBeforeOwn { state.filledBeforeOwn = filled + 1 }
-        // A skip is a timestamp jump (`startsDiscontinuity` says where that counts).
-        if state.skipped && state.entries > 0 && startsDiscontinuity(source, after: state.lastSource, jump: true) { entry.discontinuity = true }
+        // A skip is a timestamp jump: `discontinuity(of:at:from:)` counted it in the tag.
         state.skipped = false
+        if source != .gap { state.lastMediaSource = source }
+        if let opened = state.opened, opened.entry.slot <= entry.slot { state.opened = nil }
         sink.list(entry, in: name)
         state.next = entry.slot + 1
         state.entries += 1
@@ -131,6 +160,14 @@ extension SlotPublisher {
         if settings.lateSegmentsReplaceFills && entry.content != .real { state.replaceable.insert(entry.slot) }
         state.openSpan = span
         variants[name] = state
+        forgetListedSlots()
+    }
+
+    /// Seams and dates of slots every variant has listed are not needed any more.
+    mutating func forgetListedSlots() {
+        guard let listed = variants.values.map(\.next).min() else { return }
+        seams.forget(before: listed)
+        slotDates.forget(before: listed)
     }
 
     /// The healthy variant closest in the ladder; of two equally close, the lower one (cheaper

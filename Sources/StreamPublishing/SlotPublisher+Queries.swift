@@ -29,15 +29,12 @@ extension SlotPublisher {
         return entry
     }
 
+    /// Whether `variant` published parts of `slot`: its entry will be its own segment, whatever
+    /// the input-loss plan says of it.
+    public func hasPublishedParts(variant: String, slot: Int) -> Bool { variants[variant]?.opened?.entry.slot == slot }
+
     /// The first slot `variant` has not listed.
     public func nextSlot(of variant: String) -> Int? { variants[variant]?.next }
-
-    /// Whether `variant`'s next entry, if it is this run's own segment, follows its entry before
-    /// with EXT-X-DISCONTINUITY (that entry came from elsewhere: a stand-in, a sibling, a GAP,
-    /// an earlier run): what its parts say before it is listed.
-    public func ownSegmentIsDiscontinuous(_ variant: String) -> Bool {
-        startsDiscontinuity(.real(run: run), after: variants[variant]?.lastSource)
-    }
 
     /// Whether an entry from `source` listed after one from `previous` starts with
     /// EXT-X-DISCONTINUITY, the one place this is decided: where the source changes (another
@@ -51,9 +48,19 @@ extension SlotPublisher {
     /// (VLC ended its stream at such a move through the edge). A stand-in of a stream this box
     /// encodes is the rung's own format on its slot's timestamps (`standInsMatchTheEncoding`),
     /// as the other box's segments are to a player moved there: no tag, as at that move.
+    ///
+    /// `previous` is the newest entry with pictures: a GAP entry has none, so it needs no tag
+    /// (but where slots were skipped off the universal grid), and the pictures after it are
+    /// judged against those before it. A stream whose timestamps follow its slots
+    /// (`Settings.timestampsFollowSlots`: every stream this box encodes, each run starting on its
+    /// slot's timestamps) is judged as the universal grid is, but that slots skipped are still a
+    /// jump there (the universal grid never skips).
     func startsDiscontinuity(_ source: EntrySource, after previous: EntrySource?, jump: Bool = false) -> Bool {
+        let universal = settings.setTimeline?.isUniversal == true
+        if source == .gap { return jump && !universal }
         let changed = previous.map { $0 != source } ?? false
-        guard settings.setTimeline?.isUniversal == true else { return jump || changed }
+        guard universal || settings.timestampsFollowSlots else { return jump || changed }
+        if jump && !universal { return true }
         guard changed, let previous else { return false }
         return !(isTheGridsOwnFormat(previous) && isTheGridsOwnFormat(source))
     }

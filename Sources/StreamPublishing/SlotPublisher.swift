@@ -43,6 +43,19 @@ public struct SlotPublisher: Sendable {
         var replaceable: Set<Int> = []
         /// Slots filled in this run of the encoder before its first segment (`startingFill`).
         var filledBeforeOwn: Int? = 0
+        /// The newest entry with pictures (not a GAP): what a change of source is judged against
+        /// on a stream whose timestamps follow its slots.
+        var lastMediaSource: EntrySource?
+        /// The slot whose parts this variant has published, and the entry they promise: its
+        /// header lines are out, so the slot's entry is that one, whatever comes.
+        var opened: OpenedSlot?
+    }
+
+    /// A slot whose parts are published (Low-Latency HLS): the entry its header lines promise,
+    /// and the source that made them.
+    struct OpenedSlot {
+        var entry: PlannedEntry
+        var source: EntrySource
     }
 
     /// On a box of a redundant pair (`Settings.pairStartsWithGaps`), the slots a run of the
@@ -67,6 +80,12 @@ public struct SlotPublisher: Sendable {
     public private(set) var runStartedAt: Double?
     public private(set) var lastAccepted: Double?
     var announcedMaster: [String]?
+    /// Where EXT-X-DISCONTINUITY falls: the same slots in every variant.
+    var seams = SeamSchedule()
+    /// Whether each variant's encoder still makes pictures: only a stalled one's slots are filled.
+    var liveness: EncoderLiveness
+    /// Each slot's one EXT-X-PROGRAM-DATE-TIME, the same in every variant.
+    var slotDates = SlotDates()
     /// While true, late slots are left empty: the stream is meant to go stale (an input
     /// outage with `on_input_loss: stale`). A real segment that comes after empty slots ends
     /// the hold and starts a new run of the timeline after them instead of filling them; one
@@ -79,9 +98,12 @@ public struct SlotPublisher: Sendable {
         self.settings = settings
         self.sink = sink
         self.cadence = SlotCadence(segmentDuration: settings.segmentDuration, grace: settings.grace)
+        self.liveness = EncoderLiveness(stalledAfter: settings.stalledAfter)
         self.timeline = restored?.timeline ?? StreamTimeline()
         let entries = restored?.entries ?? 0
         var next = timeline.slot(ofEntry: entries)
+        // Slots passed while no process ran: the next entry follows a timestamp jump.
+        var skippedOnRestart = false
         if let grid = settings.setTimeline {
             // An angle of a set: the set's grid, whatever this angle recorded or when it starts.
             cadence.fix(slot: 0, startingAt: now + grid.epoch.timeIntervalSince(wallNow))
@@ -102,10 +124,15 @@ public struct SlotPublisher: Sendable {
             next = lastSlot + 1 + max(0, Int((passed / settings.segmentDuration).rounded(.up)))
             dateAnchor = (lastSlot, last)
             cadence.anchor(slot: next, startingAt: now + end.addingTimeInterval(Double(next - lastSlot - 1) * settings.segmentDuration).timeIntervalSince(wallNow))
-            if next != timeline.slot(ofEntry: entries) { timeline.skip(toSlot: next, atEntry: entries) }
+            if next != timeline.slot(ofEntry: entries) {
+                timeline.skip(toSlot: next, atEntry: entries)
+                skippedOnRestart = true
+            }
         }
         let source: EntrySource? = entries > 0 ? .restored : nil
-        variants = Dictionary(uniqueKeysWithValues: settings.variants.map { ($0, VariantState(next: next, entries: entries, lastSource: source)) })
+        variants = Dictionary(uniqueKeysWithValues: settings.variants.map {
+            ($0, VariantState(next: next, entries: entries, lastSource: source, skipped: skippedOnRestart, lastMediaSource: source))
+        })
         if settings.lateSegmentsReplaceFills, let restored {
             // What an earlier process filled, a late segment may still replace after a restart.
             let timeline = self.timeline
@@ -132,6 +159,9 @@ public struct SlotPublisher: Sendable {
     /// stand-in's: a camera that lost or gained its sound is another number of tracks, tagged).
     public mutating func beginRun(now: Double, standInMatchesRun: Bool = true) -> Int {
         self.standInMatchesRun = standInMatchesRun
+        // The old encoders are gone: what they published parts of is listed as those parts.
+        for name in settings.variants where variants[name]!.opened != nil { fill(name, slot: variants[name]!.next, aligning: true) }
+        liveness.forgetAll()
         let level = variants.values.map(\.next).max() ?? 0
         for name in settings.variants {
             while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
@@ -153,9 +183,8 @@ public struct SlotPublisher: Sendable {
     public mutating func segmentArrived(variant name: String, slot: Int, duration: Double, programDateTime: Date, now: Double,
                                         marks: SegmentMarks = SegmentMarks()) -> Refusal? {
         guard let level = variants[name]?.next else { return .unknownVariant }
+        liveness.progressed(name, at: now)
         guard slot >= level else { return .slotFilled(slot: slot) }
-        // An angle of a set dates every slot by the set's grid: the same date in every angle.
-        let programDateTime = settings.setTimeline?.start(of: slot) ?? programDateTime
         if slot > level && (holding || settings.onLateSegment == .stale) && variants.values.allSatisfy({ $0.next == level }) {
             // Nothing filled the empty slots, on purpose: skip them (an angle of a set lists
             // them as GAP entries instead, so its entries stay on the set's slots).
@@ -170,18 +199,29 @@ public struct SlotPublisher: Sendable {
         }
         while variants[name]!.next < slot { fill(name, slot: variants[name]!.next, aligning: true) }
         variants[name]!.failed = false
-        let state = variants[name]!
         let source = EntrySource.real(run: run)
-        var dateRanges = marks.dateRanges
-        if let span = state.openSpan {
-            dateRanges.append(.fillSpan(span.classLabel, variantFilled: name, since: span.since, until: programDateTime))
+        let listedDate: Date?
+        if let opened = variants[name]!.opened, opened.entry.slot == slot {
+            // Its parts are out with their header: the entry is the one they promised.
+            var entry = opened.entry
+            entry.duration = duration
+            listedDate = entry.programDateTime
+            commit(entry, source: source, span: nil, in: name)
+        } else {
+            guard let entry = ownEntry(name, slot: slot, programDateTime: programDateTime, duration: duration, marks: marks) else {
+                // Its encoder is back where a sibling published the slot without a tag: it keeps
+                // what it showed for this slot and comes back at a seam every variant tags.
+                keepSource(of: name, slot: slot)
+                cadence.arrived(slot: slot, at: now)
+                lastAccepted = now
+                announceMaster()
+                return .awaitingSeam(slot: slot)
+            }
+            listedDate = entry.programDateTime
+            commit(entry, source: source, span: nil, in: name)
         }
-        let entry = PlannedEntry(slot: slot, content: marks.asGap ? .gap : .real,
-                                 discontinuity: startsDiscontinuity(source, after: state.lastSource, jump: marks.discontinuity),
-                                 dateRanges: dateRanges, programDateTime: programDateTime, duration: duration)
-        commit(entry, source: source, span: nil, in: name)
         cadence.arrived(slot: slot, at: now)
-        if dateAnchor.map({ slot >= $0.slot }) ?? true { dateAnchor = (slot, programDateTime) }
+        if let listedDate, dateAnchor.map({ slot >= $0.slot }) ?? true { dateAnchor = (slot, listedDate) }
         lastAccepted = now
         // Failed variants that take this one's segments catch up to it.
         for failed in settings.variants where variants[failed]!.failed && variants[failed]!.next <= slot {
@@ -219,6 +259,10 @@ public struct SlotPublisher: Sendable {
             for name in order {
                 let slot = variants[name]!.next
                 guard let deadline = cadence.deadline(slot), now >= deadline else { continue }
+                // An encoder whose frames come is late, not gone: its segment takes the slot when
+                // it comes. Only a stalled or failed one's slot is filled (or, while the stream is
+                // held stale, every slot, as GAP entries).
+                guard holding || variants[name]!.failed || liveness.isStalled(name, now: now) else { continue }
                 if fill(name, slot: slot, aligning: false, forcing: holding ? .gap : nil) { progress = true }
             }
         }

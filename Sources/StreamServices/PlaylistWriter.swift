@@ -46,6 +46,15 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         var writes = WriteHealth()
         /// Which parts each variant's playlist lists (Low-Latency HLS); unused without `parts`.
         var partLedger = PartLedger(keep: 1)
+        /// The published parts of each variant's segment being made, joined: what its entry
+        /// holds if its encoder stops before the segment (`PlannedEntry.Content.listedParts`).
+        var publishedParts: [String: PublishedParts] = [:]
+    }
+
+    private struct PublishedParts {
+        var slot: Int
+        var bytes: [UInt8] = []
+        var duration = 0.0
     }
 
     /// Low-Latency HLS: what parts are listed (nil: the stream lists none).
@@ -76,9 +85,10 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     /// A part of `variant`'s segment for `part.segment` is complete: listed (a new playlist
     /// version, its bytes served from memory) when that slot is the one the variant lists next
     /// and shows the camera (`PartLedger`). Called under the stream's core lock, as `list` is.
-    /// `date`: the segment's EXT-X-PROGRAM-DATE-TIME as it will be listed; `discontinuity`:
-    /// whether it will be listed after EXT-X-DISCONTINUITY.
-    func partArrived(_ part: EncodedPart, of variant: String, date: Date?, discontinuity: Bool, nextSlot: Int?, camera: Bool) {
+    /// `entry`: the entry the core promised for the part's slot (`LiveStreamCore.partArrived`);
+    /// its header lines (date ranges, discontinuity, date) go before the parts, as they will
+    /// stand before the segment's EXTINF.
+    func partArrived(_ part: EncodedPart, of variant: String, entry: PlannedEntry) {
         guard let parts, let target = recorder.variants[variant] else { return }
         let playlist = target.playlist
         guard !playlist.endList else { return }
@@ -86,11 +96,15 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         let edge = state.withLock { s -> LowLatencyEdge? in
             let listed = s.partLedger.partArrived(variant: variant, slot: part.segment,
                                                   part: .init(index: part.index, duration: part.duration, independent: part.independent),
-                                                  nextSlot: nextSlot, camera: camera)
+                                                  nextSlot: entry.slot, camera: true)
             guard listed else { return nil }
+            if s.publishedParts[variant]?.slot != part.segment { s.publishedParts[variant] = PublishedParts(slot: part.segment) }
+            s.publishedParts[variant]!.bytes += part.bytes
+            s.publishedParts[variant]!.duration += part.duration
             var edge = s.partLedger.edge(of: variant, nextSequence: nextSequence, settings: parts)
-            edge.openProgramDateTime = date
-            edge.openDiscontinuity = discontinuity
+            edge.openProgramDateTime = entry.programDateTime
+            edge.openDiscontinuity = entry.discontinuity
+            edge.openDateRanges = entry.dateRanges
             return edge
         }
         guard let edge else { return }
@@ -105,6 +119,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         guard let parts else { return nil }
         return state.withLock { s in
             s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
+            if let held = s.publishedParts[variant], held.slot <= slot { s.publishedParts[variant] = nil }
             return s.partLedger.edge(of: variant, nextSequence: sequence + 1, settings: parts)
         }
     }
@@ -151,17 +166,25 @@ public final class PlaylistWriter: PublishingSink, Sendable {
             } catch {
                 logger.error("stand-in cannot be restamped; listed as EXT-X-GAP", metadata: ["variant": "\(variant)", "error": "\(error)"])
             }
+        case .listedParts:
+            // The encoder stopped inside the segment: the entry is what its parts promised.
+            if let held = state.withLock({ $0.publishedParts[variant] }), held.slot == entry.slot, !held.bytes.isEmpty {
+                body = .bytes(held.bytes, keyframeRanges: [])
+                duration = held.duration
+            } else {
+                logger.error("internal: a segment cut at its parts without them; listed as EXT-X-GAP", metadata: ["variant": "\(variant)", "slot": "\(entry.slot)"])
+            }
         case .gap:
             break
         }
         switch entry.content {
         case .sibling: variantMetrics[variant]?.siblingSegments.increment()
         case .standIn: variantMetrics[variant]?.standInSegments.increment()
-        case .real, .gap: break
+        case .real, .listedParts, .gap: break
         }
         let recorded = target.list(body, duration: duration, programDateTime: entry.programDateTime, discontinuity: entry.discontinuity, dateRanges: entry.dateRanges)
         // The camera's own segment, written as cut: exactly its parts one after another.
-        let real = entry.content == .real && recorded.segmentWritten && material == .staged
+        let real = recorded.segmentWritten && ((entry.content == .real && material == .staged) || entry.content == .listedParts)
         let edge = edgeAfterListing(variant, slot: entry.slot, sequence: recorded.playlist.playlist.lastSequence, real: real,
                                     gap: recorded.segmentWritten ? nil : duration)
         if recorded.segmentWritten {

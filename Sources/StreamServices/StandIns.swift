@@ -39,9 +39,10 @@ public enum StandIns {
         for spec in configuration.variants {
             let directory = layout.variantDirectory(spec.name)
             // `format`: bumped when the stand-in's bytes change for the same settings (2: PAT first;
-            // 3: encoded as the rung is with parts, no B-frames and slice threads).
+            // 3: encoded as the rung is with parts, no B-frames and slice threads; 4: CODECS declares the
+            // profile that covers every effort step).
             let framesPerPart = configuration.partClock.map { Int($0.minimumFramesPerPart) }
-            let settings = "format=3 \(spec) \(configuration.frameRate) D=\(configuration.segmentDuration) audio=\(withAudio ? "\(configuration.audio)" : "none") parts=\(framesPerPart ?? 0)"
+            let settings = "format=4 \(spec) \(configuration.frameRate) D=\(configuration.segmentDuration) audio=\(withAudio ? "\(configuration.audio)" : "none") parts=\(framesPerPart ?? 0)"
             if let cached = read(directory: directory, settings: settings) {
                 standIns[spec.name] = cached
                 continue

@@ -87,7 +87,8 @@ public final class StreamPublisher: Sendable {
                                               lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid,
                                               pairStartsWithGaps: configuration.redundancy != nil,
                                               standInsMatchTheEncoding: SlotPublisher.standInsJoinTheEncoding(isPushed: stream.isPushed, standInDurations: standIns.values.map(\.duration),
-                                                                                                             segmentDuration: configuration.segmentDuration))
+                                                                                                             segmentDuration: configuration.segmentDuration),
+                                              timestampsFollowSlots: !stream.isPushed)
         let slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })
@@ -168,12 +169,23 @@ public final class StreamPublisher: Sendable {
         case let .part(variant, part):
             // Listed only while its slot is the one the variant lists next and shows the camera:
             // decided under the core's lock, so no entry is listed between the question and the part.
-            core.withLock { c in
-                // An angle of a set dates every slot by the set's grid, as its segments are listed.
-                let date = setTimeline?.start(of: part.segment) ?? part.segmentCaptured
-                writer.partArrived(part, of: variant, date: date, discontinuity: c.slots.ownSegmentIsDiscontinuous(variant),
-                                   nextSlot: c.slots.nextSlot(of: variant), camera: c.inputLoss.showsCamera(segment: part.segment))
+            // The core fixes the slot's entry with its first part; the part goes out under it.
+            let recovered = core.withLock { c in
+                let failed = c.slots.isFailed(variant)
+                if let entry = c.partArrived(variant: variant, slot: part.segment, index: part.index, programDateTime: part.segmentCaptured,
+                                             now: registry.clock()) {
+                    writer.partArrived(part, of: variant, entry: entry)
+                }
+                return failed && !c.slots.isFailed(variant)
             }
+            if recovered { noteRecovered(variant) }
+        case let .progress(variant):
+            let recovered = core.withLock { c in
+                let failed = c.slots.isFailed(variant)
+                c.encoderProgressed(variant: variant, now: registry.clock())
+                return failed && !c.slots.isFailed(variant)
+            }
+            if recovered { noteRecovered(variant) }
         case let .variantFailed(variant, reason):
             let fill = stream.onVariantFailure
             logger.error("variant failed; its slots are filled until it recovers", metadata: [
@@ -232,6 +244,8 @@ public final class StreamPublisher: Sendable {
         switch arrival {
         case .afterEnd, .withheld:
             break
+        case let .refused(.awaitingSeam(slot)):
+            logger.notice("variant is back; its own segments follow at the next slot every variant tags", metadata: ["variant": "\(variant)", "slot": "\(slot)"])
         case let .refused(refusal):
             variantMetrics[variant]?.lateSegmentsDropped.increment()
             logger.warning("segment came after its slot was filled; dropped", metadata: ["variant": "\(variant)", "slot": "\(segment.index)", "refusal": "\(refusal)"])
@@ -240,10 +254,7 @@ public final class StreamPublisher: Sendable {
             if !writer.replace(entry: entry, with: segment, in: variant) { variantMetrics[variant]?.lateSegmentsDropped.increment() }
         case let .listed(asGap, recovered, liveAgain):
             if liveAgain, registry.stream(named: streamName)?.phase == .inputLost { registry.apply(.phase(stream: streamName, .live)) }
-            if recovered {
-                registry.apply(.failure(stream: streamName, variant: variant, nil))
-                logger.notice("variant recovered; its own segments follow an EXT-X-DISCONTINUITY", metadata: ["variant": "\(variant)", "slot": "\(segment.index)"])
-            }
+            if recovered { noteRecovered(variant) }
             if let start = timings.withLock({ $0 })?.inputCompletion(segment: segment.index) {
                 let latency = start.duration(to: .now)
                 publishLatency.record(latency.inSeconds)
@@ -252,6 +263,12 @@ public final class StreamPublisher: Sendable {
             if !asGap { checkBitRate(segment, of: variant) }
         }
         return arrival
+    }
+
+    /// `variant`'s encoder makes pictures again after it failed: its siblings' copies stop.
+    private func noteRecovered(_ variant: String) {
+        registry.apply(.failure(stream: streamName, variant: variant, nil))
+        logger.notice("variant recovered; its own segments follow at the next slot every variant tags", metadata: ["variant": "\(variant)"])
     }
 
     /// BANDWIDTH must bound every segment's bit rate (RFC 8216 §4.3.4.2); say so when one does not.

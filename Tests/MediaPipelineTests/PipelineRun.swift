@@ -12,6 +12,8 @@ final class PipelineRun: Sendable {
         var segments: [String: [EncodedSegment]] = [:]
         /// Each variant's parts, in the order they came (with `partDuration`).
         var parts: [String: [EncodedPart]] = [:]
+        /// `.progress` events per variant.
+        var progress: [String: Int] = [:]
         var formats: [String: VariantFormat] = [:]
         var failures: [String] = []
         var endOfStream: Bool?
@@ -64,6 +66,7 @@ final class PipelineRun: Sendable {
                 case let .inputRestored(_, firstLiveSegment): o.outages.append("restored \(firstLiveSegment)")
                 case let .effort(variant, report): o.efforts[variant, default: []].append(report)
                 case let .part(variant, part): o.parts[variant, default: []].append(part)
+                case let .progress(variant): o.progress[variant, default: 0] += 1
                 }
             }
             if let stopWhen, outcome.withLock({ stopWhen($0) }) { stop = true }

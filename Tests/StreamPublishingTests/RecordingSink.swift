@@ -25,7 +25,7 @@ final class RecordingSink: PublishingSink, @unchecked Sendable {
     func masterChanged(listing variants: [String]) { masters.append(variants) }
     func timelineChanged(_ timeline: StreamTimeline) { timelines.append(timeline) }
 
-    /// One letter per entry: R real, S stand-in, C sibling copy, G gap; '|' before a discontinuity.
+    /// One letter per entry: R real, P its published parts, S stand-in, C sibling copy, G gap; '|' before a discontinuity.
     func shape(_ variant: String) -> String {
         (entries[variant] ?? []).map { entry in
             let letter: String
@@ -33,6 +33,7 @@ final class RecordingSink: PublishingSink, @unchecked Sendable {
             case .real: letter = "R"
             case .standIn: letter = "S"
             case .sibling: letter = "C"
+            case .listedParts: letter = "P"
             case .gap: letter = "G"
             }
             return (entry.discontinuity ? "|" : "") + letter

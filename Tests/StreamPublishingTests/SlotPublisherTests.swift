@@ -137,17 +137,20 @@ import Testing
         drive.advance(2)
         drive.deliver(first, all)
         #expect(drive.core.timeline.runs.count == 2)
-        // A variant that fails now carries its sibling's copy: a fill too.
+        // A variant that fails now is filled: a GAP entry, as its siblings published the slot
+        // without the tag a sibling's picture needs (`SeamSchedule`). A fill too.
         drive.advance(1.5)
         drive.deliver(first + 1, ["720p", "360p"])
         drive.core.variantFailed("180p")
-        #expect(drive.sink.shape("180p") == "R|R|C")
+        #expect(drive.sink.shape("180p") == "R|RG")
         #expect(drive.core.takeLate(variant: "180p", slot: first + 1) == 2, "entry 2: slot \(first + 1) of the second run")
     }
 
     /// One variant's encoder fails: by default its slots carry its nearest healthy sibling's
     /// segments (the lower one of two equally near) as soon as the sibling lists them; the
-    /// master keeps listing it; its own first segment back follows a discontinuity.
+    /// master keeps listing it. Every change of picture falls on a seam, a slot no variant had
+    /// published, which every variant tags (`SeamSchedule`): the slot its siblings published
+    /// already is a GAP entry, and its own segments come back at the next seam.
     @Test func failedVariantCarriesItsSiblingsSegments() {
         var drive = Drive()
         drive.startWithFirstSegment(of: all)
@@ -155,19 +158,25 @@ import Testing
         drive.deliver(1, ["720p", "180p"])
         drive.core.variantFailed("360p")
         drive.deliver(1, ["360p"]) // too late: the failure filled slot 1 already
-        #expect(drive.sink.shape("360p") == "R|C")
-        #expect(drive.sink.entries["360p"]![1].content == .sibling("180p"))
+        #expect(drive.sink.shape("360p") == "RG")
         for slot in 2..<4 {
             drive.advance(2)
             drive.deliver(slot, ["720p", "180p"])
         }
-        #expect(drive.sink.shape("360p") == "R|CCC")
-        #expect(drive.sink.entries["360p"]![1].dateRanges.first?.classLabel == DateRange.siblingFillClass)
+        #expect(drive.sink.shape("360p") == "RG|CC")
+        #expect(drive.sink.entries["360p"]![2].content == .sibling("180p"))
+        #expect(drive.sink.entries["360p"]![2].dateRanges.first?.classLabel == DateRange.siblingFillClass)
         #expect(drive.sink.masters == [all], "the failed rung stays in the master: it plays")
+        // Back, but 720p published slot 4 first, untagged: 360p keeps a fill there (180p has not
+        // listed it, so a GAP) and comes back at slot 5, which every variant tags.
         drive.advance(2)
         drive.deliver(4, all)
-        #expect(drive.sink.shape("360p") == "R|CCC|R")
+        #expect(drive.sink.shape("360p") == "RG|CCG")
         #expect(!drive.core.isFailed("360p"))
+        drive.advance(2)
+        drive.deliver(5, all)
+        #expect(drive.sink.shape("360p") == "RG|CCG|R")
+        for variant in all { #expect(drive.sink.entries[variant]!.map(\.discontinuity) == [false, false, true, false, false, true], "\(variant)") }
         // Slots stay aligned across the ladder.
         #expect(drive.sink.slots("360p") == drive.sink.slots("720p"))
     }
@@ -182,10 +191,10 @@ import Testing
             drive.advance(2)
             drive.deliver(slot, ["360p", "180p"])
         }
-        #expect(drive.sink.shape("720p") == "R|GG")
+        #expect(drive.sink.shape("720p") == "RGG", "a GAP entry has no pictures: no tag")
         drive.advance(2)
         drive.deliver(3, all)
-        #expect(drive.sink.shape("720p") == "R|GG|R")
+        #expect(drive.sink.shape("720p") == "RGGR", "the same encoder's pictures on: no tag")
         #expect(drive.sink.masters.last == all)
     }
 
@@ -198,7 +207,10 @@ import Testing
         drive.deliver(1, ["360p", "180p"])
         #expect(drive.sink.shape("720p") == "R")
         drive.advance(1)
-        #expect(drive.sink.shape("720p") == "R|S")
+        // Its siblings published slot 1 untagged: a GAP there, the card from the next slot on.
+        #expect(drive.sink.shape("720p") == "RG")
+        drive.advance(2)
+        #expect(drive.sink.shape("720p") == "RG|S")
     }
 
     /// With every rung failed there is no sibling: stand-ins.
@@ -254,7 +266,7 @@ import Testing
         drive.deliver(1, ["360p", "180p"])
         let first = drive.core.beginRun(now: drive.now)
         #expect(drive.sink.slots("720p") == [0, 1])
-        #expect(drive.sink.shape("720p") == "R|S")
+        #expect(drive.sink.shape("720p") == "RG", "its siblings published slot 1 untagged: a GAP entry, not a card")
         #expect(first == 2)
     }
 

@@ -146,13 +146,20 @@ import Testing
         #expect(listed.map { if case .standIn = $0.1 { "stand-in" } else { "\($0.1)" } } == ["real", "stand-in", "real", "real", "real"], "\(listed)")
         #expect(listed.map(\.2) == (encodes ? [false, false, false, false, false] : [false, true, true, false, false]),
                 "none for a stand-in in the rung's format, around a pushed stream's: \(listed)")
-        #expect(core.ownSegmentIsDiscontinuous("720p") == false, "the next part of its own segment starts none either")
-        // A sibling's picture in a failed rung's slot: another size and rate, a discontinuity.
+        #expect(core.partArrived(variant: "720p", slot: first + 5, index: 0, programDateTime: today, now: 111)?.discontinuity == false,
+                "the next part of its own segment starts none either")
+        // A sibling's picture in a failed rung's slot: another size and rate, a discontinuity, on
+        // a slot no variant has published (a seam every variant tags). 720p published slot
+        // first + 5 untagged (its parts), so 360p's copy cannot start there: a GAP entry, then
+        // the copy at first + 6 after the tag, which 720p carries too; and back the same way.
         core.variantFailed("360p")
         core.segmentArrived(variant: "720p", slot: first + 5, duration: 2, programDateTime: today, now: 112)
-        core.segmentArrived(variant: "360p", slot: first + 6, duration: 2, programDateTime: today, now: 114)
-        let failed = sink.entries["360p"]!.suffix(2).map { ($0.content == .sibling("720p"), $0.discontinuity) }
-        #expect(failed.map(\.0) == [true, false] && failed.map(\.1) == [true, true], "into the sibling's picture and back: \(failed)")
+        core.segmentArrived(variant: "720p", slot: first + 6, duration: 2, programDateTime: today, now: 114)
+        core.segmentArrived(variant: "360p", slot: first + 7, duration: 2, programDateTime: today, now: 116)
+        core.segmentArrived(variant: "720p", slot: first + 7, duration: 2, programDateTime: today, now: 116)
+        let failed = sink.entries["360p"]!.suffix(3).map { ($0.content, $0.discontinuity) }
+        #expect(failed.map(\.0) == [.gap, .sibling("720p"), .real] && failed.map(\.1) == [false, true, true], "into the sibling's picture and back: \(failed)")
+        #expect(sink.entries["720p"]!.suffix(3).map(\.discontinuity) == [false, true, true], "720p tags the same slots")
 
         // A grid of one box's own (a set's): a new run is still a discontinuity.
         let sinkOwn = RecordingSink()
@@ -162,7 +169,7 @@ import Testing
         _ = own.beginRun(now: 100)
         for variant in all { own.segmentArrived(variant: variant, slot: 0, duration: 2, programDateTime: today, now: 102) }
         _ = own.beginRun(now: 103)
-        #expect(own.ownSegmentIsDiscontinuous("720p"))
+        #expect(own.partArrived(variant: "720p", slot: 1, index: 0, programDateTime: today, now: 103.5)?.discontinuity == true)
         for variant in all { own.segmentArrived(variant: variant, slot: 1, duration: 2, programDateTime: today, now: 104) }
         #expect(sinkOwn.entries["720p"]!.map(\.discontinuity) == [false, true])
     }
