@@ -61,7 +61,8 @@ extension SlotPublisher {
     /// change waits for the seam this declares at the first slot no variant has published.
     mutating func discontinuity(of name: String, at slot: Int, from source: EntrySource, jump: Bool = false) -> Bool? {
         let state = variants[name]!
-        let needed = startsDiscontinuity(source, after: state.lastMediaSource, jump: jump || (state.skipped && state.entries > 0))
+        let previous = settings.setTimeline?.isUniversal == true ? state.lastMediaSource : state.lastSource
+        let needed = startsDiscontinuity(source, after: previous, jump: jump || (state.skipped && state.entries > 0))
         if let tag = seams.tag(slot: slot, needed: needed, frontier: frontier) { return tag }
         seams.declare(frontier)
         return nil

@@ -49,18 +49,15 @@ extension SlotPublisher {
     /// encodes is the rung's own format on its slot's timestamps (`standInsMatchTheEncoding`),
     /// as the other box's segments are to a player moved there: no tag, as at that move.
     ///
-    /// `previous` is the newest entry with pictures: a GAP entry has none, so it needs no tag
-    /// (but where slots were skipped off the universal grid), and the pictures after it are
-    /// judged against those before it. A stream whose timestamps follow its slots
-    /// (`Settings.timestampsFollowSlots`: every stream this box encodes, each run starting on its
-    /// slot's timestamps) is judged as the universal grid is, but that slots skipped are still a
-    /// jump there (the universal grid never skips).
+    /// A GAP entry has no pictures: it never needs a tag of its own (but where slots were skipped
+    /// off the universal grid). Off that grid, what follows one is a new coded sequence (its
+    /// encoder was set up again, or another source comes), tagged; on it, `previous` is the
+    /// newest entry with pictures (`discontinuity(of:at:from:)`), judged by format as above.
     func startsDiscontinuity(_ source: EntrySource, after previous: EntrySource?, jump: Bool = false) -> Bool {
         let universal = settings.setTimeline?.isUniversal == true
         if source == .gap { return jump && !universal }
         let changed = previous.map { $0 != source } ?? false
-        guard universal || settings.timestampsFollowSlots else { return jump || changed }
-        if jump && !universal { return true }
+        guard universal else { return jump || changed }
         guard changed, let previous else { return false }
         return !(isTheGridsOwnFormat(previous) && isTheGridsOwnFormat(source))
     }

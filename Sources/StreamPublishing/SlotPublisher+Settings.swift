@@ -35,10 +35,6 @@ extension SlotPublisher {
         /// slot's timestamps, is no discontinuity while the run's audio is the stand-in's
         /// (`startsDiscontinuity`, `beginRun(now:standInMatchesRun:)`).
         public var standInsMatchTheEncoding: Bool
-        /// Whether every run of the stream's encoder starts on its slot's timestamps (a stream this
-        /// box encodes; not a pushed one): a new run, an earlier process's entries and a stand-in
-        /// encoded as the rung is join untagged, as on the universal grid (`startsDiscontinuity`).
-        public var timestampsFollowSlots: Bool
         /// Silence after which a variant's encoder counts as stalled and its late slots are
         /// filled (`EncoderLiveness`); an encoder that reports progress is waited for.
         public var stalledAfter: Double
@@ -46,8 +42,7 @@ extension SlotPublisher {
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
                     onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
                     setTimeline: SetTimeline? = nil, pairStartsWithGaps: Bool = false, standInsMatchTheEncoding: Bool = false,
-                    timestampsFollowSlots: Bool = false, stalledAfter: Double = EncoderLiveness.defaultStalledAfter) {
-            self.timestampsFollowSlots = timestampsFollowSlots
+                    stalledAfter: Double = EncoderLiveness.defaultStalledAfter) {
             self.stalledAfter = stalledAfter
             self.pairStartsWithGaps = pairStartsWithGaps
             self.standInsMatchTheEncoding = standInsMatchTheEncoding

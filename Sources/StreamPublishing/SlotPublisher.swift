@@ -44,7 +44,7 @@ public struct SlotPublisher: Sendable {
         /// Slots filled in this run of the encoder before its first segment (`startingFill`).
         var filledBeforeOwn: Int? = 0
         /// The newest entry with pictures (not a GAP): what a change of source is judged against
-        /// on a stream whose timestamps follow its slots.
+        /// on the universal grid.
         var lastMediaSource: EntrySource?
         /// The slot whose parts this variant has published, and the entry they promise: its
         /// header lines are out, so the slot's entry is that one, whatever comes.

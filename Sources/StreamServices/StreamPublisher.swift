@@ -87,8 +87,7 @@ public final class StreamPublisher: Sendable {
                                               lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid,
                                               pairStartsWithGaps: configuration.redundancy != nil,
                                               standInsMatchTheEncoding: SlotPublisher.standInsJoinTheEncoding(isPushed: stream.isPushed, standInDurations: standIns.values.map(\.duration),
-                                                                                                             segmentDuration: configuration.segmentDuration),
-                                              timestampsFollowSlots: !stream.isPushed)
+                                                                                                             segmentDuration: configuration.segmentDuration))
         let slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })

@@ -114,7 +114,9 @@ import Testing
         #expect(Self.violations(of: simulation).isEmpty)
         var old = StreamSimulation(slots: 12, episodes: simulation.episodes, baseLateness: simulation.baseLateness)
         old.run(stalledAfter: 0)
-        #expect(old.sink.shape("720p").prefix(12).contains("S"), "filled at its deadline before issue 44: \(old.sink.shape("720p"))")
+        // Filled at its deadline (the rule before issue 44): cut to its parts, then GAP entries.
+        #expect(old.sink.shape("720p").prefix(12).contains { $0 != "R" && $0 != "|" }, "\(old.sink.shape("720p"))")
+        #expect(old.refused.count > 0, "its own segments dropped")
     }
 
     /// A rung whose encoder stops inside a segment whose parts are out: the entry is those parts.

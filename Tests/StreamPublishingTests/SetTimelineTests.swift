@@ -180,7 +180,7 @@ import Testing
         #expect(sink.shape("720p") == "RGGG", "slot 3's deadline (109 s) passed")
         advance(clock, by: 0.1) { core.tick(now: $0) }
         for variant in all { core.segmentArrived(variant: variant, slot: 4, duration: 2, programDateTime: epoch, now: clock.now) }
-        #expect(sink.shape("720p") == "RGGGR", "the same run's pictures after GAP entries: no tag (an outage's end carries its own)")
+        #expect(sink.shape("720p") == "RGGG|R", "pictures after GAP entries start a new coded sequence")
         #expect(sink.slots("360p") == [0, 1, 2, 3, 4])
         #expect(sink.timelines.isEmpty)
     }

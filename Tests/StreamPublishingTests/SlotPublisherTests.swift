@@ -194,7 +194,7 @@ import Testing
         #expect(drive.sink.shape("720p") == "RGG", "a GAP entry has no pictures: no tag")
         drive.advance(2)
         drive.deliver(3, all)
-        #expect(drive.sink.shape("720p") == "RGGR", "the same encoder's pictures on: no tag")
+        #expect(drive.sink.shape("720p") == "RGG|R", "its encoder set up again after GAP entries: a new coded sequence")
         #expect(drive.sink.masters.last == all)
     }
 
