@@ -82,11 +82,26 @@ public struct CapacityPlan: Sendable, Equatable {
             return head + " They fit at \(fitting) (\(Self.cores(needByStep[step])) cores): encoders start there and step up when"
                 + " there is room. \(setting.isEmpty ? "C" : "Or \(setting)c")arry fewer streams, or use a machine with more cores to keep \(stepName(0))."
         }
-        if let leaveOut = rungsToLeaveOut {
-            return head + " Even at \(stepName(needByStep.count - 1)) they need \(Self.cores(needByStep.last!)) cores, and frames will be dropped."
-                + " Leave the best \(leaveOut) rung\(leaveOut == 1 ? "" : "s") out of each ladder (video.ladder), or carry fewer streams."
+        let shed = streams.first.map { shedRungs(of: $0) } ?? []
+        let leaving = "Serving them without the best \(shed.count) rung\(shed.count == 1 ? "" : "s") of each ladder (\(shed.joined(separator: ", "))): "
+            + "they leave the master, players on them switch down, and every frame of the rungs kept is encoded."
+        if rungsToLeaveOut != nil {
+            return head + " Even at \(stepName(needByStep.count - 1)) they need \(Self.cores(needByStep.last!)) cores. " + leaving
+                + " To keep them, carry fewer streams or use a machine with more cores."
         }
-        return head + " Even one rung per stream at \(stepName(needByStep.count - 1)) does not fit, and frames will be dropped: carry fewer streams."
+        return head + " Even one rung per stream at \(stepName(needByStep.count - 1)) does not fit. " + leaving
+            + " Frames will still be dropped: carry fewer streams."
+    }
+
+    /// The rungs of `stream` (its best first) served without encoding, so the rest fit: the
+    /// same number from every ladder (`rungsToLeaveOut`), or every rung but the last when even
+    /// one rung per stream does not fit; none when the cheapest step fits. A shed rung leaves
+    /// the master (players switch down) and its playlist carries a sibling's segments, so
+    /// nothing on it breaks and its recording stays aligned for when it comes back.
+    public func shedRungs(of stream: Stream) -> [String] {
+        guard fittingStep == nil else { return [] }
+        let count = rungsToLeaveOut ?? max(stream.ladder.count - 1, 0)
+        return stream.ladder.prefix(min(count, max(stream.ladder.count - 1, 0))).map(\.name)
     }
 
     /// x264 threads for each rung: one when there are at least as many rungs (of every stream)

@@ -23,7 +23,7 @@ extension SlotPublisher {
         }
         var content: PlannedEntry.Content? = forced
         if content == nil && state.failed {
-            switch settings.onVariantFailure {
+            switch fillPolicy(of: name) {
             case .sibling:
                 if let sibling = nearestHealthySibling(of: name), variants[sibling]!.next > slot { content = .sibling(sibling) }
             case .gap:
@@ -168,6 +168,12 @@ extension SlotPublisher {
         guard let listed = variants.values.map(\.next).min() else { return }
         seams.forget(before: listed)
         slotDates.forget(before: listed)
+    }
+
+    /// How a failed variant's slots are filled: a shed rung is not encoded and has no stand-in,
+    /// so it carries its sibling's segments whatever `on_variant_failure` says.
+    func fillPolicy(of name: String) -> FailedVariantFill {
+        settings.shed.contains(name) ? .sibling : settings.onVariantFailure
     }
 
     /// The healthy variant closest in the ladder; of two equally close, the lower one (cheaper

@@ -38,11 +38,16 @@ extension SlotPublisher {
         /// Silence after which a variant's encoder counts as stalled and its late slots are
         /// filled (`EncoderLiveness`); an encoder that reports progress is waited for.
         public var stalledAfter: Double
+        /// Rungs served without encoding (`CapacityPlan.shedRungs`): failed from the start, out of
+        /// the master whatever `onVariantFailure` says, their slots a sibling's copies (a GAP
+        /// entry where no sibling has the slot), so a player already on one plays on.
+        public var shed: Set<String>
 
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
                     onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
                     setTimeline: SetTimeline? = nil, pairStartsWithGaps: Bool = false, standInsMatchTheEncoding: Bool = false,
-                    stalledAfter: Double = EncoderLiveness.defaultStalledAfter) {
+                    stalledAfter: Double = EncoderLiveness.defaultStalledAfter, shed: Set<String> = []) {
+            self.shed = shed
             self.stalledAfter = stalledAfter
             self.pairStartsWithGaps = pairStartsWithGaps
             self.standInsMatchTheEncoding = standInsMatchTheEncoding
@@ -66,6 +71,9 @@ extension SlotPublisher {
     public static func standInsJoinTheEncoding(isPushed: Bool, standInDurations: [Double], segmentDuration: Double) -> Bool {
         !isPushed && !standInDurations.isEmpty && standInDurations.allSatisfy { abs($0 - segmentDuration) < 0.0005 }
     }
+
+    /// Why a shed rung is failed, as `/api/streams` shows it.
+    public static let shedReason = "shed: the calibration says the ladder does not fit this machine; its slots carry a sibling's segments"
 
     /// The default grace in seconds (`LateSegmentFill.defaultGrace`).
     public static let defaultGrace = LateSegmentFill.defaultGrace

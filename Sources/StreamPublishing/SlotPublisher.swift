@@ -131,7 +131,7 @@ public struct SlotPublisher: Sendable {
         }
         let source: EntrySource? = entries > 0 ? .restored : nil
         variants = Dictionary(uniqueKeysWithValues: settings.variants.map {
-            ($0, VariantState(next: next, entries: entries, lastSource: source, skipped: skippedOnRestart, lastMediaSource: source))
+            ($0, VariantState(next: next, entries: entries, lastSource: source, failed: settings.shed.contains($0), skipped: skippedOnRestart, lastMediaSource: source))
         })
         if settings.lateSegmentsReplaceFills, let restored {
             // What an earlier process filled, a late segment may still replace after a restart.
@@ -225,8 +225,8 @@ public struct SlotPublisher: Sendable {
         lastAccepted = now
         // Failed variants that take this one's segments catch up to it.
         for failed in settings.variants where variants[failed]!.failed && variants[failed]!.next <= slot {
-            guard settings.onVariantFailure != .standin else { continue }
-            if settings.onVariantFailure == .sibling && nearestHealthySibling(of: failed) != name { continue }
+            guard fillPolicy(of: failed) != .standin else { continue }
+            if fillPolicy(of: failed) == .sibling && nearestHealthySibling(of: failed) != name { continue }
             while variants[failed]!.next <= slot { fill(failed, slot: variants[failed]!.next, aligning: true) }
         }
         announceMaster()
@@ -239,7 +239,7 @@ public struct SlotPublisher: Sendable {
         guard variants[name] != nil, !variants[name]!.failed else { return }
         variants[name]!.failed = true
         let level = variants.values.map(\.next).max() ?? 0
-        if settings.onVariantFailure != .standin {
+        if fillPolicy(of: name) != .standin {
             while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
         }
         announceMaster()

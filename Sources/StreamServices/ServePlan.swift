@@ -19,8 +19,12 @@ public struct ServePlan: Sendable {
     let realtime: Bool
     /// Where each rung's encoder effort starts and how it moves (`EncodingCapacity.effort`).
     public var effort: EffortSettings
+    /// Rungs served without encoding, as the calibration says, so the rest fit
+    /// (`CapacityPlan.shedRungs`): out of the master, their slots a sibling's segments.
+    public var shed: [String]
 
-    public init(configuration: SidelineConfiguration, stream: StreamSettings, realtime: Bool, effort: EffortSettings = EffortSettings()) {
+    public init(configuration: SidelineConfiguration, stream: StreamSettings, realtime: Bool, effort: EffortSettings = EffortSettings(), shed: [String] = []) {
+        self.shed = shed
         self.configuration = configuration
         // A pushed stream with no configured ladder serves the one it took before a restart.
         self.stream = PushedLadder.restoring(stream, dataDirectory: configuration.dataDirectory)
@@ -36,7 +40,7 @@ public struct ServePlan: Sendable {
             inputTimeout: stream.inputTimeout,
             frameRate: FrameRate(stream.video.frameRate),
             segmentDuration: configuration.segmentDuration,
-            variants: stream.video.ladder,
+            variants: stream.video.ladder.filter { !shed.contains($0.name) },
             audio: AudioSpec(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate, channels: configuration.audio.channels),
             inputOptions: stream.inputOptions,
             audioInput: stream.audioInput.isEmpty ? nil : stream.audioInput,
@@ -167,7 +171,7 @@ public struct ServePlan: Sendable {
             }
         }
         return StreamPublisher(configuration: configuration, stream: stream, recorder: recorder, registry: registry, standIns: standIns, hasAudio: audio,
-                               setTimeline: withStandIns ? setTimeline(logger: logger) : nil, parts: parts, targetDuration: targetDuration, logger: logger)
+                               setTimeline: withStandIns ? setTimeline(logger: logger) : nil, parts: parts, targetDuration: targetDuration, shed: shed, logger: logger)
     }
 
     /// The timeline this stream runs on: on a box with `redundancy` or `boxes`, the universal

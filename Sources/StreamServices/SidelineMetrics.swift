@@ -28,9 +28,12 @@ public enum SidelineMetrics {
         let effort: Gauge
         let effortStepsDown: Counter
         let effortStepsUp: Counter
+        /// 1 while the rung is shed (served without encoding: `CapacityPlan.shedRungs`), else 0.
+        let shed: Gauge
 
         init(stream: String, variant: String) {
             let labels = [("stream", stream), ("variant", variant)]
+            shed = Gauge(label: "sideline_rung_shed", dimensions: labels)
             effort = Gauge(label: "sideline_encoder_effort", dimensions: labels)
             effortStepsDown = Counter(label: "sideline_effort_steps_total", dimensions: labels + [("direction", "down")])
             effortStepsUp = Counter(label: "sideline_effort_steps_total", dimensions: labels + [("direction", "up")])

@@ -43,7 +43,8 @@ public final class StreamPublisher: Sendable {
     /// `standIns`: every variant's stand-in (empty for `sideline encode`, which never fills).
     /// `setTimeline`: the set's, for an angle of a set (`SetTimelineStore`).
     init(configuration: SidelineConfiguration, stream: StreamSettings, recorder: StreamRecorder, registry: StreamRegistry,
-         standIns: [String: StandIn], hasAudio: Bool, setTimeline: SetTimeline? = nil, parts: PartLedger.Settings? = nil, targetDuration: Int, logger: Logger) {
+         standIns: [String: StandIn], hasAudio: Bool, setTimeline: SetTimeline? = nil, parts: PartLedger.Settings? = nil, targetDuration: Int,
+         shed: [String] = [], logger: Logger) {
         // A pushed stream's backlog comes late by design: the recording takes it (SlotPublisher.takeLate).
         let lateSegmentsReplaceFills = stream.isPushed
         self.stream = stream
@@ -87,9 +88,17 @@ public final class StreamPublisher: Sendable {
                                               lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid,
                                               pairStartsWithGaps: configuration.redundancy != nil,
                                               standInsMatchTheEncoding: SlotPublisher.standInsJoinTheEncoding(isPushed: stream.isPushed, standInDurations: standIns.values.map(\.duration),
-                                                                                                             segmentDuration: configuration.segmentDuration))
+                                                                                                             segmentDuration: configuration.segmentDuration),
+                                              shed: Set(shed))
         let slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date(), sink: writer)
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
+        for variant in shed {
+            // Said where an operator looks: /api/streams, the page, /metrics, the log.
+            registry.apply(.failure(stream: stream.name, variant: variant, SlotPublisher.shedReason))
+            variantMetrics[variant]?.shed.record(1)
+            logger.warning("rung shed: not encoded, out of the master; its playlist carries a sibling's segments",
+                           metadata: ["stream": "\(stream.name)", "variant": "\(variant)", "why": "the calibration says the ladder does not fit this machine"])
+        }
         advertisedPeak = Dictionary(uniqueKeysWithValues: rates.map { ($0.name, Bandwidth.peak($0.rates)) })
     }
 

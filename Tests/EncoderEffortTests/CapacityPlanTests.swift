@@ -88,13 +88,21 @@ import Testing
         #expect(plan.startingStep == 2)
         let warning = try #require(plan.warning)
         #expect(warning.contains("Even at ultrafast-b they need 2.2 cores"))
-        #expect(warning.contains("Leave the best 1 rung out of each ladder"))
+        #expect(warning.contains("Serving them without the best 1 rung of each ladder (\(Self.ladder[0].name))"))
+        #expect(plan.shedRungs(of: plan.streams[0]) == [Self.ladder[0].name])
     }
 
     @Test func farTooManyAreToldToCarryFewer() throws {
         let plan = CapacityPlan(streams: streams(20), costs: Self.costs, cores: 2)
         #expect(plan.rungsToLeaveOut == nil)
         #expect(try #require(plan.warning).contains("carry fewer streams"))
+        #expect(plan.shedRungs(of: plan.streams[0]) == Self.ladder.dropLast().map(\.name), "all but the cheapest rung")
+    }
+
+    @Test func aPlanThatFitsShedsNothing() {
+        let plan = CapacityPlan(streams: streams(3), costs: Self.costs, cores: 2)
+        #expect(plan.fittingStep != nil)
+        #expect(plan.shedRungs(of: plan.streams[0]).isEmpty)
     }
 
     @Test func theTableSaysWhatItLacksAndWhatItKnows() {

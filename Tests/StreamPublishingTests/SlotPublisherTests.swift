@@ -354,3 +354,27 @@ import Testing
         #expect(undated.lastProgramDateTime == nil && undated.lastDuration == 2)
     }
 }
+
+/// A rung shed at start (`CapacityPlan.shedRungs`): never encoded, out of the master, its slots
+/// its nearest sibling's segments from the first, so a player on it plays on and its recording
+/// stays aligned with the ladder's.
+@Suite struct ShedRungTests {
+    @Test func aShedRungCarriesItsSiblingAndLeavesTheMaster() {
+        let sink = RecordingSink()
+        let settings = SlotPublisher.Settings(variants: ["720p", "360p", "180p"], segmentDuration: 2, grace: 1, onVariantFailure: .standin, shed: ["720p"])
+        var core = SlotPublisher(settings: settings, now: 100, wallNow: Date(timeIntervalSince1970: 1_800_000_100), sink: sink)
+        _ = core.beginRun(now: 100)
+        for slot in 0..<3 {
+            for variant in ["360p", "180p"] {
+                core.segmentArrived(variant: variant, slot: slot, duration: 2, programDateTime: Date(timeIntervalSince1970: 1_800_000_100 + Double(slot) * 2),
+                                    now: 102 + Double(slot) * 2)
+            }
+            core.tick(now: 102.5 + Double(slot) * 2)
+        }
+        #expect(sink.masters.last == ["360p", "180p"])
+        #expect(sink.shape("720p") == "CCC", "its sibling's copies whatever on_variant_failure says: it has no stand-in")
+        #expect(sink.entries["720p"]!.allSatisfy { $0.content == .sibling("360p") })
+        #expect(sink.slots("720p") == sink.slots("360p"))
+        #expect(core.isFailed("720p"))
+    }
+}
