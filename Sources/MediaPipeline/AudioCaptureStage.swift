@@ -18,6 +18,7 @@ final class AudioCaptureStage {
     let encoder: AudioEncoder
     private let workers: [VariantWorker]
     private let feedPolicy: FeedPolicy
+    private let gate: ShedGate
     private let logger: Logger
     private let deadline: InterruptDeadline
     /// When the pipeline's first output frame of video was captured; set by the input thread.
@@ -29,7 +30,8 @@ final class AudioCaptureStage {
     private let done = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
-    init(input: AudioInput, encoder: AudioEncoder, workers: [VariantWorker], feedPolicy: FeedPolicy, deadline: InterruptDeadline, logger: Logger) {
+    init(input: AudioInput, encoder: AudioEncoder, workers: [VariantWorker], feedPolicy: FeedPolicy, gate: ShedGate, deadline: InterruptDeadline, logger: Logger) {
+        self.gate = gate
         self.input = input
         self.encoder = encoder
         self.workers = workers
@@ -78,7 +80,7 @@ final class AudioCaptureStage {
                         anchor = (timelineStart + origin.duration(to: .now).inSeconds, stamp)
                     }
                     let outputTime = anchor!.outputTime + (stamp - anchor!.stamp)
-                    try encoder.push(decoded, outputTime: outputTime) { workers.fanOut(audio: $0, policy: feedPolicy) }
+                    try encoder.push(decoded, outputTime: outputTime) { workers.fanOut(audio: $0, policy: feedPolicy, leavingOut: gate.leftOutOfAudio()) }
                 }
             }
         } catch {
@@ -86,7 +88,7 @@ final class AudioCaptureStage {
             logger.error("audio input failed; the stream continues without its sound", metadata: ["audio-input": "\(input.container.input)", "error": "\(error)"])
         }
         do {
-            try encoder.drain { workers.fanOut(audio: $0, policy: feedPolicy) }
+            try encoder.drain { workers.fanOut(audio: $0, policy: feedPolicy, leavingOut: gate.leftOutOfAudio()) }
         } catch {
             logger.warning("audio encoder drain failed", metadata: ["error": "\(error)"])
         }

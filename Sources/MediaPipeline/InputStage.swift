@@ -50,11 +50,14 @@ final class InputStage {
     private var videoPacketDue: ContinuousClock.Instant?
     /// Whether a full variant queue may hold up the input (see `FeedPolicy`).
     private let feedPolicy: FeedPolicy
+    /// Which rungs take nothing: shed, or taken back and waiting for a segment start.
+    private let gate: ShedGate
 
     init(configuration: PipelineConfiguration, input: MediaInput, audioEncoder: AudioEncoder?, audioCapture: AudioCaptureStage?, workers: [VariantWorker], logger: Logger,
          statistics: @escaping @Sendable ((inout PipelineStatistics) -> Void) -> Void, isStopping: @escaping @Sendable () -> Bool,
-         timings: SegmentTimings, drills: PipelineDrills = PipelineDrills(), stopDeadline: InterruptDeadline? = nil,
+         timings: SegmentTimings, drills: PipelineDrills = PipelineDrills(), stopDeadline: InterruptDeadline? = nil, gate: ShedGate? = nil,
          onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) {
+        self.gate = gate ?? ShedGate(control: configuration.shedding)
         self.timings = timings
         self.drills = drills
         self.onEvent = onEvent
@@ -104,7 +107,7 @@ final class InputStage {
             failure = .internalFailure("\(error)")
         }
         do {
-            try audioEncoder?.drain { packet in workers.fanOut(audio: packet, policy: feedPolicy) }
+            try audioEncoder?.drain { packet in workers.fanOut(audio: packet, policy: feedPolicy, leavingOut: gate.leftOutOfAudio()) }
         } catch {
             logger.warning("audio encoder drain failed", metadata: ["error": "\(error)"])
         }
@@ -305,7 +308,9 @@ final class InputStage {
                 timings.markInputComplete(segment: clock.segment(ofFrame: index) - 1)
             }
             let startsSegment = clock.startsSegment(frame: index)
+            let leftOut = gate.leftOut(startsSegment: startsSegment)
             for worker in workers {
+                if !leftOut.isEmpty && leftOut.contains(worker.spec.name) { continue }
                 switch feedPolicy.decide(queued: worker.queue.count, essential: startsSegment, framesQueued: worker.queuedFrames.load(ordering: .relaxed)) {
                 case .send:
                     guard let owned = OwnedFrame(cloning: frame) else { throw PipelineError.internalFailure("av_frame_clone failed") }
@@ -327,7 +332,7 @@ final class InputStage {
     private func handleAudio(_ frame: UnsafeMutablePointer<AVFrame>) throws {
         guard let audioEncoder, let origin, let audio = input.audio, let stamp = frame.timestampSeconds(timeBase: audio.timeBase) else { return }
         let time = stamp - origin + loopOffset + conformer.offset
-        try audioEncoder.push(frame, outputTime: time) { packet in workers.fanOut(audio: packet, policy: feedPolicy) }
+        try audioEncoder.push(frame, outputTime: time) { packet in workers.fanOut(audio: packet, policy: feedPolicy, leavingOut: gate.leftOutOfAudio()) }
     }
 }
 

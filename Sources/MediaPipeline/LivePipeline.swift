@@ -76,15 +76,16 @@ public final class LivePipeline: Sendable {
             worker.bitRates = bitRates
             workers.append(worker)
         }
+        let gate = ShedGate(control: configuration.shedding)
         let capture = audioInput.map { audioInput in
             AudioCaptureStage(input: audioInput, encoder: audio!, workers: workers, feedPolicy: .forInput(live: true, capacity: workers[0].queue.capacity),
-                              deadline: audioDeadline, logger: logger)
+                              gate: gate, deadline: audioDeadline, logger: logger)
         }
         self.stage = StageHandoff(InputStage(
             configuration: configuration, input: input, audioEncoder: capture == nil ? audio : nil, audioCapture: capture, workers: workers, logger: logger,
             statistics: { update in shared.stats.withLock { update(&$0) } },
             isStopping: { shared.stopping.load(ordering: .relaxed) },
-            timings: timings, drills: drills, stopDeadline: deadline, onEvent: onEvent
+            timings: timings, drills: drills, stopDeadline: deadline, gate: gate, onEvent: onEvent
         ))
     }
 

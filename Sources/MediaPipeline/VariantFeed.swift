@@ -1,5 +1,6 @@
 import CFFmpeg
 import PipelineCore
+import SidelineCore
 import Synchronization
 
 // What the input thread does with each frame and audio packet for one variant is
@@ -27,9 +28,10 @@ extension VariantWorker {
 }
 
 extension [VariantWorker] {
-    /// Every variant gets its own reference to the AAC packet; audio is never dropped.
-    func fanOut(audio packet: UnsafeMutablePointer<AVPacket>, policy: FeedPolicy) {
-        for worker in self {
+    /// Every variant gets its own reference to the AAC packet; audio is never dropped (but for a
+    /// rung `leavingOut` names: shed, or waiting for a segment start to come back).
+    func fanOut(audio packet: UnsafeMutablePointer<AVPacket>, policy: FeedPolicy, leavingOut: Set<String> = []) {
+        for worker in self where leavingOut.isEmpty || !leavingOut.contains(worker.spec.name) {
             switch policy.decide(queued: worker.queue.count, essential: true) {
             case .send, .drop:
                 if let owned = OwnedPacket(cloning: packet) { worker.feed(.audio(owned), policy: policy) }

@@ -275,6 +275,9 @@ final class VariantWorker {
         let dropped = droppedFrames.load(ordering: .relaxed)
         let load = SegmentLoad(mediaSeconds: Double(meter.frames + dropped - meter.droppedBefore) * clock.frameRate.frameDuration,
                                busySeconds: meter.busy, backlogFrames: queuedFrames.load(ordering: .relaxed), droppedFrames: dropped - meter.droppedBefore)
+        // Every segment's load, for the box's rung shedding (`RungShedding`), which acts once
+        // effort steps are spent.
+        onEvent(.segmentLoad(variant: spec.name, atCheapestStep: effort.step == steps.count - 1, load))
         guard let change = effort.decide(after: load, at: now()) else { return }
         let step = steps[effort.step]
         try encoder.encode(nil) { packet in try handle(packet) }

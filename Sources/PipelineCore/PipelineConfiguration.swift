@@ -33,6 +33,9 @@ public struct PipelineConfiguration: Sendable {
     public var audio: AudioSpec
     /// Effort steps, threads per rung (see `EffortSettings`).
     public var effort = EffortSettings()
+    /// Rungs the box gave up while it runs (`RungShedding`): the input feeds them nothing. One
+    /// per stream, shared by every run of its pipeline.
+    public var shedding = ShedControl()
     /// Seconds each named variant waits before encoding a frame at its configured effort (times
     /// the step's relative cost at a cheaper one). For the pipeline's tests only (`package`: no
     /// config sets it): it stands in for a machine too slow for a rung (a real encoder's speed

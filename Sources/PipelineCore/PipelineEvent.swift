@@ -14,6 +14,9 @@ public enum PipelineEvent: Sendable {
     /// A variant's encoder is making pictures (`EncoderProgress.interval` apart at most while it
     /// encodes): a slot it is late for waits for it instead of being filled.
     case progress(variant: String)
+    /// What a variant's encoder measured over the segment that just ended, on a live input, and
+    /// whether it runs at its cheapest effort step: what the box sheds whole rungs by.
+    case segmentLoad(variant: String, atCheapestStep: Bool, SegmentLoad)
     /// One variant's encoder failed; the others go on.
     case variantFailed(variant: String, reason: String)
     /// The input failed while reading. The pipeline flushes what it has and finishes.

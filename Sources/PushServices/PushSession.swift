@@ -69,7 +69,7 @@ public final class PushSession: Sendable {
             uploader.formatKnown(format, of: variant)
         case let .variantFailed(variant, reason):
             logger.error("a rung's encoder failed; the server fills its slots until it recovers", metadata: ["variant": "\(variant)", "reason": "\(reason)"])
-        case .effort, .progress:
+        case .effort, .progress, .segmentLoad:
             break // the pipeline logs every change itself; the server judges a pushed stream by its segments
         case .part:
             break // a pushed stream sends whole segments (its configuration asks for no parts)

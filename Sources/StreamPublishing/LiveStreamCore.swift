@@ -65,6 +65,10 @@ public struct LiveStreamCore: Sendable {
                                  marks: inputLoss.cameraMarks(ofSegment: slot))
     }
 
+    /// The box gives `variant` up, or takes it back (`SlotPublisher.shed`, `restore`).
+    public mutating func shed(_ variant: String) { if !ended { slots.shed(variant) } }
+    public mutating func restore(_ variant: String) { if !ended { slots.restore(variant) } }
+
     /// `variant`'s encoder made pictures at `now`: its late slots wait for it.
     public mutating func encoderProgressed(variant: String, now: Double) {
         slots.encoderProgressed(variant: variant, now: now)

@@ -173,7 +173,7 @@ extension SlotPublisher {
     /// How a failed variant's slots are filled: a shed rung is not encoded and has no stand-in,
     /// so it carries its sibling's segments whatever `on_variant_failure` says.
     func fillPolicy(of name: String) -> FailedVariantFill {
-        settings.shed.contains(name) ? .sibling : settings.onVariantFailure
+        shedNow.contains(name) ? .sibling : settings.onVariantFailure
     }
 
     /// The healthy variant closest in the ladder; of two equally close, the lower one (cheaper

@@ -22,7 +22,7 @@ extension SlotPublisher {
               let entry = ownEntry(name, slot: slot, programDateTime: programDateTime, duration: settings.segmentDuration, marks: marks) else { return nil }
         variants[name]!.opened = OpenedSlot(entry: entry, source: .real(run: run))
         // Its encoder is back: the siblings' copies stop, its own segments come.
-        variants[name]!.failed = false
+        if !shedNow.contains(name) { variants[name]!.failed = false }
         return entry
     }
 
@@ -33,10 +33,28 @@ extension SlotPublisher {
     public mutating func encoderProgressed(variant name: String, now: Double) {
         guard variants[name] != nil else { return }
         liveness.progressed(name, at: now)
-        if variants[name]!.failed {
+        if variants[name]!.failed && !shedNow.contains(name) {
             variants[name]!.failed = false
             announceMaster()
         }
+    }
+
+    /// The box gives `variant` up (`RungShedding`): it leaves the master and carries its
+    /// sibling's segments from the first slot no variant has published (what its parts promised
+    /// is listed first), as at start; frames still in its queue change nothing.
+    public mutating func shed(_ name: String) {
+        guard variants[name] != nil, shedNow.insert(name).inserted else { return }
+        variants[name]!.failed = true
+        let level = variants.values.map(\.next).max() ?? 0
+        while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
+        announceMaster()
+    }
+
+    /// The box takes `variant` back: it is in the master again, carrying its sibling's segments
+    /// until its encoder makes pictures, and its own from the next seam.
+    public mutating func restore(_ name: String) {
+        guard shedNow.remove(name) != nil else { return }
+        announceMaster()
     }
 
     /// The entry `variant`'s own segment for `slot` gets: its slot's one date, the fill span it

@@ -8,7 +8,7 @@ extension SlotPublisher {
     /// The variants the master lists now, best first; nil until every variant it would list
     /// has a playlist that answers 200 (at least one entry).
     public var masterVariants: [String]? {
-        let listed = settings.variants.filter { !settings.shed.contains($0) && !(variants[$0]!.failed && settings.onVariantFailure == .gap) }
+        let listed = settings.variants.filter { !shedNow.contains($0) && !(variants[$0]!.failed && settings.onVariantFailure == .gap) }
         guard !listed.isEmpty, listed.allSatisfy({ variants[$0]!.entries > 0 }) else { return nil }
         return listed
     }

@@ -86,6 +86,8 @@ public struct SlotPublisher: Sendable {
     var liveness: EncoderLiveness
     /// Each slot's one EXT-X-PROGRAM-DATE-TIME, the same in every variant.
     var slotDates = SlotDates()
+    /// Rungs shed now (`Settings.shed` at start, `shed(_:)` and `restore(_:)` after).
+    public internal(set) var shedNow: Set<String>
     /// While true, late slots are left empty: the stream is meant to go stale (an input
     /// outage with `on_input_loss: stale`). A real segment that comes after empty slots ends
     /// the hold and starts a new run of the timeline after them instead of filling them; one
@@ -99,6 +101,7 @@ public struct SlotPublisher: Sendable {
         self.sink = sink
         self.cadence = SlotCadence(segmentDuration: settings.segmentDuration, grace: settings.grace)
         self.liveness = EncoderLiveness(stalledAfter: settings.stalledAfter)
+        self.shedNow = settings.shed
         self.timeline = restored?.timeline ?? StreamTimeline()
         let entries = restored?.entries ?? 0
         var next = timeline.slot(ofEntry: entries)

@@ -22,9 +22,13 @@ public struct ServePlan: Sendable {
     /// Rungs served without encoding, as the calibration says, so the rest fit
     /// (`CapacityPlan.shedRungs`): out of the master, their slots a sibling's segments.
     public var shed: [String]
+    /// The rungs shed now, at start or later (`LoadShedding`): every run of the stream's
+    /// pipeline feeds them nothing, so a run the watchdog starts keeps them shed.
+    public let shedding: ShedControl
 
     public init(configuration: SidelineConfiguration, stream: StreamSettings, realtime: Bool, effort: EffortSettings = EffortSettings(), shed: [String] = []) {
         self.shed = shed
+        self.shedding = ShedControl(shed: Set(shed))
         self.configuration = configuration
         // A pushed stream with no configured ladder serves the one it took before a restart.
         self.stream = PushedLadder.restoring(stream, dataDirectory: configuration.dataDirectory)
@@ -40,7 +44,7 @@ public struct ServePlan: Sendable {
             inputTimeout: stream.inputTimeout,
             frameRate: FrameRate(stream.video.frameRate),
             segmentDuration: configuration.segmentDuration,
-            variants: stream.video.ladder.filter { !shed.contains($0.name) },
+            variants: stream.video.ladder,
             audio: AudioSpec(bitrate: configuration.audio.bitrate.bitsPerSecond, sampleRate: configuration.audio.sampleRate, channels: configuration.audio.channels),
             inputOptions: stream.inputOptions,
             audioInput: stream.audioInput.isEmpty ? nil : stream.audioInput,
@@ -48,6 +52,7 @@ public struct ServePlan: Sendable {
         )
         configuration.lossTimeout = stream.lossTimeout
         configuration.effort = effort
+        configuration.shedding = shedding
         configuration.partDuration = self.configuration.partDuration > 0 ? self.configuration.partDuration : nil
         configuration.keyframeEveryPart = self.configuration.redundancy?.keyframeEveryPart ?? false
         return configuration

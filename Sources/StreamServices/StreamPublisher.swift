@@ -36,6 +36,8 @@ public final class StreamPublisher: Sendable {
     let streamMetrics: SidelineMetrics.Stream
     private let variantMetrics: [String: SidelineMetrics.Variant]
     private let ticking = Atomic<Bool>(false)
+    /// Where each segment's load goes (`LoadShedding`): variant, at its cheapest step, load.
+    private let loadReports = Mutex<(@Sendable (String, Bool, SegmentLoad) -> Void)?>(nil)
     /// Each rung's BANDWIDTH as the master advertises it, to check segments against.
     private let advertisedPeak: [String: Int]
     /// The set's timeline this stream runs on as an angle of a set; nil for a stream in no set.
@@ -187,6 +189,8 @@ public final class StreamPublisher: Sendable {
                 return failed && !c.slots.isFailed(variant)
             }
             if recovered { noteRecovered(variant) }
+        case let .segmentLoad(variant, atCheapestStep, load):
+            loadReports.withLock { $0 }?(variant, atCheapestStep, load)
         case let .progress(variant):
             let recovered = core.withLock { c in
                 let failed = c.slots.isFailed(variant)
@@ -271,6 +275,28 @@ public final class StreamPublisher: Sendable {
             if !asGap { checkBitRate(segment, of: variant) }
         }
         return arrival
+    }
+
+    /// Each segment's load of every rung goes to `handler` (the box's `LoadShedding`).
+    func reportLoads(to handler: @escaping @Sendable (String, Bool, SegmentLoad) -> Void) {
+        loadReports.withLock { $0 = handler }
+    }
+
+    /// The box gives `variant` up (`LoadShedding`): out of the master, its slots its sibling's
+    /// segments. Said in /api/streams, /metrics and the log, with `why`.
+    func shed(_ variant: String, why: String) {
+        core.withLock { $0.shed(variant) }
+        registry.apply(.failure(stream: streamName, variant: variant, "shed: \(why); its slots carry a sibling's segments"))
+        variantMetrics[variant]?.shed.record(1)
+        logger.warning("rung shed: out of the master, not encoded; its playlist carries a sibling's segments", metadata: ["variant": "\(variant)", "why": "\(why)"])
+    }
+
+    /// The box takes `variant` back: in the master again, its own segments from the next seam.
+    func restore(_ variant: String, why: String) {
+        core.withLock { $0.restore(variant) }
+        registry.apply(.failure(stream: streamName, variant: variant, nil))
+        variantMetrics[variant]?.shed.record(0)
+        logger.notice("rung back: in the master again, encoded from the next segment", metadata: ["variant": "\(variant)", "why": "\(why)"])
     }
 
     /// `variant`'s encoder makes pictures again after it failed: its siblings' copies stop.

@@ -67,6 +67,7 @@ final class PipelineRun: Sendable {
                 case let .effort(variant, report): o.efforts[variant, default: []].append(report)
                 case let .part(variant, part): o.parts[variant, default: []].append(part)
                 case let .progress(variant): o.progress[variant, default: 0] += 1
+                case .segmentLoad: break
                 }
             }
             if let stopWhen, outcome.withLock({ stopWhen($0) }) { stop = true }

@@ -378,3 +378,31 @@ import Testing
         #expect(core.isFailed("720p"))
     }
 }
+
+extension ShedRungTests {
+    /// Shed while running, then taken back: out of the master and back; sibling copies from the
+    /// first slot no variant published; its own segments again at a seam every variant tags.
+    @Test func aRungShedWhileRunningComesBackAtASeam() {
+        var drive = Drive()
+        drive.startWithFirstSegment(of: ["720p", "360p", "180p"])
+        drive.core.shed("720p")
+        #expect(drive.sink.masters.last == ["360p", "180p"])
+        for slot in 1..<3 {
+            drive.advance(2)
+            drive.deliver(slot, ["360p", "180p"])
+            drive.deliver(slot, ["720p"]) // frames still in its queue: they change nothing
+        }
+        drive.core.encoderProgressed(variant: "720p", now: drive.now)
+        #expect(drive.core.isFailed("720p"), "a shed rung's last frames do not bring it back")
+        // Slot 1: 360p published it untagged before 720p's copy could take it, so a GAP entry;
+        // the copies from slot 2, the seam.
+        #expect(drive.sink.shape("720p") == "RG|C")
+        drive.core.restore("720p")
+        #expect(drive.sink.masters.last == ["720p", "360p", "180p"])
+        drive.advance(2)
+        _ = drive.core.partArrived(variant: "720p", slot: 3, index: 0, programDateTime: drive.wallNow, now: drive.now)
+        drive.deliver(3, ["720p", "360p", "180p"])
+        #expect(drive.sink.shape("720p") == "RG|C|R")
+        for variant in ["360p", "180p"] { #expect(drive.sink.entries[variant]!.map(\.discontinuity) == [false, false, true, true], "\(variant)") }
+    }
+}
