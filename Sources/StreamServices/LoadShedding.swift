@@ -1,7 +1,7 @@
 import EncoderEffort
 import Foundation
 import Logging
-import PipelineCore
+import MediaPipeline
 import SidelineConfig
 import SidelineCore
 import Synchronization
@@ -31,6 +31,14 @@ public final class LoadShedding: Sendable {
         rule = Mutex(RungShedding(ladders: ladders, available: Double(cores) * CapacityPlan.encodingShare, shed: shed, now: clock()))
         self.clock = clock
         self.logger = logger
+    }
+
+    /// Whole rungs given up while the box runs when effort steps are not enough, and taken back
+    /// when there is room, for the streams `services` encode (live: a file encoded as fast as
+    /// possible never falls behind), with the kept calibration.
+    public static func start(for services: [PipelineService], logger: Logger) {
+        let shedding = LoadShedding(plans: services.map(\.plan), costs: EncodingCapacity.keptTable(), logger: logger)
+        for service in services { shedding.attach(service.publisher, control: service.plan.shedding) }
     }
 
     /// Takes `publisher`'s load reports; `control` is its stream's pipelines' shed set.

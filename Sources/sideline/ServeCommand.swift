@@ -83,12 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
             let publisher = try plan.makePublisher(registry: registry, logger: streamLogger)
             return PipelineService(plan: plan, publisher: publisher, opened: nil, logger: streamLogger)
         }
-        // Whole rungs given up while the box runs when effort steps are not enough, and taken back
-        // when there is room (a file encoded as fast as possible never falls behind).
-        if !noRealtime {
-            let shedding = LoadShedding(plans: plans.filter { !$0.stream.isPushed }, costs: EncodingCapacity.keptTable(), logger: logger)
-            for service in pipelineServices { shedding.attach(service.publisher, control: service.plan.shedding) }
-        }
+        if !noRealtime { LoadShedding.start(for: pipelineServices, logger: logger) }
         // Streams a remote encoder pushes: no pipeline, the ingest route feeds their core.
         let pushedServices = try plans.filter(\.stream.isPushed).map { plan in
             let streamLogger = logger.forStream(plan.stream.name, of: settings)

@@ -28,6 +28,7 @@ extension HouseRules {
         "ClipArchive": "writes a set clip's ZIP; SetClipZipTests opens one made on a real server",
         "RunningStream": "a value: what the executable keeps of each running stream",
         "SidelineMetrics": "the names of the metrics the services count",
+        "LoadShedding": "carries RungShedding's decisions (RungSheddingTests) out: a stream's ShedControl and its publisher's shed and restore (ShedRungTests)",
         "IngestClient": "a transport: PUT with the bearer token; PushUploader decides what goes up and when (PushUploaderTests)",
     ]
 
