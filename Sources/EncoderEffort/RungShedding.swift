@@ -13,6 +13,9 @@
 ///   that is less: a rung is worth more to a viewer than a rung's effort, so effort steps taken
 ///   back up while a rung is shed do not keep it out. The rung shed last comes back first.
 /// - One change at a time, `settleSeconds` apart, so the next decision sees the last one's effect.
+/// - A rung shed again after it came back waits twice as long for calm each time (up to
+///   `maximumCalmSeconds`): a scene busier than the calibration's sample does not make it flap.
+///   The first report of a rung taken back is not read: it measured the segment it was shed in.
 public struct RungShedding: Sendable, Equatable {
     public struct Rung: Sendable, Hashable, CustomStringConvertible {
         public var stream: String
@@ -63,6 +66,7 @@ public struct RungShedding: Sendable, Equatable {
     public static let calmSeconds = 30.0
     public static let settleSeconds = 6.0
     public static let restoreShare = 0.85
+    public static let maximumCalmSeconds = 240.0
 
     public let ladders: [Ladder]
     /// Cores' worth of CPU encoding may use (`CapacityPlan.available`).
@@ -73,6 +77,11 @@ public struct RungShedding: Sendable, Equatable {
     private var lastShare: [Rung: Double] = [:]
     private var lastTrouble: Double?
     private var lastChange: Double?
+    /// Times each rung was shed after it had come back.
+    private var reshed: [Rung: Int] = [:]
+    private var restoredOnce: Set<Rung> = []
+    /// Rungs just taken back, whose next report is of the segment they were shed in.
+    private var staleReport: Set<Rung> = []
 
     /// `shed`: rungs shed already (at start, by the calibration).
     public init(ladders: [Ladder], available: Double, shed: [Rung] = [], now: Double) {
@@ -88,6 +97,7 @@ public struct RungShedding: Sendable, Equatable {
     /// Takes one rung's report at the end of its segment; returns what to change, if anything.
     public mutating func report(_ report: Report, now: Double) -> Decision? {
         guard !isShed(report.rung) else { return nil }
+        if staleReport.remove(report.rung) != nil { return nil }
         let load = report.load
         lastShare[report.rung] = load.busyShare
         let behind = load.droppedFrames > 0 || (load.busyShare > 1 && load.backlogFrames > 0)
@@ -96,13 +106,14 @@ public struct RungShedding: Sendable, Equatable {
         if let last = lastChange, now - last < Self.settleSeconds { return nil }
         if (overloaded[report.rung] ?? 0) >= Self.overloadedSegments, let victim = costliestSheddable() {
             shed.append(victim)
+            if restoredOnce.contains(victim) { reshed[victim, default: 0] += 1 }
             overloaded = [:]
             lastChange = now
             lastTrouble = now
             let share = (load.busyShare * 100).rounded() / 100
             return .shed(victim, why: "\(report.rung) fell behind at its cheapest effort step (\(load.droppedFrames) frames dropped, busy \(share) of real time)")
         }
-        guard let candidate = shed.last, now - (lastTrouble ?? -Double.infinity) >= Self.calmSeconds else { return nil }
+        guard let candidate = shed.last, now - (lastTrouble ?? -Double.infinity) >= calm(for: candidate) else { return nil }
         let measured = lastShare.filter { !isShed($0.key) }.reduce(ladders.reduce(0) { $0 + $1.fixedCost }) { total, entry in
             total + min(entry.value, expectedCost(of: entry.key) ?? entry.value)
         }
@@ -111,11 +122,21 @@ public struct RungShedding: Sendable, Equatable {
         shed.removeLast()
         lastChange = now
         lastShare[candidate] = expected
-        return .restore(candidate, why: "nothing fell behind for \(Int(Self.calmSeconds)) s, and the kept rungs need about \(Self.cores(measured)) cores "
+        restoredOnce.insert(candidate)
+        staleReport.insert(candidate)
+        return .restore(candidate, why: "nothing fell behind for \(Int(calm(for: candidate))) s, and the kept rungs need about \(Self.cores(measured)) cores "
             + "of \(Self.cores(available)), with room for \(Self.cores(expected)) more")
     }
 
     /// The kept rung that costs most, among those that are not their stream's last kept rung.
+    /// How long nothing must fall behind before `rung` comes back: doubled each time it was shed
+    /// again after coming back.
+    public func calm(for rung: Rung) -> Double {
+        var seconds = Self.calmSeconds
+        for _ in 0..<(reshed[rung] ?? 0) { seconds = min(seconds * 2, Self.maximumCalmSeconds) }
+        return seconds
+    }
+
     private func costliestSheddable() -> Rung? {
         var best: (Rung, Double)?
         for ladder in ladders {

@@ -297,9 +297,11 @@ final class VariantWorker {
         let mediaTime = clock.frameRate.time(ofFrame: packet.pointee.pts + 1)
         try muxer.addVideo(packet, captured: captured)
         onEncoded(mediaTime, nil)
-        // A quarter second apart at most: the server waits for a late encoder that says so.
+        // A quarter second apart at most: the server waits for a late encoder that says so. Not
+        // once reported failed: a worker given up on still drains what its queue holds, and
+        // that must not read as its encoder back (`recover()` clears the flag when it is).
         let at = now()
-        if at - lastProgressReport >= EncoderProgress.interval {
+        if at - lastProgressReport >= EncoderProgress.interval && !reportedFailure.load(ordering: .relaxed) {
             lastProgressReport = at
             onEvent(.progress(variant: spec.name))
         }

@@ -110,7 +110,9 @@ public struct LiveStreamCore: Sendable {
         let wasFailed = slots.isFailed(variant)
         if slots.accepts(variant: variant, slot: slot) && (!marks.asGap || slots.hasPublishedParts(variant: variant, slot: slot)) { beforeListing() }
         if let refusal = slots.segmentArrived(variant: variant, slot: slot, duration: duration, programDateTime: programDateTime, now: now, marks: marks) {
-            if case .slotFilled = refusal, !marks.asGap, let entry = slots.takeLate(variant: variant, slot: slot) { return .replaces(entry: entry) }
+            // Back, but waiting for a seam: the camera is back all the same.
+            if case .awaitingSeam = refusal, endsHold { slots.holding = false }
+            if !marks.asGap, let entry = slots.takeLate(variant: variant, slot: slot) { return .replaces(entry: entry) }
             return .refused(refusal)
         }
         // The camera is back: late slots are filled again.

@@ -15,17 +15,26 @@ extension SlotPublisher {
         let state = variants[name]!
         if let opened = state.opened, opened.entry.slot == slot {
             // Its parts are published: the entry is those parts, the segment cut where its
-            // encoder stopped (a part once listed is what the segment holds).
+            // encoder stopped (a part once listed is what the segment holds). What follows it
+            // follows a hole in its timestamps: a jump, tagged (on a seam).
             var entry = opened.entry
             entry.content = .listedParts
             commit(entry, source: opened.source, span: nil, in: name)
+            variants[name]!.skipped = true
             return true
         }
         var content: PlannedEntry.Content? = forced
         if content == nil && state.failed {
             switch fillPolicy(of: name) {
             case .sibling:
-                if let sibling = nearestHealthySibling(of: name), variants[sibling]!.next > slot { content = .sibling(sibling) }
+                guard let sibling = nearestHealthySibling(of: name) else { break }
+                if variants[sibling]!.next > slot {
+                    content = .sibling(sibling)
+                } else if !aligning, let now = lastTick, !liveness.isStalled(sibling, now: now) {
+                    // Its sibling is late, not gone: the copy comes when the sibling lists the slot
+                    // (`segmentArrived` brings failed rungs level), never a card meanwhile.
+                    return false
+                }
             case .gap:
                 content = .gap
             case .standin:
@@ -172,8 +181,12 @@ extension SlotPublisher {
 
     /// How a failed variant's slots are filled: a shed rung is not encoded and has no stand-in,
     /// so it carries its sibling's segments whatever `on_variant_failure` says.
+    /// On a box of a redundant pair, GAP entries: a sibling's copy would be a seam the other box
+    /// does not have, tagging every rung here and not there (RFC 8216 §6.2.4 asks the same
+    /// Discontinuity Sequence Numbers of both), and the edge asks the other box for a GAP's slot.
     func fillPolicy(of name: String) -> FailedVariantFill {
-        shedNow.contains(name) ? .sibling : settings.onVariantFailure
+        if settings.pairStartsWithGaps && settings.setTimeline?.isUniversal == true { return .gap }
+        return shedNow.contains(name) ? .sibling : settings.onVariantFailure
     }
 
     /// The healthy variant closest in the ladder; of two equally close, the lower one (cheaper

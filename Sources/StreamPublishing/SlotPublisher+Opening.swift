@@ -94,7 +94,7 @@ extension SlotPublisher {
     /// `variant`'s encoder is back for `slot`, but the slot cannot take its tag: it lists what it
     /// showed before (its sibling's copy, if that sibling has the slot, else a GAP entry).
     mutating func keepSource(of name: String, slot: Int) {
-        variants[name]!.failed = false
+        if !shedNow.contains(name) { variants[name]!.failed = false }
         if case let .sibling(sibling)? = variants[name]!.lastMediaSource, let listed = variants[sibling]?.next, listed > slot {
             fill(name, slot: slot, aligning: true, forcing: .sibling(sibling))
         } else {

@@ -86,6 +86,11 @@ public struct SlotPublisher: Sendable {
     var liveness: EncoderLiveness
     /// Each slot's one EXT-X-PROGRAM-DATE-TIME, the same in every variant.
     var slotDates = SlotDates()
+    /// The latest tick's time: whether a failed rung's sibling is late or gone is judged by it.
+    var lastTick: Double?
+    /// The slot the current run's first segment takes (`beginRun`): its encoders make nothing
+    /// before it, however alive they are, so a slot before it is filled at its deadline.
+    var runFirstSlot = Int.min
     /// Rungs shed now (`Settings.shed` at start, `shed(_:)` and `restore(_:)` after).
     public internal(set) var shedNow: Set<String>
     /// While true, late slots are left empty: the stream is meant to go stale (an input
@@ -175,6 +180,7 @@ public struct SlotPublisher: Sendable {
         }
         run += 1
         runStartedAt = now
+        runFirstSlot = first
         for name in settings.variants { variants[name]!.filledBeforeOwn = 0 }
         return first
     }
@@ -201,7 +207,8 @@ public struct SlotPublisher: Sendable {
             keepOnSetSlots(upTo: slot)
         }
         while variants[name]!.next < slot { fill(name, slot: variants[name]!.next, aligning: true) }
-        variants[name]!.failed = false
+        // A shed rung's last frames, still queued when it was shed, do not bring it back.
+        if !shedNow.contains(name) { variants[name]!.failed = false }
         let source = EntrySource.real(run: run)
         let listedDate: Date?
         if let opened = variants[name]!.opened, opened.entry.slot == slot {
@@ -253,6 +260,7 @@ public struct SlotPublisher: Sendable {
     /// or held by `on_input_loss: stale`) is a GAP entry at its deadline, so the angle keeps its
     /// place on the set's slots through an outage of any length, one entry per slot as they pass.
     public mutating func tick(now: Double) {
+        lastTick = now
         guard !holding || settings.setTimeline != nil else { return }
         // Healthy variants first, so a failed one's sibling has listed the slot if it can.
         let order = settings.variants.filter { !variants[$0]!.failed } + settings.variants.filter { variants[$0]!.failed }
@@ -265,7 +273,7 @@ public struct SlotPublisher: Sendable {
                 // An encoder whose frames come is late, not gone: its segment takes the slot when
                 // it comes. Only a stalled or failed one's slot is filled (or, while the stream is
                 // held stale, every slot, as GAP entries).
-                guard holding || variants[name]!.failed || liveness.isStalled(name, now: now) else { continue }
+                guard holding || variants[name]!.failed || slot < runFirstSlot || liveness.isStalled(name, now: now) else { continue }
                 if fill(name, slot: slot, aligning: false, forcing: holding ? .gap : nil) { progress = true }
             }
         }

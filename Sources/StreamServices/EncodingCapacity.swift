@@ -112,7 +112,8 @@ public enum EncodingCapacity {
     public static func servePlans(_ settings: SidelineConfiguration, realtime: Bool, logger: Logger) async -> [ServePlan] {
         let capacity = realtime ? await plan(for: settings.streams, segmentDuration: settings.segmentDuration, logger: logger) : nil
         return settings.streams.map { stream in
-            let shed = capacity.map { $0.0.shedRungs(of: .init(name: stream.name, ladder: stream.video.ladder)) } ?? []
+            // A pushed stream's rungs cost this box nothing to encode: never shed here.
+            let shed = stream.isPushed ? [] : capacity.map { $0.0.shedRungs(of: .init(name: stream.name, ladder: stream.video.ladder)) } ?? []
             return ServePlan(configuration: settings, stream: stream, realtime: realtime, effort: effort(for: stream, plan: capacity?.0, table: capacity?.1), shed: shed)
         }
     }

@@ -258,6 +258,7 @@ public final class StreamPublisher: Sendable {
             break
         case let .refused(.awaitingSeam(slot)):
             logger.notice("variant is back; its own segments follow at the next slot every variant tags", metadata: ["variant": "\(variant)", "slot": "\(slot)"])
+            noteRecovered(variant)
         case let .refused(refusal):
             variantMetrics[variant]?.lateSegmentsDropped.increment()
             logger.warning("segment came after its slot was filled; dropped", metadata: ["variant": "\(variant)", "slot": "\(segment.index)", "refusal": "\(refusal)"])

@@ -89,3 +89,21 @@ extension RungSheddingTests {
         #expect(restored != nil)
     }
 }
+
+extension RungSheddingTests {
+    /// Shed, back, shed again: the second return waits twice as long for calm, and the first
+    /// report after a return (the segment it was shed in) is not read.
+    @Test func aRungThatComesBackAndIsShedAgainWaitsLonger() {
+        let rung = RungShedding.Rung(stream: "cam1", variant: "720p")
+        var shedding = RungShedding(ladders: [Self.ladders[0]], available: 4, shed: [rung], now: 0)
+        var t = 30.0
+        guard case .restore = shedding.report(report("cam1", "360p", busy: 0.1), now: t) else { Issue.record("not back after 30 s"); return }
+        #expect(shedding.report(report("cam1", "720p", busy: 2, dropped: 30, backlog: 30), now: t + 2) == nil, "its first report is stale")
+        t += 10
+        _ = shedding.report(report("cam1", "720p", busy: 1.2, dropped: 5), now: t)
+        guard case .shed(rung, _)? = shedding.report(report("cam1", "720p", busy: 1.2, dropped: 5), now: t + 2) else { Issue.record("not shed again"); return }
+        #expect(shedding.calm(for: rung) == 60)
+        #expect(shedding.report(report("cam1", "360p", busy: 0.1), now: t + 2 + 31) == nil, "30 s of calm is not enough now")
+        #expect(shedding.report(report("cam1", "360p", busy: 0.1), now: t + 2 + 61) != nil)
+    }
+}

@@ -5,7 +5,7 @@ struct Violation: Hashable, Sendable, CustomStringConvertible {
     enum Rule: String, Sendable {
         case pureCore, undeclaredImport, unusedDependency, unknownDependency, memberImportVisibility
         case moduleTable, readmeTable, executableSize, trackedArtefact, serverCancelledInTest, pureImport
-        case untestedServiceType
+        case untestedServiceType, targetSize, fileSize, typeSize
     }
 
     var rule: Rule

@@ -406,3 +406,26 @@ extension ShedRungTests {
         for variant in ["360p", "180p"] { #expect(drive.sink.entries[variant]!.map(\.discontinuity) == [false, false, true, true], "\(variant)") }
     }
 }
+
+/// A late rung is waited for; a slot before the current run's first is not its encoder's to make.
+@Suite struct LateRungTests {
+    @Test func anAliveEncoderIsWaitedForButNotForSlotsBeforeItsRun() {
+        var drive = Drive()
+        drive.startWithFirstSegment(of: ["720p", "360p", "180p"])
+        // Eight seconds with every encoder saying it is busy, and no segment: nothing is filled.
+        for _ in 0..<32 {
+            drive.advance(0.25)
+            for variant in ["720p", "360p", "180p"] { drive.core.encoderProgressed(variant: variant, now: drive.now) }
+        }
+        #expect(drive.sink.shape("720p") == "R", "late, not replaced")
+        // The watchdog starts a new run: its encoders are alive at once, but they make nothing
+        // before their first slot, so the slots before it are filled at their deadlines.
+        let first = drive.core.beginRun(now: drive.now)
+        #expect(first > 1)
+        for _ in 0..<4 {
+            drive.advance(0.25)
+            for variant in ["720p", "360p", "180p"] { drive.core.encoderProgressed(variant: variant, now: drive.now) }
+        }
+        #expect(drive.sink.slots("720p") == Array(0..<first), "every slot before the run's first is listed: \(drive.sink.shape("720p"))")
+    }
+}

@@ -121,13 +121,13 @@ struct StreamSimulation {
             case let .progress(variant):
                 core.encoderProgressed(variant: variant, now: at)
             case let .part(variant, slot, index):
-                if let entry = core.partArrived(variant: variant, slot: slot, index: index, programDateTime: date(of: slot), now: at),
+                if let entry = core.partArrived(variant: variant, slot: slot, index: index, programDateTime: date(of: slot, variant), now: at),
                    published[variant, default: [:]][slot] == nil {
                     published[variant, default: [:]][slot] = entry
                 }
             case let .segment(variant, slot):
                 made[variant, default: [:]][slot] = at
-                let arrival = core.segmentArrived(variant: variant, slot: slot, duration: d, programDateTime: date(of: slot), now: at)
+                let arrival = core.segmentArrived(variant: variant, slot: slot, duration: d, programDateTime: date(of: slot, variant), now: at)
                 if case .listed = arrival { continue }
                 refused.append((variant, slot, at, arrival))
             case let .failed(variant):
@@ -141,8 +141,12 @@ struct StreamSimulation {
         }
     }
 
-    /// Capture time of a slot's first frame: the same in every rung.
-    func date(of slot: Int) -> Date { epoch.addingTimeInterval(Double(slot) * d) }
+    /// Capture time of a slot's first frame as a rung reports it: a few milliseconds apart from
+    /// rung to rung (their encoders' own delays), so one date per slot is the core's doing.
+    func date(of slot: Int, _ variant: String) -> Date {
+        let skew = Double(variants.firstIndex(of: variant) ?? 0) * 0.003
+        return epoch.addingTimeInterval(Double(slot) * d + skew)
+    }
 }
 
 /// A small, fast generator with a seed, so every failing run can be run again.

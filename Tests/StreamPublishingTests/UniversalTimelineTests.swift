@@ -148,18 +148,17 @@ import Testing
                 "none for a stand-in in the rung's format, around a pushed stream's: \(listed)")
         #expect(core.partArrived(variant: "720p", slot: first + 5, index: 0, programDateTime: today, now: 111)?.discontinuity == false,
                 "the next part of its own segment starts none either")
-        // A sibling's picture in a failed rung's slot: another size and rate, a discontinuity, on
-        // a slot no variant has published (a seam every variant tags). 720p published slot
-        // first + 5 untagged (its parts), so 360p's copy cannot start there: a GAP entry, then
-        // the copy at first + 6 after the tag, which 720p carries too; and back the same way.
+        // A failed rung on a box of a pair: GAP entries, which the edge asks the other box for
+        // (`fillPolicy`), not its sibling's picture: that would be another format, a seam every
+        // rung here would tag and the other box would not. Nothing is tagged, in any rung.
         core.variantFailed("360p")
         core.segmentArrived(variant: "720p", slot: first + 5, duration: 2, programDateTime: today, now: 112)
         core.segmentArrived(variant: "720p", slot: first + 6, duration: 2, programDateTime: today, now: 114)
         core.segmentArrived(variant: "360p", slot: first + 7, duration: 2, programDateTime: today, now: 116)
         core.segmentArrived(variant: "720p", slot: first + 7, duration: 2, programDateTime: today, now: 116)
         let failed = sink.entries["360p"]!.suffix(3).map { ($0.content, $0.discontinuity) }
-        #expect(failed.map(\.0) == [.gap, .sibling("720p"), .real] && failed.map(\.1) == [false, true, true], "into the sibling's picture and back: \(failed)")
-        #expect(sink.entries["720p"]!.suffix(3).map(\.discontinuity) == [false, true, true], "720p tags the same slots")
+        #expect(failed.map(\.0) == [.gap, .gap, .real] && failed.map(\.1) == [false, false, false], "GAP entries and back: \(failed)")
+        #expect(sink.entries["720p"]!.suffix(3).map(\.discontinuity) == [false, false, false])
 
         // A grid of one box's own (a set's): a new run is still a discontinuity.
         let sinkOwn = RecordingSink()
