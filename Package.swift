@@ -265,6 +265,14 @@ let tests: [Target] = [
     .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "OriginPolicy", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist", "SidelineCore"]),
     .testTarget(name: "OriginStateTests", dependencies: ["OriginState", "HLSPlaylist", "OriginPolicy", "SidelineTesting"]),
+    .testTarget(
+        name: "OriginRegistryTests",
+        dependencies: [
+            "OriginRegistry", "OriginState", "OriginPolicy", "HLSPlaylist", "SidelineTesting",
+            .product(name: "CompressNIO", package: "compress-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]
+    ),
     .testTarget(name: "OriginAccessTests", dependencies: ["OriginAccess", "OriginPolicy"]),
     .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
     // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the
