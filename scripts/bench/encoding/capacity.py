@@ -10,7 +10,7 @@ checker per camera.
    rung"): the search stops at the first N that does not fit. Every calibrate measures the table
    again and keeps it in the run's own table (SIDELINE_COST_TABLE, in the work directory), which
    serve then reads.
-2. `serve` with FIT cameras for SECONDS on 127.0.0.1 (a free port, a fresh --data-dir), with
+2. `serve` with FIT cameras for RUN_SECONDS on 127.0.0.1 (a free port, a fresh --data-dir), with
    PLAYERS threads spread round-robin over the cameras (each reads its camera's master, then
    every ~1 s its first variant's media playlist, and GETs every new segment once) and
    `scripts/bench/conformance/check.py --no-fills` on every camera, in parallel. At the end one
@@ -23,10 +23,10 @@ Exit 0 when the FIT run has no checker violation, no stand-in and no frame dropp
 variant; else 1. FIT+1 is reported, not judged ("stand-ins in FIT+1: N").
 
     scripts/bench/run capacity                          # search, then 300 s at FIT and FIT+1
-    SECONDS=120 PLAYERS=10 scripts/bench/run capacity
+    RUN_SECONDS=120 PLAYERS=10 scripts/bench/run capacity
     CAMERAS=3 KEEP=1 scripts/bench/run capacity         # no search: FIT=3; keep the data dirs
 
-Settings (environment): SECONDS (300), PLAYERS (20), CAMERAS (skip the search), KEEP (1: keep
+Settings (environment): RUN_SECONDS (300), PLAYERS (20), CAMERAS (skip the search), KEEP (1: keep
 the data directories), SIDELINE (the binary; default .build/release/sideline), BENCH_DIR (where
 the work directory is made; /tmp/sideline-bench), SIDELINE_COST_TABLE (a kept table to use instead).
 """
@@ -39,7 +39,7 @@ from serve_benchmark import free_port, get, wait_for  # noqa: E402
 SIDELINE = os.environ.get("SIDELINE", os.path.join(ROOT, ".build", "release", "sideline"))
 SAMPLE = os.path.join(ROOT, "Samples", "sample.mp4")
 CHECK = os.path.join(ROOT, "scripts", "bench", "conformance", "check.py")
-SECONDS = int(os.environ.get("SECONDS") or "300")
+RUN_SECONDS = int(os.environ.get("RUN_SECONDS") or "300")
 PLAYERS = int(os.environ.get("PLAYERS") or "20")
 CAMERAS = int(os.environ["CAMERAS"]) if os.environ.get("CAMERAS") else None
 KEEP = os.environ.get("KEEP", "") not in ("", "0")
@@ -181,7 +181,7 @@ def read_metrics(port):
 
 
 def run(work, env, cameras):
-    """One serve of `cameras` cameras for SECONDS under players and checkers; returns what it saw."""
+    """One serve of `cameras` cameras for RUN_SECONDS under players and checkers; returns what it saw."""
     name = f"{cameras}cam"
     data = tempfile.mkdtemp(prefix=f"data-{name}-", dir=work)
     port = free_port()
@@ -189,7 +189,7 @@ def run(work, env, cameras):
     config = f"{work}/serve-{name}.yaml"
     write_config(config, cameras, port)
     streams = [f"cam{k}" for k in range(1, cameras + 1)]
-    result = {"cameras": cameras, "seconds": SECONDS, "load_before": load(), "data": data,
+    result = {"cameras": cameras, "seconds": RUN_SECONDS, "load_before": load(), "data": data,
               "players": {"playlists": 0, "segments": 0, "bytes": 0, "errors": 0, "non200": 0}}
     log_path = f"{work}/serve-{name}.log"
     log = open(log_path, "w")
@@ -201,12 +201,12 @@ def run(work, env, cameras):
         for stream in streams:
             wait_for(f"{base}/live/{stream}/master.m3u8", seconds=60)
         started = time.time()
-        deadline = started + SECONDS
+        deadline = started + RUN_SECONDS
         for stream in streams:
             out = open(f"{work}/check-{name}-{stream}.txt", "w")
             outputs.append(out)
             checkers.append((stream, f"{work}/check-{name}-{stream}.json", subprocess.Popen(
-                [sys.executable, CHECK, "--base", base, "--stream", stream, "--seconds", str(SECONDS),
+                [sys.executable, CHECK, "--base", base, "--stream", stream, "--seconds", str(RUN_SECONDS),
                  "--json", f"{work}/check-{name}-{stream}.json", "--no-fills"],
                 cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)))
         lock = threading.Lock()
@@ -217,7 +217,7 @@ def run(work, env, cameras):
         while time.time() < deadline and server.poll() is None:
             time.sleep(1)
         result["server_exited"] = server.poll()
-        try:  # at the end of the SECONDS measured, before the checkers' last fetches
+        try:  # at the end of the RUN_SECONDS measured, before the checkers' last fetches
             result["metrics"] = read_metrics(port) if server.poll() is None else {}
         except Exception as error:
             print(f"capacity: /metrics could not be read: {error}")
@@ -330,7 +330,7 @@ def main():
     runs.append(("FIT+1", fit + 1))
     results = {}
     for label, cameras in runs:
-        print(f"serve: {label}, {cameras} camera(s), {SECONDS} s ...", flush=True)
+        print(f"serve: {label}, {cameras} camera(s), {RUN_SECONDS} s ...", flush=True)
         results[label] = run(work, env, cameras)
     failures = [] if fit > 0 else ["not even one camera fits"]
     for label, _ in runs:
