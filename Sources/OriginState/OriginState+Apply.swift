@@ -44,7 +44,7 @@ extension OriginState {
             streams[stream]?.variants[variant]?.status.failure = reason
             return []
         case let .part(stream, variant, part, edge):
-            return publish(part, edge: edge, in: stream, variant: variant)
+            return publish(part, edge: edge, in: stream, variant: variant, now: now)
         case let .steering(priority, timeToLive):
             steering = Steering(priority: priority, timeToLive: timeToLive)
             return []
@@ -58,11 +58,14 @@ extension OriginState {
     /// it, rendered from the recording as it is (`live`) with the new edge. A part for a
     /// variant with nothing recorded yet, or not of the segment after its last entry, changes
     /// nothing: the publisher never sends one, and a part never stands where another should.
-    private mutating func publish(_ part: OriginChange.Part, edge: LowLatencyEdge, in name: String, variant: String) -> [OriginEffect] {
+    /// A part is news: a playlist that lists new parts is not stale, however late its segment
+    /// (a rung waited for while it catches up keeps answering 200, not 404).
+    private mutating func publish(_ part: OriginChange.Part, edge: LowLatencyEdge, in name: String, variant: String, now: Double) -> [OriginEffect] {
         guard let live = streams[name]?.variants[variant]?.live, !live.playlist.endList,
               part.sequence == live.playlist.lastSequence + 1,
               streams[name]!.variants[variant]!.parts.opened(part.sequence, index: part.index, size: part.size) else { return [] }
         streams[name]!.variants[variant]!.edge = edge
+        streams[name]!.variants[variant]!.status.lastPublished = now
         revision += 1
         streams[name]!.variants[variant]!.version = revision
         // The bytes first: a player that reads the part's URI in the new version finds them.
