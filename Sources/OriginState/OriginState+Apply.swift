@@ -54,12 +54,10 @@ extension OriginState {
         }
     }
 
-    /// A part of the segment being made: a new version of the variant's playlist that lists
-    /// it, rendered from the recording as it is (`live`) with the new edge. A part for a
-    /// variant with nothing recorded yet, or not of the segment after its last entry, changes
-    /// nothing: the publisher never sends one, and a part never stands where another should.
-    /// A part is news: a playlist that lists new parts is not stale, however late its segment
-    /// (a rung waited for while it catches up keeps answering 200, not 404).
+    /// A part of the segment being made: a new version of the variant's playlist that lists it,
+    /// rendered from the recording as it is (`live`) with the new edge, and news for the stale rule
+    /// (a late segment whose parts come is not stale). A part for no recording, or not of the
+    /// segment after the last entry, changes nothing: a part never stands where another should.
     private mutating func publish(_ part: OriginChange.Part, edge: LowLatencyEdge, in name: String, variant: String, now: Double) -> [OriginEffect] {
         guard let live = streams[name]?.variants[variant]?.live, !live.playlist.endList,
               part.sequence == live.playlist.lastSequence + 1,
@@ -110,10 +108,9 @@ extension OriginState {
         }
         guard streams[name]!.variants[variant] != nil else { return [] }
         if case .replacement = publication.source {
-            // A late segment taken into the recording changes an entry, never adds one, and the
-            // live edge stays as it is. Its writer runs beside the slots' (outside their lock):
-            // a playlist shorter than the one held is older, and the next version brings the
-            // replacement with whatever came since.
+            // A late segment taken into the recording changes an entry, never adds one; the live
+            // edge stays. Its writer runs outside the slots' lock: a playlist shorter than the one
+            // held is older, and the next version brings the replacement with whatever came since.
             let held = streams[name]!.variants[variant]!.live?.playlist.segments.count ?? 0
             if publication.playlist.playlist.segments.count >= held { streams[name]!.variants[variant]!.live = publication.playlist }
         } else {
