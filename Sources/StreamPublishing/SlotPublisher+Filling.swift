@@ -57,11 +57,11 @@ extension SlotPublisher {
         guard source != nil else { return false }
         var tag = discontinuity(of: name, at: slot, from: source!)
         if tag == nil {
-            // A change of source a sibling's published slot cannot show aligned: a GAP entry here,
-            // the change at the seam `discontinuity` declared.
-            content = .gap
+            // A change of source a sibling's published slot cannot show aligned: what needs no tag
+            // here (the rung's own card, else a GAP entry), the change at the seam declared.
+            content = untaggedFill(of: name)
             (source, spanClass) = Self.sourceAndSpan(of: content)
-            tag = discontinuity(of: name, at: slot, from: .gap) ?? false
+            tag = discontinuity(of: name, at: slot, from: source ?? .gap) ?? false
         }
         guard let source, let tag else { return false }
         let date = slotDates.fix(slot, proposed: self.date(ofSlot: slot))
@@ -160,6 +160,7 @@ extension SlotPublisher {
         // A skip is a timestamp jump: `discontinuity(of:at:from:)` counted it in the tag.
         state.skipped = false
         if source != .gap { state.lastMediaSource = source }
+        if !(source == .standIn && isTheGridsOwnFormat(.standIn)) { state.lastJudged = source }
         if let opened = state.opened, opened.entry.slot <= entry.slot { state.opened = nil }
         sink.list(entry, in: name)
         state.next = entry.slot + 1

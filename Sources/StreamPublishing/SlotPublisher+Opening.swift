@@ -79,11 +79,20 @@ extension SlotPublisher {
     /// change waits for the seam this declares at the first slot no variant has published.
     mutating func discontinuity(of name: String, at slot: Int, from source: EntrySource, jump: Bool = false) -> Bool? {
         let state = variants[name]!
-        let previous = settings.setTimeline?.isUniversal == true ? state.lastMediaSource : state.lastSource
+        let previous = settings.setTimeline?.isUniversal == true ? state.lastMediaSource : state.lastJudged
         let needed = startsDiscontinuity(source, after: previous, jump: jump || (state.skipped && state.entries > 0))
+        guard settings.alignsDiscontinuities else { return needed }
         if let tag = seams.tag(slot: slot, needed: needed, frontier: frontier) { return tag }
         seams.declare(frontier)
         return nil
+    }
+
+    /// What fills a slot that cannot take a tag: the rung's own stand-in where it joins untagged
+    /// (encoded as the rung is, on its slot's timestamps), else a GAP entry. Players die on a GAP
+    /// entry in the rung they play (ffmpeg 5.1, playbin, Chromium: Docs/status-codes.md), and
+    /// play through the card.
+    func untaggedFill(of name: String) -> PlannedEntry.Content {
+        isTheGridsOwnFormat(.standIn) ? .standIn(copy: variants[name]!.standInsInRow) : .gap
     }
 
     /// The first slot no variant has published: neither listed nor promised by its parts.
@@ -98,7 +107,7 @@ extension SlotPublisher {
         if case let .sibling(sibling)? = variants[name]!.lastMediaSource, let listed = variants[sibling]?.next, listed > slot {
             fill(name, slot: slot, aligning: true, forcing: .sibling(sibling))
         } else {
-            fill(name, slot: slot, aligning: true, forcing: .gap)
+            fill(name, slot: slot, aligning: true, forcing: untaggedFill(of: name))
         }
     }
 }

@@ -56,6 +56,9 @@ extension SlotPublisher {
     func startsDiscontinuity(_ source: EntrySource, after previous: EntrySource?, jump: Bool = false) -> Bool {
         let universal = settings.setTimeline?.isUniversal == true
         if source == .gap { return jump && !universal }
+        // A stand-in encoded as the rung is, on its slot's timestamps, joins untagged on any
+        // timeline; what follows it is judged against what came before it.
+        if !universal && source == .standIn && isTheGridsOwnFormat(.standIn) { return jump }
         let changed = previous.map { $0 != source } ?? false
         guard universal else { return jump || changed }
         guard changed, let previous else { return false }

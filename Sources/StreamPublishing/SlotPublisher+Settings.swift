@@ -42,11 +42,17 @@ extension SlotPublisher {
         /// the master whatever `onVariantFailure` says, their slots a sibling's copies (a GAP
         /// entry where no sibling has the slot), so a player already on one plays on.
         public var shed: Set<String>
+        /// Whether EXT-X-DISCONTINUITY falls only on seams every variant tags (`SeamSchedule`), so
+        /// discontinuity sequences align across variants. Off in the server for now: with it,
+        /// GStreamer 1.22's playbin3 stopped in the variant-failure drill (PlayThroughEndToEndTests,
+        /// 2026-12-07: 0.45 played s per wall s, then nothing), where each rung's own tags play.
+        public var alignsDiscontinuities: Bool
 
         public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
                     onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
                     setTimeline: SetTimeline? = nil, pairStartsWithGaps: Bool = false, standInsMatchTheEncoding: Bool = false,
-                    stalledAfter: Double = EncoderLiveness.defaultStalledAfter, shed: Set<String> = []) {
+                    stalledAfter: Double = EncoderLiveness.defaultStalledAfter, shed: Set<String> = [], alignsDiscontinuities: Bool = false) {
+            self.alignsDiscontinuities = alignsDiscontinuities
             self.shed = shed
             self.stalledAfter = stalledAfter
             self.pairStartsWithGaps = pairStartsWithGaps

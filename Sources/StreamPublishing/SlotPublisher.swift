@@ -46,6 +46,9 @@ public struct SlotPublisher: Sendable {
         /// The newest entry with pictures (not a GAP): what a change of source is judged against
         /// on the universal grid.
         var lastMediaSource: EntrySource?
+        /// Off the universal grid, the newest entry a change of source is judged against: any
+        /// but a stand-in in the rung's own format, which joins untagged and is passed over.
+        var lastJudged: EntrySource?
         /// The slot whose parts this variant has published, and the entry they promise: its
         /// header lines are out, so the slot's entry is that one, whatever comes.
         var opened: OpenedSlot?
@@ -139,7 +142,8 @@ public struct SlotPublisher: Sendable {
         }
         let source: EntrySource? = entries > 0 ? .restored : nil
         variants = Dictionary(uniqueKeysWithValues: settings.variants.map {
-            ($0, VariantState(next: next, entries: entries, lastSource: source, failed: settings.shed.contains($0), skipped: skippedOnRestart, lastMediaSource: source))
+            ($0, VariantState(next: next, entries: entries, lastSource: source, failed: settings.shed.contains($0), skipped: skippedOnRestart, lastMediaSource: source,
+                              lastJudged: source))
         })
         if settings.lateSegmentsReplaceFills, let restored {
             // What an earlier process filled, a late segment may still replace after a restart.

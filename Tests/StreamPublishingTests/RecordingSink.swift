@@ -69,7 +69,7 @@ struct Drive {
         self.d = d
         clock = ManualClock(now)
         let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: grace, onVariantFailure: failure, onLateSegment: late,
-                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills)
+                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills, alignsDiscontinuities: true)
         core = SlotPublisher(settings: settings, restored: restored, now: now, wallNow: wallNow ?? Date(timeIntervalSince1970: 1_800_000_000 + now), sink: sink)
     }
 

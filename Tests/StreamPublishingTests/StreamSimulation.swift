@@ -108,7 +108,7 @@ struct StreamSimulation {
     /// (0 gives back the rule before issue 44: every late slot filled at its deadline).
     mutating func run(stalledAfter: Double = EncoderLiveness.defaultStalledAfter) {
         let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: grace, onVariantFailure: .sibling, onLateSegment: .standin,
-                                              standInsMatchTheEncoding: true, stalledAfter: stalledAfter)
+                                              standInsMatchTheEncoding: true, stalledAfter: stalledAfter, alignsDiscontinuities: true)
         var core = LiveStreamCore(slots: SlotPublisher(settings: settings, now: start, wallNow: epoch, sink: sink), onInputLoss: .slate)
         _ = core.beginRun(now: start)
         var nextTick = start + 0.1
