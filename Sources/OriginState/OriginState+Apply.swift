@@ -55,15 +55,14 @@ extension OriginState {
     }
 
     /// A part of the segment being made: a new version of the variant's playlist that lists it,
-    /// rendered from the recording as it is (`live`) with the new edge, and news for the stale rule
-    /// (a late segment whose parts come is not stale). A part for no recording, or not of the
+    /// rendered from the recording as it is (`live`) with the new edge (`now`: unused, as the stale
+    /// rule counts entries, not parts: `FailureDrillEndToEndTests`). A part for no recording, or not of the
     /// segment after the last entry, changes nothing: a part never stands where another should.
     private mutating func publish(_ part: OriginChange.Part, edge: LowLatencyEdge, in name: String, variant: String, now: Double) -> [OriginEffect] {
         guard let live = streams[name]?.variants[variant]?.live, !live.playlist.endList,
               part.sequence == live.playlist.lastSequence + 1,
               streams[name]!.variants[variant]!.parts.opened(part.sequence, index: part.index, size: part.size) else { return [] }
         streams[name]!.variants[variant]!.edge = edge
-        streams[name]!.variants[variant]!.status.lastPublished = now
         revision += 1
         streams[name]!.variants[variant]!.version = revision
         // The bytes first: a player that reads the part's URI in the new version finds them.

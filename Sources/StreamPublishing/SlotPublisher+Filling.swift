@@ -160,7 +160,7 @@ extension SlotPublisher {
         // A skip is a timestamp jump: `discontinuity(of:at:from:)` counted it in the tag.
         state.skipped = false
         if source != .gap { state.lastMediaSource = source }
-        if !(source == .standIn && isTheGridsOwnFormat(.standIn)) { state.lastJudged = source }
+        if !(settings.alignsDiscontinuities && source == .standIn && isTheGridsOwnFormat(.standIn)) { state.lastJudged = source }
         if let opened = state.opened, opened.entry.slot <= entry.slot { state.opened = nil }
         sink.list(entry, in: name)
         state.next = entry.slot + 1

@@ -58,7 +58,7 @@ extension SlotPublisher {
         if source == .gap { return jump && !universal }
         // A stand-in encoded as the rung is, on its slot's timestamps, joins untagged on any
         // timeline; what follows it is judged against what came before it.
-        if !universal && source == .standIn && isTheGridsOwnFormat(.standIn) { return jump }
+        if !universal && settings.alignsDiscontinuities && source == .standIn && isTheGridsOwnFormat(.standIn) { return jump }
         let changed = previous.map { $0 != source } ?? false
         guard universal else { return jump || changed }
         guard changed, let previous else { return false }

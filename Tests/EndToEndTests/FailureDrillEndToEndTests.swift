@@ -74,15 +74,20 @@ import TestSupport
         let beforeStall = try await server.playlist("240p").segments.count
         #expect(try await server.admin("/admin/streams/main/stall?seconds=60").status == 202)
         var staleAnswer: HTTPResult?
+        var stateWhileStalled: String?
+        // The state is read while the playlist is stale: the watchdog's restart soon lists the
+        // segment whose parts were out when the input stalled (cut at its parts), which is news.
         try await eventually("the stalled playlist answers 404", timeout: 15) {
             let answer = try await http(server.url("/live/main/240p/index.m3u8"))
-            if answer.status == 404 { staleAnswer = answer }
+            if answer.status == 404 {
+                staleAnswer = answer
+                stateWhileStalled = try await server.variantStates()["stream"]
+            }
             return answer.status == 404
         }
         let staleBody = String(decoding: staleAnswer?.body ?? Data(), as: UTF8.self)
         #expect(staleBody.contains("stale"), "\(staleBody)")
         #expect(try await http(server.url("/live/main/240p/\(listed)")).status == 200, "listed segments stay 200")
-        let stateWhileStalled = try await server.variantStates()["stream"]
         #expect(stateWhileStalled == "stalled")
         _ = try await waitForOK(server.url("/live/main/240p/index.m3u8"), timeout: 30)
         try await eventually("the restarted pipeline records") { try await server.playlist("240p").segments.count > beforeStall + 1 }

@@ -55,15 +55,6 @@ import Testing
         #expect(variant?.parts.locate(segment: "000003.ts", index: 1) == nil)
     }
 
-    /// A new part is news: a late segment's playlist whose parts come keeps answering 200.
-    @Test mutating func aPartMovesTheVariantsLastPublication() {
-        publish(count: 3, edge: Self.edge(open: 0, next: 3))
-        #expect(variant?.status.lastPublished == 0)
-        state.apply(.part(stream: "main", variant: "720p", .init(sequence: 3, index: 0, bytes: [UInt8](repeating: 0x47, count: 1000)),
-                          edge: Self.edge(open: 1, next: 3)), now: 2.5)
-        #expect(variant?.status.lastPublished == 2.5)
-    }
-
     @Test(arguments: [
         (3, 1, "a part out of order: part 0 first"),
         (4, 0, "a part of a segment after the next"),
