@@ -65,7 +65,8 @@ public struct CapacityPlan: Sendable, Equatable {
         return steps[min(index, steps.count - 1)].name
     }
 
-    private static func cores(_ value: Double) -> String {
+    /// Cores to one decimal (`1.6`, `0.4`), as every message of this target writes them.
+    static func cores(_ value: Double) -> String {
         let text = String(Int((value * 10).rounded()))
         return text.count == 1 ? "0.\(text)" : "\(text.dropLast()).\(text.suffix(1))"
     }

@@ -110,8 +110,7 @@ public struct RungShedding: Sendable, Equatable {
             overloaded = [:]
             lastChange = now
             lastTrouble = now
-            let share = (load.busyShare * 100).rounded() / 100
-            return .shed(victim, why: "\(report.rung) fell behind at its cheapest effort step (\(load.droppedFrames) frames dropped, busy \(share) of real time)")
+            return .shed(victim, why: "\(report.rung) fell behind at its cheapest effort step (\(load.droppedFrames) frames dropped, busy \(CapacityPlan.cores(load.busyShare)) of real time)")
         }
         guard let candidate = shed.last, now - (lastTrouble ?? -Double.infinity) >= calm(for: candidate) else { return nil }
         let measured = lastShare.filter { !isShed($0.key) }.reduce(ladders.reduce(0) { $0 + $1.fixedCost }) { total, entry in
@@ -124,8 +123,8 @@ public struct RungShedding: Sendable, Equatable {
         lastShare[candidate] = expected
         restoredOnce.insert(candidate)
         staleReport.insert(candidate)
-        return .restore(candidate, why: "nothing fell behind for \(Int(calm(for: candidate))) s, and the kept rungs need about \(Self.cores(measured)) cores "
-            + "of \(Self.cores(available)), with room for \(Self.cores(expected)) more")
+        return .restore(candidate, why: "nothing fell behind for \(Int(calm(for: candidate))) s, and the kept rungs need about \(CapacityPlan.cores(measured)) cores "
+            + "of \(CapacityPlan.cores(available)), with room for \(CapacityPlan.cores(expected)) more")
     }
 
     /// The kept rung that costs most, among those that are not their stream's last kept rung.
@@ -158,5 +157,4 @@ public struct RungShedding: Sendable, Equatable {
         ladders.first { $0.stream == rung.stream }?.expectedCost[rung.variant]
     }
 
-    private static func cores(_ value: Double) -> String { String((value * 10).rounded() / 10) }
 }

@@ -3,8 +3,8 @@ import Synchronization
 
 /// Which rungs the input leaves out of a frame or an audio packet: the shed ones
 /// (`ShedControl`), and one taken back until the next segment starts, so its new run begins on
-/// the forced IDR every rung gets there. The common case (nothing shed) takes one lock and
-/// returns an empty set, without allocating.
+/// the forced IDR every rung gets there. Per frame: one lock and the set kept from the last
+/// change; it is made again only when the shed rungs change or a taken-back rung resumes.
 final class ShedGate: Sendable {
     private let control: ShedControl
     private let state = Mutex(State())
@@ -13,6 +13,8 @@ final class ShedGate: Sendable {
         var generation = -1
         var shed: Set<String> = []
         var resuming: Set<String> = []
+        /// `shed` and `resuming` together: what a frame leaves out.
+        var leftOut: Set<String> = []
     }
 
     init(control: ShedControl) {
@@ -30,15 +32,18 @@ final class ShedGate: Sendable {
                 s.resuming.subtract(now)
                 s.shed = now
                 s.generation = generation
+                s.leftOut = s.shed.union(s.resuming)
             }
-            if startsSegment && !s.resuming.isEmpty { s.resuming = [] }
-            if s.shed.isEmpty && s.resuming.isEmpty { return [] }
-            return s.shed.union(s.resuming)
+            if startsSegment && !s.resuming.isEmpty {
+                s.resuming = []
+                s.leftOut = s.shed
+            }
+            return s.leftOut
         }
     }
 
     /// The rungs that do not take audio now (any thread).
     func leftOutOfAudio() -> Set<String> {
-        state.withLock { s in s.shed.isEmpty && s.resuming.isEmpty ? [] : s.shed.union(s.resuming) }
+        state.withLock { $0.leftOut }
     }
 }
