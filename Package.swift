@@ -13,8 +13,8 @@ import PackageDescription
 // Plain values and an injected clock: no NIO, no Hummingbird, no HTTP client, no FFmpeg, no
 // FoundationNetworking, Dispatch or Glibc (HouseRules.pureProducts and pureToolchainModules
 // are the allow-lists), and
-// no dependency outside this group except pure packages (Yams, swift-crypto, structured
-// headers). Their tests build in seconds and run in the unit phase.
+// no dependency outside this group except pure packages (Yams, structured headers) and the
+// system's libcrypto for HMAC. Their tests build in seconds and run in the unit phase.
 let pureCores: [Target] = [
     // Playlist model, rendering, parsing. No clock reads.
     .target(name: "HLSPlaylist"),
@@ -49,7 +49,10 @@ let pureCores: [Target] = [
     .target(name: "OriginPolicy", dependencies: ["HLSPlaylist", "SidelineCore"]),
     // Who may watch which stream. The credentials a URL carries (viewer and signed,
     // HMAC-SHA256) and the gate every request to a stream's footage passes (401/403).
-    .target(name: "OriginAccess", dependencies: ["OriginPolicy", .product(name: "Crypto", package: "swift-crypto")]),
+    // HMAC-SHA256 from the system's OpenSSL libcrypto (pkg-config): one pure function, and no
+    // BoringSSL of its own to compile (swift-crypto's cost about 90 s of each clean build).
+    .systemLibrary(name: "SidelineLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .target(name: "OriginAccess", dependencies: ["OriginPolicy", "SidelineLibCrypto"]),
     // What the origin publishes, as values with one way in (`OriginState.apply`): streams,
     // variants, segments, gaps, masters, markers, metadata, status, the angle sets.
     .target(name: "OriginState", dependencies: ["HLSPlaylist", "OriginPolicy"]),
@@ -374,8 +377,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // RFC 8941 structured fields: the players' CMCD (PlayerSessions) and the origin's CMSD.
         .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.7.0"),
-        // HMAC-SHA256 for viewer credentials and signed URLs (OriginAccess).
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // TLS for the origin (through Hummingbird's TLS channel) and the certificate checks.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The ZIP of a set clip (one MP4 per angle) and `sideline export --set --zip`.

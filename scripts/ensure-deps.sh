@@ -7,6 +7,7 @@ packages=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libavdevice-dev
   zlib1g-dev  # zlib's own API: a live playlist's gzip made of a kept prefix and a new tail
+  libssl-dev  # OpenSSL's libcrypto: HMAC-SHA256 of viewer credentials and signed URLs
   fonts-dejavu-core  # the font of the test pattern's burned-in clock (drawtext)
   ffmpeg   # ffprobe and the ffmpeg CLI: the test suite's HLS client and segment checker
 )

@@ -1,8 +1,7 @@
-import Crypto
 import OriginPolicy
 
-// The MACs of access credentials (HMAC-SHA256, swift-crypto), apart from their parsing
-// (AccessCredential.swift), which is fuzzed without swift-crypto (scripts/fuzz).
+// The MACs of access credentials (HMAC-SHA256, the system's libcrypto), apart from their
+// parsing (AccessCredential.swift), which is fuzzed without it (scripts/fuzz).
 
 extension AccessCredential {
     /// The credential's text, authenticated with `key` (the viewer token for `.viewer`, the
@@ -14,8 +13,7 @@ extension AccessCredential {
 
     static func mac(of fields: [String], key: String) -> String {
         let message = "sideline-access\n" + fields.joined(separator: "\n")
-        let code = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: SymmetricKey(data: Array(key.utf8)))
-        return Base64URL.encode(Array(code.prefix(16)))
+        return Base64URL.encode(Array(HMACSHA256.code(for: Array(message.utf8), key: Array(key.utf8)).prefix(16)))
     }
 }
 

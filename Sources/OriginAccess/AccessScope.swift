@@ -1,7 +1,7 @@
 import OriginPolicy
 
 /// What a request's path is about, as far as access goes (the gate's first step; its own
-/// file, free of swift-crypto, so scripts/fuzz builds it alone). Read from the path's bytes in
+/// file, free of libcrypto, so scripts/fuzz builds it alone). Read from the path's bytes in
 /// place, with no array and no copy but the names it returns: every request passes here while
 /// access control is on (Docs/benchmarks.md, "Viewer access").
 enum AccessScope: Equatable {
