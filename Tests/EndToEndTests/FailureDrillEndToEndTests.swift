@@ -77,13 +77,16 @@ import TestSupport
         var stateWhileStalled: String?
         // The state is read while the playlist is stale: the watchdog's restart soon lists the
         // segment whose parts were out when the input stalled (cut at its parts), which is news.
-        try await eventually("the stalled playlist answers 404", timeout: 15) {
+        // The stream is stalled when every variant is stale, and the two rungs' encoders publish
+        // their last entries some hundreds of milliseconds apart: at 240p's first 404, 144p may
+        // still be fresh (CI, 2026-12-07: "live"). So the poll goes on until both are seen.
+        try await eventually("the stalled playlist answers 404 and the stream says stalled", timeout: 15) {
             let answer = try await http(server.url("/live/main/240p/index.m3u8"))
             if answer.status == 404 {
                 staleAnswer = answer
                 stateWhileStalled = try await server.variantStates()["stream"]
             }
-            return answer.status == 404
+            return answer.status == 404 && stateWhileStalled == "stalled"
         }
         let staleBody = String(decoding: staleAnswer?.body ?? Data(), as: UTF8.self)
         #expect(staleBody.contains("stale"), "\(staleBody)")
