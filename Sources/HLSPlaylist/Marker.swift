@@ -18,9 +18,11 @@ public struct Marker: Sendable, Equatable, Codable {
     public var colour: String?
     /// When the marker was added (server clock).
     public var created: Date
-    /// The media sequence number of the first entry published after the marker was added: its
-    /// DATERANGE goes just before that entry in the live playlists, so an EVENT playlist only
-    /// ever has lines appended (RFC 8216 §6.2.1), however far back the marked moment lies.
+    /// The media sequence number of the first entry none of whose lines were published when the
+    /// marker was added (the next entry, or the one after it while the next one's parts are
+    /// out): its DATERANGE goes just before that entry in the live playlists, so an EVENT
+    /// playlist only ever has lines appended (RFC 8216 §6.2.1), however far back the marked
+    /// moment lies.
     public var listedBefore: Int
 
     public init(id: String, label: String, time: Date, duration: Double? = nil, author: String? = nil, colour: String? = nil, created: Date,
@@ -37,6 +39,8 @@ public struct Marker: Sendable, Equatable, Codable {
 
     /// The CLASS of a marker's DATERANGE.
     public static let dateRangeClass = "com.sideline.marker"
+    /// The ranges an entry's markers go after: those that were trailing with them.
+    static let leading: Set<String?> = [SegmentReplacement.dateRangeClass, dateRangeClass]
 
     public var dateRange: DateRange {
         var attributes = ["X-LABEL": label]
@@ -47,17 +51,17 @@ public struct Marker: Sendable, Equatable, Codable {
 }
 
 extension MediaPlaylist {
-    /// A live playlist with `markers` in it: each marker's DATERANGE just before the entry it
-    /// was added ahead of (`Marker.listedBefore`), or after the last entry while that entry is
-    /// not published yet. Placed by when they were added, not by the moment they mark, so a new
-    /// marker only appends lines to what a player already read.
+    /// A live playlist with `markers` in it, which only appends to what a player has read: each
+    /// DATERANGE just before the entry it was added ahead of (`Marker.listedBefore`), after the
+    /// ranges trailing with it and before the entry's own; after the last entry while that one
+    /// is unpublished; not yet for an entry beyond (the next one's parts were out).
     public func placingLive(_ markers: [Marker]) -> MediaPlaylist {
         var placed = self
         for marker in markers {
             let index = max(0, marker.listedBefore - mediaSequence)
             if index < placed.segments.count {
-                placed.segments[index].dateRanges.append(marker.dateRange)
-            } else {
+                placed.segments[index].dateRanges.insert(marker.dateRange, at: placed.segments[index].dateRanges.prefix { Marker.leading.contains($0.classLabel) }.count)
+            } else if index == placed.segments.count {
                 placed.trailingDateRanges.append(marker.dateRange)
             }
         }

@@ -92,8 +92,13 @@ public actor MarkerBook {
         stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording?.dateSpan }.first
     }
 
-    /// The sequence number the next entry of any variant will have (variants share slots).
+    /// The sequence number of the first entry no variant has published a line of (variants
+    /// share slots): the next entry, or the one after it where a variant's parts of the next
+    /// are out, since those parts went out under the entry's date ranges and date, and a
+    /// marker placed before them would be a line inserted into what players read.
     static func nextSequence(of stream: StreamRegistry.Stream) -> Int {
-        stream.variants.values.compactMap { $0.lastSequence }.max().map { $0 + 1 } ?? 0
+        stream.variants.values.map { variant in
+            (variant.lastSequence.map { $0 + 1 } ?? 0) + (variant.edge?.openParts.isEmpty == false ? 1 : 0)
+        }.max() ?? 0
     }
 }

@@ -47,6 +47,30 @@ import Testing
         #expect(try MediaPlaylist.parse(text).trailingDateRanges.map(\.id) == ["pending"])
     }
 
+    /// Where a pending marker stood in the text is where it stays once its entry comes: after
+    /// the ranges that were trailing with it (a replacement), before the entry's own.
+    @Test func aMarkerKeepsItsPlaceWhenItsEntryComesWithRangesOfItsOwn() throws {
+        let replacement = DateRange(id: "replacement-2.ts", classLabel: SegmentReplacement.dateRangeClass, startDate: Self.start.addingTimeInterval(4))
+        let own = DateRange(id: "own-4", classLabel: "com.example", startDate: Self.start.addingTimeInterval(8))
+        var live = LiveMediaPlaylist(playlist(count: 4))
+        live.appendTrailing(replacement)
+        let pending = [marker("pending", at: 7, listedBefore: 4), marker("second", at: 7.5, listedBefore: 4)]
+        let before = live.playlist.placingLive(pending).render()
+        live.append(MediaSegment(uri: "4.ts", duration: 2, programDateTime: Self.start.addingTimeInterval(8), dateRanges: [own]))
+        let placed = live.playlist.placingLive(pending)
+        #expect(placed.segments[4].dateRanges.map(\.id) == ["replacement-2.ts", "pending", "second", "own-4"])
+        #expect(placed.render().hasPrefix(before))
+    }
+
+    /// A marker added while the next entry's parts were out is listed before the entry after it:
+    /// until the next entry is listed, it is not shown at all (nothing goes before published lines).
+    @Test func aMarkerBeyondTheNextEntryWaitsForIt() {
+        let waiting = marker("waiting", at: 7, listedBefore: 5)
+        #expect(playlist(count: 4).placingLive([waiting]).render() == playlist(count: 4).render())
+        #expect(playlist(count: 5).placingLive([waiting]).trailingDateRanges.map(\.id) == ["waiting"])
+        #expect(playlist(count: 6).placingLive([waiting]).segments[5].dateRanges.map(\.id) == ["waiting"])
+    }
+
     @Test func aMarkerListedBeforeTheWindowOfAPlaylistGoesOnItsFirstEntry() {
         let placed = playlist(count: 3, first: 10).placingLive([marker("old", at: 0, listedBefore: 4)])
         #expect(placed.segments[0].dateRanges.map(\.id) == ["old"])
