@@ -52,7 +52,11 @@ import TestSupport
         let answeredAfter = launched.duration(to: .now)
         let last = try? await http(media)
         let early = try MediaPlaylist.parse(String(decoding: try #require(firstAnswer, "no 200 within 10 s (last: \(last?.status ?? 0) \(String(decoding: last?.body ?? Data(), as: UTF8.self))): \(second.log)").body, as: UTF8.self))
-        #expect(answeredAfter < .seconds(1), "answered \(answeredAfter) after start")
+        // Within one segment duration (2 s): the restored recording answers before a new segment
+        // could exist. Not a speed figure (a debug build launched beside two test lanes on two
+        // cores took 1.13 and 1.23 s on 2026-12-07, against 1 s asserted before). How fast a
+        // restart answers belongs in a benchmark; none measures it yet.
+        #expect(answeredAfter < .seconds(2), "answered \(answeredAfter) after start")
         #expect(early.segments.count == before.segments.count, "answered before anything new was encoded")
         #expect(early.segments == before.segments, "every segment listed before the crash is listed, unchanged")
 
