@@ -72,14 +72,17 @@ import Glibc
     }
 
     @Test func aClientThatDoesNotReadItsAnswerIsClosedAfterTheWriteTimeout() async throws {
-        try await Self.withServer(.init(idleTimeout: .seconds(30), writeTimeout: .seconds(1))) { port, admission in
+        // A write timeout of 2 s, not 1: the poll below must see the connection open before the
+        // server closes it, and in the parallel unit phase this task went unscheduled for over a
+        // second (2026-12-07 16:58, "the server took the connection" failed: seen nil).
+        try await Self.withServer(.init(idleTimeout: .seconds(30), writeTimeout: .seconds(2))) { port, admission in
             let fd = try await Self.stalledDownload(port: port, from: "127.0.0.2")
             defer { close(fd) }
             let seen = try await Self.within(.seconds(10)) { admission.clients.openConnections(from: "127.0.0.2") == 1 }
             #expect(seen != nil, "the server took the connection")
             // Generous bound: the suite runs beside the encoding tests on two cores.
             let closed = try await Self.within(.seconds(10)) { admission.clients.openConnections(from: "127.0.0.2") == 0 }
-            #expect(closed != nil, "closed after the write timeout of 1 s, not held for ever (the idle timeout is 30 s)")
+            #expect(closed != nil, "closed after the write timeout of 2 s, not held for ever (the idle timeout is 30 s)")
         }
     }
 
