@@ -26,14 +26,8 @@ import Testing
     }
 
     static func edge(listed: [Int], open: Int, next: Int) -> LowLatencyEdge {
-        func parts(_ sequence: Int, _ count: Int) -> [PartialSegment] {
-            (0..<count).map { PartialSegment(uri: PartialSegment.recordedURI(segment: MediaSegment.recordedName(sequence: sequence), index: $0), duration: 0.5, independent: $0 == 0) }
-        }
-        let hinted = open < 4 ? (next, open) : (next + 1, 0)
         // TestPlaylists dates entry i at 1_800_000_000 + 2i.
-        return LowLatencyEdge(partTarget: 0.5, partsPerSegment: 4, listedParts: Dictionary(uniqueKeysWithValues: listed.map { ($0, parts($0, 4)) }),
-                              openParts: parts(next, open), openProgramDateTime: open > 0 ? Date(timeIntervalSince1970: 1_800_000_000 + Double(2 * next)) : nil,
-                              hint: PreloadHint(uri: PartialSegment.recordedURI(segment: MediaSegment.recordedName(sequence: hinted.0), index: hinted.1)))
+        TestEdges.recorded(listed: listed, open: open, next: next, openDate: open > 0 ? Date(timeIntervalSince1970: 1_800_000_000 + Double(2 * next)) : nil)
     }
 
     /// A registry whose variant lists entries 0-9 (9 with its parts, its file at `directory`).

@@ -16,13 +16,7 @@ import Testing
     /// An edge with `open` parts of entry `next` and four parts for each of `listed`; the open
     /// segment's header as the server's writer gives it (its own date range, its date).
     static func edge(listed: [Int] = [], open: Int, next: Int) -> LowLatencyEdge {
-        func parts(_ sequence: Int, _ count: Int) -> [PartialSegment] {
-            (0..<count).map { PartialSegment(uri: PartialSegment.recordedURI(segment: MediaSegment.recordedName(sequence: sequence), index: $0), duration: 0.5, independent: $0 == 0) }
-        }
-        let hinted = open < 4 ? (next, open) : (next + 1, 0)
-        var edge = LowLatencyEdge(partTarget: 0.5, partsPerSegment: 4, listedParts: Dictionary(uniqueKeysWithValues: listed.map { ($0, parts($0, 4)) }),
-                                  openParts: parts(next, open), openProgramDateTime: start.addingTimeInterval(Double(2 * next)),
-                                  hint: PreloadHint(uri: PartialSegment.recordedURI(segment: MediaSegment.recordedName(sequence: hinted.0), index: hinted.1)))
+        var edge = TestEdges.recorded(listed: listed, open: open, next: next, openDate: start.addingTimeInterval(Double(2 * next)))
         edge.openDateRanges = [DateRange(id: "mark-\(next)", classLabel: "com.example", startDate: start.addingTimeInterval(Double(2 * next)))]
         return edge
     }

@@ -21,12 +21,7 @@ import Testing
 
     /// An edge with `open` parts of segment `next` and every listed entry in `listed` with four.
     static func edge(listed: [Int] = [], open: Int, next: Int) -> LowLatencyEdge {
-        func parts(_ sequence: Int, _ count: Int) -> [PartialSegment] {
-            (0..<count).map { PartialSegment(uri: PartialSegment.recordedURI(segment: MediaSegment.recordedName(sequence: sequence), index: $0), duration: 0.5, independent: $0 == 0) }
-        }
-        let hinted = open < 4 ? (next, open) : (next + 1, 0)
-        return LowLatencyEdge(partTarget: 0.5, partsPerSegment: 4, listedParts: Dictionary(uniqueKeysWithValues: listed.map { ($0, parts($0, 4)) }),
-                              openParts: parts(next, open), hint: PreloadHint(uri: PartialSegment.recordedURI(segment: MediaSegment.recordedName(sequence: hinted.0), index: hinted.1)))
+        TestEdges.recorded(listed: listed, open: open, next: next)
     }
 
     @discardableResult
