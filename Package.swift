@@ -43,10 +43,14 @@ let pureCores: [Target] = [
     .target(name: "StreamMirroring", dependencies: ["HLSPlaylist", "MPEGTS", "SidelineCore"]),
     // What `push` sends next, at which bit rate, and what it does when an upload fails; what
     // the ingest makes of the segments and playlists a remote encoder uploads.
-    .target(name: "StreamPushing", dependencies: ["HLSPlaylist", "MPEGTS", "OriginPolicy", "SidelineCore"]),
+    .target(name: "StreamPushing", dependencies: ["HLSPlaylist", "IngestPolicy", "MPEGTS", "OriginPolicy", "SidelineCore"]),
     // Request policy: paths, directives, ranges, header tokens, query parameters, marker
     // checks, the status table, and the one refusal type every route answers with.
     .target(name: "OriginPolicy", dependencies: ["HLSPlaylist", "SidelineCore"]),
+    // What a remote encoder may push: the names it may upload, who may push, what a pushed
+    // master may list and which ladder it gives, the bounds on what uploads make the server
+    // hold, and the file of a multipart upload.
+    .target(name: "IngestPolicy", dependencies: ["HLSPlaylist", "OriginPolicy", "SidelineCore"]),
     // Who may watch which stream. The credentials a URL carries (viewer and signed,
     // HMAC-SHA256) and the gate every request to a stream's footage passes (401/403).
     // HMAC-SHA256 from the system's OpenSSL libcrypto (pkg-config): one pure function, and no
@@ -148,7 +152,7 @@ let services: [Target] = [
     .target(
         name: "StreamServices",
         dependencies: [
-            "EncoderEffort", "HLSOrigin", "OriginRegistry", "OriginState", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
+            "EncoderEffort", "HLSOrigin", "IngestPolicy", "OriginRegistry", "OriginState", "HLSPlaylist", "MediaPipeline", "MPEGTS", "OriginAccess", "OriginAPI", "OriginPolicy", "SegmentStore", "SidelineConfig", "SidelineCore", "StreamPublishing", "StreamPushing",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -265,8 +269,9 @@ let tests: [Target] = [
     .testTarget(name: "PipelineCoreTests", dependencies: ["PipelineCore"]),
     .testTarget(name: "StreamPublishingTests", dependencies: ["StreamPublishing", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "StreamMirroringTests", dependencies: ["StreamMirroring", "HLSPlaylist", "SidelineCore", "SidelineTesting"]),
-    .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "MPEGTS", "OriginPolicy", "SidelineCore", "SidelineTesting"]),
+    .testTarget(name: "StreamPushingTests", dependencies: ["StreamPushing", "HLSPlaylist", "IngestPolicy", "MPEGTS", "OriginPolicy", "SidelineCore", "SidelineTesting"]),
     .testTarget(name: "OriginPolicyTests", dependencies: ["OriginPolicy", "HLSPlaylist", "SidelineCore"]),
+    .testTarget(name: "IngestPolicyTests", dependencies: ["IngestPolicy", "HLSPlaylist", "OriginPolicy"]),
     .testTarget(name: "OriginStateTests", dependencies: ["OriginState", "HLSPlaylist", "OriginPolicy", "SidelineTesting"]),
     .testTarget(
         name: "OriginRegistryTests",
@@ -280,7 +285,7 @@ let tests: [Target] = [
     .testTarget(name: "PlayerSessionsTests", dependencies: ["PlayerSessions", "SidelineTesting"]),
     // The fuzz targets (compiled into libFuzzer harnesses by scripts/fuzz/run.sh) and the
     // replay of their seed corpora.
-    .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "MPEGTS", "OriginAccess", "OriginPolicy", "PlayerSessions", "SidelineCore", "StreamMirroring", "StreamPushing"]),
+    .testTarget(name: "FuzzCorpusTests", dependencies: ["HLSPlaylist", "IngestPolicy", "MPEGTS", "OriginAccess", "OriginPolicy", "PlayerSessions", "SidelineCore", "StreamMirroring", "StreamPushing"]),
     // The services' tests: a temporary directory, a real server on 127.0.0.1, real FFmpeg
     // (MediaPipelineTests, the pipeline phase).
     .testTarget(
@@ -338,7 +343,7 @@ let tests: [Target] = [
     .testTarget(
         name: "StreamServicesTests",
         dependencies: [
-            "StreamServices", "EncoderEffort", "HLSOrigin", "OriginAccess", "OriginRegistry", "OriginState", "HLSPlaylist", "MPEGTS", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore",
+            "StreamServices", "EncoderEffort", "HLSOrigin", "IngestPolicy", "OriginAccess", "OriginRegistry", "OriginState", "HLSPlaylist", "MPEGTS", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             // SetClipZipTests: the set clip route on a real server, its ZIP opened, its MP4s probed.

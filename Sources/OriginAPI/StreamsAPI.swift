@@ -151,10 +151,10 @@ public struct StreamsAPI: Sendable {
         return listing
     }
 
-    public static func json(of registry: StreamRegistry, dataDirectory: String? = nil, viewer: Viewer = .everyone) throws -> ByteBuffer {
+    public static func json(of registry: StreamRegistry, policy: StatusPolicy = StatusPolicy(), dataDirectory: String? = nil, viewer: Viewer = .everyone) throws -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return ByteBuffer(bytes: try encoder.encode(listing(of: registry, dataDirectory: dataDirectory, viewer: viewer)))
+        return ByteBuffer(bytes: try encoder.encode(listing(of: registry, policy: policy, dataDirectory: dataDirectory, viewer: viewer)))
     }
 }
 
@@ -166,9 +166,12 @@ public struct StreamsRoutes: Sendable {
 
     /// Viewer access control; nil when every stream is open.
     let access: ViewerAccess?
+    /// Whose stale rule says which playlists are stalled: the origin's own.
+    let policy: StatusPolicy
 
-    public init(registry: StreamRegistry, dataDirectory: String?, access: ViewerAccess? = nil) {
+    public init(registry: StreamRegistry, dataDirectory: String?, access: ViewerAccess? = nil, policy: StatusPolicy = StatusPolicy()) {
         self.registry = registry
+        self.policy = policy
         self.dataDirectory = dataDirectory
         self.access = access
     }
@@ -181,7 +184,7 @@ public struct StreamsRoutes: Sendable {
                 return StreamsAPI.Viewer(mayWatch: { access.gate.covers(stream: $0, authorization: authorization) },
                                          urlPrefix: { access.urlPrefix(for: $0) })
             } ?? .everyone
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry, dataDirectory: dataDirectory, viewer: viewer)))
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: try StreamsAPI.json(of: registry, policy: policy, dataDirectory: dataDirectory, viewer: viewer)))
         }
         // One stream's entry, as the list gives it: for a caller the list shows a private stream
         // as locked to, but whose credential opens it (the path's, which the gate checked before
@@ -191,7 +194,7 @@ public struct StreamsRoutes: Sendable {
             do throws(Refusal) { _ = try registry.existing(name) } catch { return Response(error) }
             let pathPrefix = ViewerAccess.pathPrefix(of: request)
             let viewer = StreamsAPI.Viewer(mayWatch: { $0 == name }, urlPrefix: { pathPrefix.isEmpty ? access?.urlPrefix(for: $0) ?? "" : pathPrefix })
-            guard let info = StreamsAPI.listing(of: registry, viewer: viewer).streams.first else { return Response(Refusal.noSuchStream(name)) }
+            guard let info = StreamsAPI.listing(of: registry, policy: policy, viewer: viewer).streams.first else { return Response(Refusal.noSuchStream(name)) }
             return try SetsRoutes.json(info)
         }
         // The angle sets' descriptions beside the streams' (`SetsAPI`).

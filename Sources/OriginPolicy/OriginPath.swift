@@ -92,7 +92,9 @@ public enum OriginPath: Equatable, Sendable {
         return (String(decoding: body[..<dot], as: UTF8.self) + ".ts", index)
     }
 
-    static func isPlainName(_ name: String) -> Bool {
+    /// Whether `name` is a plain name: letters, digits, `-`, `_` and `.`, not starting with a
+    /// dot, at most 128 bytes. Every stream, variant and file name a path carries is one.
+    public static func isPlainName(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 128, name.utf8.first != UInt8(ascii: ".") else { return false }
         return name.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F || c == 0x2E

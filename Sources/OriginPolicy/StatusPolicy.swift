@@ -1,4 +1,5 @@
 import HLSPlaylist
+import SidelineCore
 
 /// What the origin answers, as a pure function of what is asked for, the state of the stream
 /// and its variant, the server's own condition, and the time. No I/O and no clock reads: the
@@ -11,13 +12,21 @@ public struct StatusPolicy: Sendable, Equatable {
     /// durations. RFC 8216 §6.3.4 lets a client give up after reloading an unchanged playlist
     /// for 1.5 target durations; answering 404 earlier than that would be a false alarm.
     public var staleFactor: Double
+    /// How long past its due time a slot may wait for its segment before it is filled
+    /// (`stream.late_grace`), counted on top of `staleFactor`: a stalled stream's first
+    /// stand-in comes one segment duration plus the grace after its last entry. Without it, at
+    /// the defaults (2 s segments, 1 s grace) that stand-in came exactly as the playlist turned
+    /// stale, and a player reloading in between got the 404 that ends ffmpeg's playback
+    /// (Docs/status-codes.md, "The grace").
+    public var lateGrace: Double
     /// Retry-After while the server drains for shutdown: long enough for a restart.
     public var drainingRetryAfter: Int
     /// Retry-After when admission control refuses a request.
     public var overloadedRetryAfter: Int
 
-    public init(staleFactor: Double = 1.5, drainingRetryAfter: Int = 5, overloadedRetryAfter: Int = 1) {
+    public init(staleFactor: Double = 1.5, lateGrace: Double = LateSegmentFill.defaultGrace, drainingRetryAfter: Int = 5, overloadedRetryAfter: Int = 1) {
         self.staleFactor = staleFactor
+        self.lateGrace = max(0, lateGrace)
         self.drainingRetryAfter = drainingRetryAfter
         self.overloadedRetryAfter = overloadedRetryAfter
     }
@@ -149,7 +158,7 @@ public struct StatusPolicy: Sendable, Equatable {
             // again when the upstream returns.
             if phase == .upstreamLost { return .serve(.livePlaylist(maxAge: max(0, facts.targetDuration / 2))) }
             if facts.resource != .masterPlaylist && isStale(facts) {
-                return .refuse(Refusal(.stalePlaylist, "playlist is stale: nothing new for \(DecimalFormat.compact(staleFactor * Double(facts.targetDuration))) s"))
+                return .refuse(Refusal(.stalePlaylist, "playlist is stale: nothing new for \(DecimalFormat.compact(staleAfter(targetDuration: facts.targetDuration))) s"))
             }
             return .serve(.livePlaylist(maxAge: max(0, facts.targetDuration / 2)))
         }
@@ -167,12 +176,18 @@ public struct StatusPolicy: Sendable, Equatable {
     /// A resource the policy lets through but that has nothing to send: a bug, answered 500.
     public static let missingContent = Refusal(.internalError, "resource has no content")
 
+    /// Seconds without a new entry after which a live media playlist is stale: 1.5 target
+    /// durations past the latest moment the publisher may list its next entry.
+    public func staleAfter(targetDuration: Int) -> Double {
+        staleFactor * Double(targetDuration) + lateGrace
+    }
+
     /// Whether a live media playlist has gone without a new entry for longer than the
     /// threshold, counting from this process's start at the earliest. Before this process has
     /// published anything, one more target duration is allowed: the first segment cannot
     /// exist before a whole segment of input has been read.
     public func isStale(_ facts: Facts) -> Bool {
-        let threshold = staleFactor * Double(facts.targetDuration)
+        let threshold = staleAfter(targetDuration: facts.targetDuration)
         guard let published = facts.lastPublished, published >= facts.servingSince else {
             return facts.now - facts.servingSince > threshold + Double(facts.targetDuration)
         }

@@ -1,3 +1,4 @@
+import IngestPolicy
 import NIOPosix
 import OriginPolicy
 import Synchronization

@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import HTTPTypes
 import Hummingbird
+import IngestPolicy
 import NIOCore
 import NIOPosix
 import OriginPolicy

@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import IngestPolicy
 import Logging
 import MediaPipeline
 import MPEGTS

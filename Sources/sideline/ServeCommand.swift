@@ -109,15 +109,17 @@ struct ServeCommand: AsyncParsableCommand {
         // The venue's other boxes, which a set's markers and clips reach for the angles they serve.
         let boxClient = settings.boxes.isEmpty ? nil : VenueBoxClient()
         let boxes = boxClient.map { VenueBoxes(calls: $0, bases: settings.remoteAngleBoxes) }
+        // The stale rule counts the streams' late grace: a stand-in listed on time is never stale.
+        let policy = StatusPolicy(lateGrace: plans.map(\.stream.lateGrace).max() ?? LateSegmentFill.defaultGrace)
         let routes: [OriginServer.Routes] = [
             { admin?.add(to: $0) },
             { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),
                            analystToken: analystToken, adminToken: adminToken, boxes: boxes).add(to: $0) },
             { [clips = ClipRoutes(registry: registry, maker: ClipService(settings: settings.clips), dataDirectory: settings.dataDirectory, boxes: boxes)] in clips.add(to: $0) },
-            { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access).add(to: $0) },
+            { StreamsRoutes(registry: registry, dataDirectory: settings.dataDirectory, access: access, policy: policy).add(to: $0) },
             { WatchPage.add(to: $0) },
             { SessionsRoutes(diagnostics: diagnostics, adminToken: adminToken).add(to: $0) },
-            { [ingest = IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream)))] in pushedServices.isEmpty ? () : ingest.add(to: $0) },
+            { [ingest = IngestRoutes(registry: registry, receiver: PushedStreams(pushedServices.map(\.stream)), policy: policy)] in pushedServices.isEmpty ? () : ingest.add(to: $0) },
         ]
         let segments = SegmentCache(budget: settings.server.segmentCacheMegabytes << 20)
         let tlsPort = Mutex(settings.server.port)
@@ -126,7 +128,8 @@ struct ServeCommand: AsyncParsableCommand {
         let logHeaders = settings.server.logHeaders.compactMap { HTTPField.Name($0) }
         let origin = { @Sendable (port: Int, tls: TLSIdentity?, onRunning: @escaping @Sendable (Int) async -> Void) in
             OriginServer.makeApplication(
-                registry: registry, host: settings.server.host, port: port, logger: logger, metrics: metrics, admission: admission, routes: routes,
+                registry: registry, host: settings.server.host, port: port, logger: logger, metrics: metrics, admission: admission,
+                policy: policy, routes: routes,
                 requestMetrics: settings.server.requestMetrics, segments: segments, fastPath: settings.server.fastPath, access: access,
                 logHeaders: logHeaders, tls: tls, diagnostics: diagnostics, throttling: throttling, onServerRunning: onRunning)
         }

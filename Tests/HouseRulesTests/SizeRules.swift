@@ -14,7 +14,6 @@ extension HouseRules {
     static let targetDebts: [String: Int] = [
         "HLSOrigin": 3_176,
         "StreamServices": 3_000,
-        "OriginPolicy": 2_759,
         "MediaPipeline": 2_700,
     ]
 

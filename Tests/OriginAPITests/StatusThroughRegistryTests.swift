@@ -34,10 +34,10 @@ import Testing
     @Test func aVariantThatStopsPublishingGoesStaleAloneAndRecovers() {
         let clock = ManualClock()
         let registry = liveRegistry(clock)
-        clock.advance(by: 2.9)
+        clock.advance(by: 3.9)
         registry.apply(.publish(.init(.segment("000001.ts", file: .init(path: "/data/main/720p/000001.ts", size: 1880, duration: 2)),
             stream: "main", variant: "720p", playlist: TestPlaylists.live(count: 1))))
-        clock.advance(by: 0.2) // 3.1 s since 360p published
+        clock.advance(by: 0.2) // 4.1 s since 360p published: 1.5 target durations past the 1 s grace
         #expect(status("/live/main/720p/index.m3u8", registry) == 200)
         #expect(status("/live/main/360p/index.m3u8", registry) == 404)
         #expect(status("/live/main/360p/000000.ts", registry) == 200)

@@ -1,4 +1,5 @@
 import OriginPolicy
+import SidelineCore
 import Testing
 
 /// Every row of the status table (Docs/status-codes.md), as a pure function, then through the
@@ -38,7 +39,7 @@ import Testing
         #expect(status(facts(.segment(.listed), .inputLost)) == 200)
         #expect(status(facts(.segment(.gap), .inputLost)) == 404)
         // stale policy: it stops advancing, then it is stale
-        #expect(status(facts(.mediaPlaylist, .inputLost, lastPublished: 100, now: 103.1)) == 404)
+        #expect(status(facts(.mediaPlaylist, .inputLost, lastPublished: 100, now: 104.1)) == 404)
     }
 
     @Test func aMirrorWithoutItsUpstreamServesItsVODRenditionLongAfterTheLastEntry() {
@@ -62,26 +63,43 @@ import Testing
         #expect(refusal.cache.headerValue == "public, max-age=2")
     }
 
-    @Test func staleMeansNothingNewForOneAndAHalfTargetDurations() {
-        // threshold 3 s for a 2 s target duration
-        #expect(status(facts(.mediaPlaylist, lastPublished: 100, now: 103)) == 200)
-        #expect(status(facts(.mediaPlaylist, lastPublished: 100, now: 103.001)) == 404)
-        #expect(status(facts(.iFramePlaylist, lastPublished: 100, now: 104)) == 404)
+    @Test func staleMeansNothingNewForOneAndAHalfTargetDurationsPastTheGrace() {
+        // threshold 3 s for a 2 s target duration, and the 1 s late grace
+        #expect(status(facts(.mediaPlaylist, lastPublished: 100, now: 104)) == 200)
+        #expect(status(facts(.mediaPlaylist, lastPublished: 100, now: 104.001)) == 404)
+        #expect(status(facts(.iFramePlaylist, lastPublished: 100, now: 105)) == 404)
+        // the grace is the stream's (`stream.late_grace`)
+        #expect(StatusPolicy(lateGrace: 0).isStale(facts(.mediaPlaylist, lastPublished: 100, now: 103.001)))
+        #expect(!StatusPolicy(lateGrace: 2.5).isStale(facts(.mediaPlaylist, lastPublished: 100, now: 105.5)))
         // the master does not change, so it is never stale; listed segments stay 200
         #expect(status(facts(.masterPlaylist, lastPublished: 100, now: 200)) == 200)
         #expect(status(facts(.segment(.listed), lastPublished: 100, now: 200)) == 200)
     }
 
+    /// A camera stalls just after an entry was listed at its due time: the next slot is due a
+    /// segment duration later and filled with a stand-in at its deadline, a grace after that,
+    /// and the timer that fills it fires a little later still. The playlist was fresh all along;
+    /// before the grace counted, it answered 404 in that moment (1 of 3 stalls of the sample,
+    /// 2026-12-07), and ffmpeg 5.1 gives up on a media playlist that answers 404.
+    @Test func aStallsFirstStandInListedOnTimeFindsThePlaylistFresh() {
+        let segmentDuration = 2.0, grace = LateSegmentFill.defaultGrace, timerLag = 0.3
+        let listedOnTime = 100.0
+        let filled = listedOnTime + segmentDuration + grace + timerLag
+        for reload in stride(from: listedOnTime, through: filled, by: 0.05) {
+            #expect(status(facts(.mediaPlaylist, lastPublished: listedOnTime, now: reload)) == 200, "reloaded at \(reload)")
+        }
+    }
+
     @Test func theStaleClockStartsNoEarlierThanTheProcess() {
         // restored from disk: published long ago by an earlier process, nothing yet by this one;
-        // the first segment needs a whole target duration of input, so it has 2 + 3 s
-        var restored = Facts(resource: .mediaPlaylist, streamName: "main", stream: .live, targetDuration: 2, lastPublished: nil, servingSince: 50, now: 54.9)
+        // the first segment needs a whole target duration of input, so it has 2 + 3 + 1 s
+        var restored = Facts(resource: .mediaPlaylist, streamName: "main", stream: .live, targetDuration: 2, lastPublished: nil, servingSince: 50, now: 55.9)
         #expect(policy.decide(restored) == .serve(.livePlaylist(maxAge: 1)))
         restored.lastPublished = 10 // an old stamp never counts from before the process
         #expect(policy.decide(restored) == .serve(.livePlaylist(maxAge: 1)))
-        restored.now = 55.1
+        restored.now = 56.1
         #expect(status(restored) == 404)
-        // once this process has published, the usual 1.5 target durations apply
+        // once this process has published, the usual 1.5 target durations past the grace apply
         restored.lastPublished = 52
         #expect(status(restored) == 404)
         restored.lastPublished = 52.2

@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import Hummingbird
 import HummingbirdTesting
+import IngestPolicy
 import Logging
 import NIOCore
 import OriginPolicy

@@ -1,6 +1,7 @@
 import Foundation
 import HLSOrigin
 import HLSPlaylist
+import IngestPolicy
 import Logging
 import OriginPolicy
 import OriginRegistry

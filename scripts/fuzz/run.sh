@@ -9,7 +9,7 @@
 # The targets are Tests/FuzzCorpusTests/FuzzTargets.swift (with FuzzInputs.swift), the same
 # files the unit tests compile to replay the seeds, so a target here is a target there. Each
 # harness is built with `swiftc -sanitize=fuzzer,address` from the parsers' own sources
-# (HLSPlaylist, MPEGTS, SidelineCore, StreamPushing, StreamMirroring, OriginPolicy,
+# (HLSPlaylist, MPEGTS, SidelineCore, StreamPushing, StreamMirroring, OriginPolicy, IngestPolicy,
 # PlayerSessions with swift-http-structured-headers, OriginAccess's parsing files) into
 # .build-fuzz/ (or FUZZ_OUT), seeded from Tests/Fixtures/fuzz/<target>/ (with the dictionary
 # <target>.dict beside it, where there is one), and run for SECONDS with a scratch corpus. A crash leaves its input in .build-fuzz/crashes/<target>/;
@@ -36,8 +36,9 @@ echo "building the parsers with libFuzzer and AddressSanitizer..." >&2
 library HLSPlaylist Sources/HLSPlaylist/*.swift
 library MPEGTS Sources/MPEGTS/*.swift
 library SidelineCore Sources/SidelineCore/*.swift
-# OriginPolicy before StreamPushing, which imports it (PushedStreamCore).
+# OriginPolicy and IngestPolicy before StreamPushing, which imports them (PushedStreamCore).
 library OriginPolicy Sources/OriginPolicy/*.swift
+library IngestPolicy Sources/IngestPolicy/*.swift
 library StreamPushing Sources/StreamPushing/*.swift
 library StreamMirroring Sources/StreamMirroring/*.swift
 library RawStructuredFieldValues .build/checkouts/swift-http-structured-headers/Sources/RawStructuredFieldValues/*.swift
@@ -55,7 +56,7 @@ for target in "${targets[@]}"; do
   swiftc "${flags[@]}" -use-ld=lld -module-name Fuzz Tests/FuzzCorpusTests/FuzzTargets.swift Tests/FuzzCorpusTests/FuzzInputs.swift \
     scripts/fuzz/harness.swift "$out/target-name.swift" \
     -L "$out/lib" -lStreamMirroring -lStreamPushing -lMPEGTS -lSidelineCore \
-    -lOriginAccess -lPlayerSessions -lRawStructuredFieldValues -lOriginPolicy -lHLSPlaylist -o "$harness"
+    -lOriginAccess -lPlayerSessions -lRawStructuredFieldValues -lIngestPolicy -lOriginPolicy -lHLSPlaylist -o "$harness"
   corpus="$out/corpus/$target"
   crashes="$out/crashes/$target"
   mkdir -p "$corpus" "$crashes"

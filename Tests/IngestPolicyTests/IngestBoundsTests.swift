@@ -1,3 +1,4 @@
+import IngestPolicy
 import OriginPolicy
 import Testing
 

@@ -1,5 +1,6 @@
-/// What a remote encoder uploads under `/ingest/{stream}/...` (issue 19, in progress: no route
-/// serves it yet), in the layout `ffmpeg -f hls -method PUT -master_pl_name master.m3u8` writes:
+import OriginPolicy
+
+/// What a remote encoder uploads under `/ingest/{stream}/...` (`IngestRoutes`), in the layout `ffmpeg -f hls -method PUT -master_pl_name master.m3u8` writes:
 /// the master, each variant's `index.m3u8`, and its segments. Every name is a plain name, as
 /// under `/live/` (`OriginPath`), so no upload can name a file outside the stream's directory.
 public enum IngestPath: Equatable, Sendable {
@@ -59,24 +60,5 @@ public enum IngestAuthorization {
             return Refusal(.forbidden, "this ingest token is another stream's; push to that stream, or use stream '\(stream)''s token", audience: .operators)
         }
         return Refusal(.unauthorized, "wrong ingest token", audience: .operators, realm: realm)
-    }
-}
-
-/// `Authorization: Bearer <token>`, read and compared without leaking timing.
-public enum BearerToken {
-    /// The token's bytes; nil without a Bearer credential.
-    public static func value(of header: String?) -> [UInt8]? {
-        let prefix = "Bearer "
-        guard let header, header.hasPrefix(prefix), header.utf8.count > prefix.utf8.count else { return nil }
-        return Array(header.utf8.dropFirst(prefix.utf8.count))
-    }
-
-    /// Whether `a` and `b` are equal, in a time that does not depend on where they first differ.
-    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(a.count == b.count ? 0 : 1)
-        for i in 0..<max(a.count, b.count) {
-            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
-        }
-        return difference == 0
     }
 }

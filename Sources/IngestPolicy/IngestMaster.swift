@@ -1,4 +1,5 @@
 import HLSPlaylist
+import OriginPolicy
 
 /// What a pushed master (`/ingest/{stream}/master.m3u8`) may name, decided over plain values:
 /// every variant it lists must be a rung of the stream's configured ladder (the server renders

@@ -1,3 +1,5 @@
+import OriginPolicy
+
 /// The file of a `multipart/form-data` upload to `/ingest/`: the part named `uploadFile`, else
 /// the one part that carries a filename (RFC 7578). Pure, so the fuzzer reaches it (target
 /// `multipart-form`).

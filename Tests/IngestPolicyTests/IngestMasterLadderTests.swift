@@ -1,4 +1,5 @@
 import HLSPlaylist
+import IngestPolicy
 import OriginPolicy
 import Testing
 

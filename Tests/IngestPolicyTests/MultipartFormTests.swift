@@ -1,4 +1,5 @@
 import Foundation
+import IngestPolicy
 import OriginPolicy
 import Testing
 

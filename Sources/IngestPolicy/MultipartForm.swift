@@ -1,3 +1,5 @@
+import OriginPolicy
+
 /// A multipart/form-data body (RFC 7578 over RFC 2046 §5.1.1), split into its parts: each
 /// part's header fields and where its body lies. Pure, over bytes in memory, in time linear in
 /// their length, with the parts and each part's header block bounded.

@@ -1,4 +1,5 @@
 import HLSPlaylist
+import OriginPolicy
 import SidelineCore
 
 /// The ladder a pushed stream with no configured ladder takes from its encoder's master, so a

@@ -1,3 +1,5 @@
+import OriginPolicy
+
 /// What remote encoders may make the server hold (`ingest` in the config): uploads in flight
 /// and the bytes of their bodies in memory (all pushed streams together), segments a pushed
 /// stream keeps received and not yet listed, and segments kept aside with no slot. Pure: the
