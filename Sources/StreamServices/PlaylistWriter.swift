@@ -16,15 +16,15 @@ import Synchronization
 /// registry the HTTP side reads; the master is rendered when its listing changes; the
 /// timeline map is saved with the recording.
 public final class PlaylistWriter: PublishingSink, Sendable {
-    let recorder: StreamRecorder
+    public let recorder: StreamRecorder
     let registry: StreamRegistry
     let streamName: String
     private let standIns: [String: StandIn]
     /// Where each slot starts on the timeline, for restamping stand-ins (and pushed segments).
-    let clock: SegmentClock
+    public let clock: SegmentClock
     /// The first video PTS of slot 0, in 90 kHz ticks: where the stand-ins, encoded at media
     /// time 0, start. Pushed segments are moved onto the same timeline (`PushedStream`).
-    let timestampOrigin: Int64
+    public let timestampOrigin: Int64
     private let master: MasterAssembly
 
     private let rates: [(name: String, rates: RungRates)]
@@ -257,13 +257,13 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     // MARK: Master
 
     /// The master's EXT-X-SESSION-DATA from now on (a pushed stream's metadata).
-    func setSessionData(_ sessionData: [SessionData]) {
+    public func setSessionData(_ sessionData: [SessionData]) {
         state.withLock { $0.sessionData = sessionData }
         writeMaster()
     }
 
     /// The pipeline reported a variant's real format (from its first SPS).
-    func noteFormat(_ format: VariantFormat, of variant: String) {
+    public func noteFormat(_ format: VariantFormat, of variant: String) {
         let changed = state.withLock { s in
             defer { s.formats[variant] = format }
             return s.formats[variant] != format

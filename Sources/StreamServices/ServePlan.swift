@@ -16,7 +16,7 @@ import Synchronization
 public struct ServePlan: Sendable {
     public let configuration: SidelineConfiguration
     public let stream: StreamSettings
-    let realtime: Bool
+    public let realtime: Bool
     /// Where each rung's encoder effort starts and how it moves (`EncodingCapacity.effort`).
     public var effort: EffortSettings
     /// Rungs served without encoding, as the calibration says, so the rest fit

@@ -125,7 +125,7 @@ public final class StreamPublisher: Sendable {
 
     /// A remote encoder begins a session (`PushedStream`): like a pipeline run, it continues the
     /// stream's timeline after an EXT-X-DISCONTINUITY. Returns the slot its first segment takes.
-    func beginPushSession() -> Int {
+    public func beginPushSession() -> Int {
         timings.withLock { $0 = nil }
         return core.withLock { $0.beginRun(now: registry.clock()) }
     }
@@ -152,7 +152,7 @@ public final class StreamPublisher: Sendable {
 
     /// The stream is being removed: nothing is listed from now on (its recording is about to
     /// be deleted), and no slot is filled.
-    func retire() {
+    public func retire() {
         stopTicking()
         core.withLock { _ = $0.end() }
     }
@@ -237,7 +237,7 @@ public final class StreamPublisher: Sendable {
     /// A remote encoder stopped pushing `variant` (its master leaves it out: `sideline push`
     /// dropped the rung for a weak uplink): its slots are filled as a failed variant's
     /// (`on_variant_failure`), until its segments come again.
-    func variantNotPushed(_ variant: String) {
+    public func variantNotPushed(_ variant: String) {
         guard !core.withLock({ $0.slots.isFailed(variant) }) else { return }
         logger.notice("the encoder stopped pushing a variant; its slots are filled until it comes back",
                       metadata: ["variant": "\(variant)", "on_variant_failure": "\(stream.onVariantFailure.rawValue)"])
@@ -248,7 +248,7 @@ public final class StreamPublisher: Sendable {
     /// Lists a finished segment as the core decides; the segment's bytes are staged for the
     /// writer just before the core lists it. Returns what the core made of it.
     @discardableResult
-    func publish(_ segment: EncodedSegment, of variant: String) -> LiveStreamCore.Arrival {
+    public func publish(_ segment: EncodedSegment, of variant: String) -> LiveStreamCore.Arrival {
         let arrival = core.withLock { c in
             c.segmentArrived(variant: variant, slot: segment.index, duration: segment.duration, programDateTime: segment.programDateTime,
                              now: registry.clock()) { writer.stage(segment, for: variant) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HLSOrigin
 import HTTPTypes
+import IngestServices
 import OriginAccess
 import OriginPolicy
 import OriginRegistry
@@ -109,8 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The venue's other boxes, which a set's markers and clips reach for the angles they serve.
         let boxClient = settings.boxes.isEmpty ? nil : VenueBoxClient()
         let boxes = boxClient.map { VenueBoxes(calls: $0, bases: settings.remoteAngleBoxes) }
-        // The stale rule counts the streams' late grace: a stand-in listed on time is never stale.
-        let policy = StatusPolicy(lateGrace: plans.map(\.stream.lateGrace).max() ?? LateSegmentFill.defaultGrace)
+        let policy = StatusPolicy(serving: plans.map(\.stream))
         let routes: [OriginServer.Routes] = [
             { admin?.add(to: $0) },
             { MarkerRoutes(registry: registry, book: MarkerBook(registry: registry, dataDirectory: settings.dataDirectory),

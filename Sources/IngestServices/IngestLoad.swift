@@ -1,6 +1,7 @@
 import IngestPolicy
 import NIOPosix
 import OriginPolicy
+import StreamServices
 import Synchronization
 
 /// Uploads in flight and the bytes of their bodies held in memory, against `IngestBounds` for

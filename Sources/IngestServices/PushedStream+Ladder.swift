@@ -7,6 +7,7 @@ import SegmentStore
 import SidelineConfig
 import SidelineCore
 import StreamPushing
+import StreamServices
 import Synchronization
 
 /// A pushed stream's master, and the ladder its encoder declares: answered once the ladder is

@@ -8,6 +8,7 @@ import NIOPosix
 import OriginPolicy
 import OriginRegistry
 import OriginState
+import StreamServices
 
 /// What the ingest route needs from whoever keeps a pushed stream (StreamServices' `PushedStreams`):
 /// the checks of what was received, the files, and the publishing. This module only carries

@@ -8,6 +8,7 @@ import NIOCore
 import OriginPolicy
 import OriginRegistry
 import OriginState
+import IngestServices
 import StreamServices
 import Synchronization
 import TestSupport

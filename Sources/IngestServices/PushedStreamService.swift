@@ -3,6 +3,7 @@ import IngestPolicy
 import MediaPipeline
 import OriginPolicy
 import ServiceLifecycle
+import StreamServices
 import Synchronization
 
 /// Runs a pushed stream as a service of the process: ticks its publishing core from the start

@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import Hummingbird
 import HummingbirdTesting
+import IngestServices
 import Logging
 import OriginRegistry
 import OriginState

@@ -12,6 +12,7 @@ import SidelineConfig
 import SidelineCore
 import StreamPushing
 import StreamPublishing
+import StreamServices
 import Synchronization
 
 /// One stream a remote encoder pushes (`ingest_token` in the config, no `input`): carries out

@@ -1,6 +1,7 @@
 import Foundation
 import HLSPlaylist
 import IngestPolicy
+import IngestServices
 import Logging
 import MPEGTS
 import OriginPolicy

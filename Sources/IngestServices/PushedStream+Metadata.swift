@@ -6,6 +6,7 @@ import OriginState
 import SegmentStore
 import StreamPublishing
 import StreamPushing
+import StreamServices
 
 /// A pushed stream's title, description and keywords, as its encoder last sent them.
 extension PushedStream {

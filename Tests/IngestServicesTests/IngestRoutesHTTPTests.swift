@@ -3,6 +3,7 @@ import HLSOrigin
 import Hummingbird
 import HummingbirdTesting
 import IngestPolicy
+import IngestServices
 import Logging
 import NIOCore
 import OriginPolicy

@@ -2,6 +2,7 @@ import Foundation
 import HLSOrigin
 import HLSPlaylist
 import IngestPolicy
+import IngestServices
 import Logging
 import OriginPolicy
 import OriginRegistry
