@@ -35,13 +35,8 @@ final class InputStage {
     private var setEpoch: Date?
     /// Whether a video frame has been placed yet (the audio input starts from it).
     private var placedAny = false
-    /// Input time (seconds) of the first decoded video frame: output time 0.
-    private var origin: Double?
-    /// Output time at which the current pass over a looped file starts.
-    private var loopOffset = 0.0
-    /// End of the latest video frame in output time, where the next loop pass begins.
-    private var passEnd = 0.0
-    private var lastVideoTime: Double?
+    /// Where each frame falls across loops and input switches (`InputTimeline`).
+    private var timeline: InputTimeline
     private var pacingStart: ContinuousClock.Instant?
     private var pacingOrigin: Double?
     /// When the latest paced video packet was due: for the test pattern, the moment its frame
@@ -72,6 +67,7 @@ final class InputStage {
         self.statistics = statistics
         self.isStopping = isStopping
         self.conformer = FrameRateConformer(frameRate: configuration.frameRate)
+        self.timeline = InputTimeline(frameDuration: configuration.frameRate.frameDuration)
         // A file encoded as fast as possible may wait for its encoders; anything paced at real
         // time, or a live source, may not.
         let live = configuration.realtime || !input.kind.needsPacing
@@ -153,7 +149,7 @@ final class InputStage {
                 }
                 guard configuration.loop, case .file = input.kind, !isStopping() else { return }
                 try input.rewind()
-                loopOffset = passEnd
+                timeline.rewound()
                 pacingOrigin = nil
                 statistics { $0.loops += 1 }
                 continue
@@ -221,11 +217,9 @@ final class InputStage {
     /// output frame. A paced input (the slate) is paced so that frame is due at
     /// `wallClockOfNextFrame` (now when nil).
     private func switchInput(wallClockOfNextFrame: ContinuousClock.Instant?) {
-        origin = nil
-        lastVideoTime = nil
-        loopOffset = passEnd
+        timeline.switched()
         pacingOrigin = nil
-        pacingStart = (wallClockOfNextFrame ?? .now) - .milliseconds(Int64(loopOffset * 1000))
+        pacingStart = (wallClockOfNextFrame ?? .now) - .milliseconds(Int64(timeline.offset * 1000))
         conformer.reanchor()
     }
 
@@ -250,7 +244,7 @@ final class InputStage {
         guard stamp != sideline_nopts_value(), let stream = input.streamTimeBase(of: packet.pointee.stream_index) else { return }
         let time = Double(stamp) * av_q2d(stream)
         if pacingOrigin == nil {
-            pacingOrigin = time - loopOffset
+            pacingOrigin = time - timeline.offset
             if pacingStart == nil { pacingStart = .now }
         }
         let due = pacingStart! + .microseconds(Int64(((time - pacingOrigin!) * 1_000_000).rounded()))
@@ -261,18 +255,8 @@ final class InputStage {
     }
 
     private func handleVideo(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-        var time: Double
-        if let stamp = frame.timestampSeconds(timeBase: input.video.timeBase) {
-            if origin == nil { origin = stamp }
-            time = stamp - origin! + loopOffset
-        } else {
-            // No timestamp at all: assume the next frame slot.
-            if origin == nil { origin = 0 }
-            time = (lastVideoTime ?? -configuration.frameRate.frameDuration) + configuration.frameRate.frameDuration
-        }
-        lastVideoTime = time
+        let time = timeline.video(stamp: frame.timestampSeconds(timeBase: input.video.timeBase))
         lastVideoWall = .now
-        passEnd = max(passEnd, time + configuration.frameRate.frameDuration)
         let before = (conformer.dropped, conformer.repeated, conformer.jumps)
         // The moment a frame stands for: when it reached the server (decoded here).
         let arrived = Date()
@@ -330,8 +314,9 @@ final class InputStage {
     }
 
     private func handleAudio(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-        guard let audioEncoder, let origin, let audio = input.audio, let stamp = frame.timestampSeconds(timeBase: audio.timeBase) else { return }
-        let time = stamp - origin + loopOffset + conformer.offset
+        guard let audioEncoder, let audio = input.audio, let stamp = frame.timestampSeconds(timeBase: audio.timeBase),
+              let onTimeline = timeline.audio(stamp: stamp) else { return }
+        let time = onTimeline + conformer.offset
         try audioEncoder.push(frame, outputTime: time) { packet in workers.fanOut(audio: packet, policy: feedPolicy, leavingOut: gate.leftOutOfAudio()) }
     }
 }

@@ -52,7 +52,7 @@ public final class LivePipeline: Sendable {
         let firstVariant = configuration.variants.first?.name
         // The same test InputStage makes for its feed policy: a live input cannot wait.
         let live = configuration.realtime || !input.kind.needsPacing
-        let queueCapacity = Self.queueCapacity(frameRate: configuration.frameRate)
+        let queueCapacity = FeedPolicy.queueCapacity(frameRate: configuration.frameRate)
         var workers: [VariantWorker] = []
         for spec in configuration.variants {
             let isFirst = spec.name == firstVariant
@@ -87,15 +87,6 @@ public final class LivePipeline: Sendable {
             isStopping: { shared.stopping.load(ordering: .relaxed) },
             timings: timings, drills: drills, stopDeadline: deadline, gate: gate, onEvent: onEvent
         ))
-    }
-
-    /// Frames a variant may fall behind before the input leaves frames out for it: one second.
-    /// It was 8 messages, audio included, and a start (every encoder of every stream warming up at once) or an
-    /// IDR on a busy machine overran that; the effort rule steps a rung down once it is 0.3 s
-    /// behind, well before this fills. The frames are references to the decoded picture the
-    /// variants share, so a second of 720p holds at most 41 MB (1280 x 720 x 1.5 bytes x 30).
-    static func queueCapacity(frameRate: FrameRate) -> Int {
-        max(8, Int(frameRate.value.rounded(.up)))
     }
 
     /// Whether the input carries audio that will be encoded.

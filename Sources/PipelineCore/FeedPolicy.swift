@@ -17,6 +17,16 @@ public struct FeedPolicy: Sendable, Equatable {
     /// Messages a variant may hold, counting essential ones, before it counts as stalled.
     public let essentialLimit: Int
 
+    /// Frames a variant may fall behind before the input leaves frames out for it: one second.
+    /// It was 8 messages, audio included, and a start (every encoder of every stream warming up
+    /// at once) or an IDR on a busy machine overran that; the effort rule steps a rung down once
+    /// it is 0.3 s behind, well before this fills. The frames are references to the decoded
+    /// picture the variants share, so a second of 720p holds at most 41 MB (1280 x 720 x 1.5
+    /// bytes x 30).
+    public static func queueCapacity(frameRate: FrameRate) -> Int {
+        max(8, Int(frameRate.value.rounded(.up)))
+    }
+
     public static func forInput(live: Bool, capacity: Int) -> FeedPolicy {
         FeedPolicy(mayWait: !live, capacity: capacity, essentialLimit: capacity * 16)
     }

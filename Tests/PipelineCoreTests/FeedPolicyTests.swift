@@ -36,4 +36,11 @@ import Testing
         #expect(queue.offer(4, limit: 10) == .closed)
         #expect([queue.take(), queue.take(), queue.take(), queue.take()] == [1, 2, 3, nil])
     }
+
+    /// A second of frames, never fewer than 8 (a 5 fps input still rides out a start).
+    @Test func aVariantMayFallOneSecondBehind() {
+        #expect(FeedPolicy.queueCapacity(frameRate: FrameRate(30)) == 30)
+        #expect(FeedPolicy.queueCapacity(frameRate: FrameRate(29.97)) == 30)
+        #expect(FeedPolicy.queueCapacity(frameRate: FrameRate(5)) == 8)
+    }
 }

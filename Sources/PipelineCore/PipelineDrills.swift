@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// Failures on demand, for tests and for rehearsals before a match (the admin API's drills).
@@ -12,23 +11,27 @@ public final class PipelineDrills: Sendable {
     private let variantsHeldDown = Mutex<[String: ContinuousClock.Instant?]>([:])
     private let stallRequest = Mutex<Double?>(nil)
     private let cut = Mutex<(requested: Bool, until: ContinuousClock.Instant?)>((false, nil))
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    public init() {}
+    /// `now`: the clock the drills' durations run on (a test moves it by hand).
+    public init(now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
+        self.now = now
+    }
 
     /// The named variant's next frame fails to encode, and its recovery attempts fail for
     /// `seconds` (nil: until the pipeline is restarted).
     public func failVariant(_ name: String, seconds: Double? = nil) {
-        let until = seconds.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        let until = seconds.map { now() + .milliseconds(Int64($0 * 1000)) }
         variantsHeldDown.withLock { $0[name] = .some(until) }
         variantsToFail.withLock { _ = $0.insert(name) }
     }
 
     /// Whether a fail drill still keeps the variant's encoder from being set up again.
-    func isVariantHeldDown(_ name: String) -> Bool {
+    public func isVariantHeldDown(_ name: String) -> Bool {
         variantsHeldDown.withLock { held in
             guard let entry = held[name] else { return false }
             guard let until = entry else { return true }
-            return ContinuousClock.now < until
+            return now() < until
         }
     }
 
@@ -37,11 +40,11 @@ public final class PipelineDrills: Sendable {
 
     /// The live input is cut now and stays down (reconnect attempts fail) for `seconds`.
     public func cutInput(seconds: Double) {
-        cut.withLock { $0 = (true, .now + .milliseconds(Int64(seconds * 1000))) }
+        cut.withLock { $0 = (true, now() + .milliseconds(Int64(seconds * 1000))) }
     }
 
     /// Called by the input thread between packets: whether to lose the input now.
-    func takeCut() -> Bool {
+    public func takeCut() -> Bool {
         cut.withLock { state in
             defer { state.requested = false }
             return state.requested
@@ -49,26 +52,20 @@ public final class PipelineDrills: Sendable {
     }
 
     /// Whether a cut drill still holds the input down.
-    var isInputHeldDown: Bool {
-        cut.withLock { $0.until.map { ContinuousClock.now < $0 } ?? false }
+    public var isInputHeldDown: Bool {
+        cut.withLock { $0.until.map { now() < $0 } ?? false }
     }
 
     /// Called by the variant's own thread before each frame.
-    func takeFailure(for variant: String) -> Bool {
+    public func takeFailure(for variant: String) -> Bool {
         variantsToFail.withLock { $0.remove(variant) != nil }
     }
 
     /// Called by the input thread between packets.
-    func takeStall() -> Double? {
+    public func takeStall() -> Double? {
         stallRequest.withLock { request in
             defer { request = nil }
             return request
         }
     }
-}
-
-/// The error a drilled variant fails with.
-struct DrillFailure: Error, CustomStringConvertible {
-    let variant: String
-    var description: String { "encoder of variant '\(variant)' failed (drill requested by the operator)" }
 }

@@ -1,11 +1,10 @@
-import PipelineCore
 import Synchronization
 
 /// Which rungs the input leaves out of a frame or an audio packet: the shed ones
 /// (`ShedControl`), and one taken back until the next segment starts, so its new run begins on
 /// the forced IDR every rung gets there. Per frame: one lock and the set kept from the last
 /// change; it is made again only when the shed rungs change or a taken-back rung resumes.
-final class ShedGate: Sendable {
+public final class ShedGate: Sendable {
     private let control: ShedControl
     private let state = Mutex(State())
 
@@ -17,13 +16,13 @@ final class ShedGate: Sendable {
         var leftOut: Set<String> = []
     }
 
-    init(control: ShedControl) {
+    public init(control: ShedControl) {
         self.control = control
     }
 
     /// The rungs that do not take a video frame (`startsSegment`: it is the first of a segment).
     /// Called by the input thread.
-    func leftOut(startsSegment: Bool) -> Set<String> {
+    public func leftOut(startsSegment: Bool) -> Set<String> {
         let generation = control.generation
         return state.withLock { s in
             if s.generation != generation {
@@ -43,7 +42,7 @@ final class ShedGate: Sendable {
     }
 
     /// The rungs that do not take audio now (any thread).
-    func leftOutOfAudio() -> Set<String> {
+    public func leftOutOfAudio() -> Set<String> {
         state.withLock { $0.leftOut }
     }
 }
