@@ -100,13 +100,28 @@ let services: [Target] = [
             .product(name: "NIOCore", package: "swift-nio"),
         ]
     ),
+    // The origin's connections: how many are open, in all and per client (the one place that
+    // frees one at a cap), idle and draining connections, admission of requests, the client a
+    // request comes from behind trusted edges, and requests held per client. Split from
+    // HLSOrigin when that passed the 2,600-line rule (issue 44).
+    .target(
+        name: "OriginConnections",
+        dependencies: [
+            "OriginPolicy", "SidelineCore",
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]
+    ),
     // Delivery over HTTP, holding nothing but connections: the channel and its fast path, TLS,
-    // admission, the credential throttle, the segment cache, the /live/, /vod/ and ingest
-    // routes, and the one place a refusal becomes HTTP.
+    // the admission middleware, the credential throttle, the segment cache, the /live/ and
+    // /vod/ routes, and the one place a refusal becomes HTTP.
     .target(
         name: "HLSOrigin",
         dependencies: [
-            "HLSPlaylist", "OriginAccess", "OriginPolicy", "OriginRegistry", "OriginState", "PlayerSessions", "SidelineCore",
+            "HLSPlaylist", "OriginAccess", "OriginConnections", "OriginPolicy", "OriginRegistry", "OriginState", "PlayerSessions", "SidelineCore",
             .product(name: "Hummingbird", package: "hummingbird"),
             // Counts of access refusals for /metrics.
             .product(name: "Metrics", package: "swift-metrics"),
@@ -306,6 +321,10 @@ let tests: [Target] = [
         dependencies: ["MediaPipeline", "CFFmpeg", "EncoderEffort", "HLSPlaylist", "MPEGTS", "SidelineCore", "TestSupport", .product(name: "Logging", package: "swift-log")]
     ),
     .testTarget(name: "SegmentStoreTests", dependencies: ["SegmentStore", "HLSPlaylist", "SidelineCore", .product(name: "Logging", package: "swift-log")]),
+    .testTarget(
+        name: "OriginConnectionsTests",
+        dependencies: ["OriginConnections", "OriginPolicy", "SidelineCore", .product(name: "NIOCore", package: "swift-nio")]
+    ),
     .testTarget(
         name: "HLSOriginTests",
         dependencies: [

@@ -4,6 +4,7 @@ import Metrics
 import NIOCore
 import NIOHTTPTypes
 import OriginAccess
+import OriginConnections
 import OriginPolicy
 import SidelineCore
 import Synchronization
@@ -54,7 +55,7 @@ public final class CredentialThrottling: Sendable {
 /// Order: HTTP/1.1 answers requests in order. A 429 is written at once only when nothing is
 /// being answered on the connection; a throttled request pipelined behind another closes the
 /// connection instead (players do not pipeline; a guessing script may). On the event loop only.
-final class CredentialThrottleState {
+final class CredentialThrottleState: ConnectionRequestScreen {
     private let throttling: CredentialThrottling
     /// Each request being answered (oldest first): the client it counts against, when it
     /// offered a credential.

@@ -2,6 +2,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import OriginAccess
+import OriginConnections
 import OriginPolicy
 import OriginRegistry
 import OriginState

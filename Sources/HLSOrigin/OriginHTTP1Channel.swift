@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
+import OriginConnections
 
 /// Hummingbird's HTTP/1.1 child channel, set up as `HTTP1Channel` sets it up, with two of
 /// Sideline's handlers: the fast path (`OriginWire`) in front of NIO's decoder, on the socket's
@@ -72,7 +73,7 @@ struct OriginHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             if let userTimeoutMilliseconds { try channel.syncOptions?.setOption(Self.userTimeout, value: userTimeoutMilliseconds) }
             #endif
             let pipeline = channel.pipeline.syncOperations
-            let limiter = ClientConnectionLimiter(clients: clients, throttling: throttling, idleTimeout: idleTimeout)
+            let limiter = ClientConnectionLimiter(clients: clients, screen: throttling.map(CredentialThrottleState.init), idleTimeout: idleTimeout)
             if let fastPath { try pipeline.addHandler(OriginWire(responder: fastPath, limiter: limiter, secure: secure)) }
             try pipeline.configureHTTPServerPipeline(
                 withPipeliningAssistance: false,  // NIOAsyncChannel answers in order

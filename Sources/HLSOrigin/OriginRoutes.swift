@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import OriginConnections
 import OriginPolicy
 import OriginRegistry
 import OriginState

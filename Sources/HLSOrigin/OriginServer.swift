@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import HTTPTypes
 import HummingbirdTLS
+import OriginConnections
 import OriginPolicy
 import OriginRegistry
 import OriginState

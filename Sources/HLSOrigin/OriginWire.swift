@@ -2,6 +2,7 @@ import Glibc
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import OriginConnections
 import OriginPolicy
 
 /// The origin's fast path, in front of NIO's HTTP/1 decoder: reads each request from the

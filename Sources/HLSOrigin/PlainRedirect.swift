@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import OriginConnections
 import OriginPolicy
 
 extension OriginServer {

@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import Metrics
 import OriginAccess
+import OriginConnections
 import OriginPolicy
 
 /// The origin's side of viewer access (`AccessGate`): the gate, the wall clock signed URLs

@@ -9,6 +9,7 @@ extension HouseRules {
     /// makes a decision does not belong here: give it a test that names it.
     static let servicesWithoutDecisions: [String: String] = [
         "FFmpegError": "a value: an FFmpeg return code and the call that gave it, as text",
+        "ConnectionRequestScreen": "a port: the connection's limiter asks HLSOrigin's credential throttle through it (CredentialThrottleHTTPTests)",
         "EncoderCalibration": "measures what encoding costs on this machine; EncoderEffort's EncodingCapacity decides from the figures (EncodingCapacityTests)",
         "MetricsExposition": "the protocol /metrics renders through; the Prometheus backend is the executable's",
         "OriginResponse": "a value: the status, headers and body OriginAnswer built (OriginAnswerTests)",

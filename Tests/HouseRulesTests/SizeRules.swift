@@ -9,11 +9,10 @@ extension HouseRules {
     static let fileLimit = 400
     static let typeLimit = 400
 
-    /// Targets over `targetLimit` (2026-12-07), to be split (Docs/architecture.md, "Where this
-    /// differs"). Lines of Swift in the target's directory.
-    static let targetDebts: [String: Int] = [
-        "HLSOrigin": 3_176,
-    ]
+    /// Targets over `targetLimit`, to be split; lines of Swift in the target's directory. None
+    /// since 2026-12-07, when OriginPolicy, StreamServices, MediaPipeline and HLSOrigin were split
+    /// (IngestPolicy, IngestServices, PipelineCore, OriginConnections): a new one fails the rule.
+    static let targetDebts: [String: Int] = [:]
 
     /// Types over `typeLimit` across their extensions (2026-12-07): module and type.
     static let typeDebts: [String: Int] = [

@@ -1,4 +1,3 @@
-import Hummingbird
 import HummingbirdCore
 import OriginPolicy
 import SidelineCore
@@ -73,7 +72,7 @@ public final class AdmissionControl: Sendable {
     /// Requests in flight now (held ones are not: `setAside`).
     public var requestsInFlight: Int { requests.load(ordering: .relaxed) }
     public var fastPathAnswers: Int { fastAnswers.load(ordering: .relaxed) }
-    func countFastAnswer() { fastAnswers.add(1, ordering: .relaxed) }
+    public func countFastAnswer() { fastAnswers.add(1, ordering: .relaxed) }
 
     /// The server's condition for a request that would make `inFlight` requests in flight.
     /// One rule for both ways in: `enter()` (the router) and `isServingFreely` (the fast path).
@@ -91,12 +90,12 @@ public final class AdmissionControl: Sendable {
     /// the next request is read, but a server that is draining, over its connection limit or
     /// with its router full refuses everything, as before. Counts nothing: when this is false
     /// the fast path hands the request to `AdmissionMiddleware`, which answers and counts it.
-    var isServingFreely: Bool {
+    public var isServingFreely: Bool {
         condition(inFlight: requests.load(ordering: .relaxed) + 1) == .serving
     }
 
     /// Counts the request in if the server is serving; the caller must then call `leave()`.
-    func enter() -> StatusPolicy.ServerCondition {
+    public func enter() -> StatusPolicy.ServerCondition {
         let inFlight = requests.add(1, ordering: .acquiringAndReleasing).newValue
         let condition = condition(inFlight: inFlight)
         if condition != .serving {
@@ -106,17 +105,17 @@ public final class AdmissionControl: Sendable {
         return condition
     }
 
-    func leave() { requests.subtract(1, ordering: .relaxed) }
+    public func leave() { requests.subtract(1, ordering: .relaxed) }
 
     /// A request admitted by `enter()` is held (blocking reload, hinted part): while it waits
     /// it is not in flight, so a crowd waiting at the live edge never fills the admission every
     /// other request needs (its own bound is the client's, `held`). `takeBack()` when it
     /// goes on to be answered, so the middleware's `leave()` stays balanced.
-    func setAside() { requests.subtract(1, ordering: .relaxed) }
-    func takeBack() { requests.add(1, ordering: .relaxed) }
+    public func setAside() { requests.subtract(1, ordering: .relaxed) }
+    public func takeBack() { requests.add(1, ordering: .relaxed) }
 
-    func connectionOpened() { connections.add(1, ordering: .relaxed) }
-    func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
+    public func connectionOpened() { connections.add(1, ordering: .relaxed) }
+    public func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
 
     /// Counts connections for `limits.maxConnections`. It always accepts: a connection over
     /// the limit is answered 503 with Retry-After, which a client understands, rather than
@@ -128,27 +127,5 @@ public final class AdmissionControl: Sendable {
         mutating func connectionOpened() { control.connectionOpened() }
         mutating func connectionClosed() { control.connectionClosed() }
         func isAcceptingNewConnections() -> Bool { true }
-    }
-}
-
-/// Answers 503 with Retry-After, before any route runs, while the server drains or is over
-/// its limits (`StatusPolicy.admit`).
-struct AdmissionMiddleware<Context: RequestContext>: RouterMiddleware {
-    let control: AdmissionControl
-    let policy: StatusPolicy
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let condition = control.enter()
-        if let refusal = policy.admit(condition) { return Response(refusal) }
-        defer { control.leave() }
-        // A player behind a trusted edge: its requests in flight are its connections here.
-        guard !control.limits.trustedProxies.isEmpty, let player = RequestClient.current?.forwardedKey else { return try await next(request, context) }
-        guard control.forwarded.enter(player: player) else {
-            let refusal = Refusal(.tooManyRequests, "this player already has \(control.forwarded.perPlayer ?? 0) requests in flight through the edge; "
-                                  + "wait for one of them, then ask again", retryAfter: 1)
-            return Response(refusal.response(requestID: RequestID.current))
-        }
-        defer { control.forwarded.leave(player: player) }
-        return try await next(request, context)
     }
 }

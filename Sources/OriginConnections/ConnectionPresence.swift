@@ -8,7 +8,7 @@ import Synchronization
 /// (`ClientConnectionLimiter`) says it here: on the end of input, and when the connection
 /// closes. A client that half-closes its side after sending is taken as gone too: its held
 /// request is answered at once with what is current instead of being held.
-final class ConnectionPresence: Sendable {
+public final class ConnectionPresence: Sendable {
     private struct State {
         var gone = false
         var next = 0
@@ -17,8 +17,10 @@ final class ConnectionPresence: Sendable {
 
     private let state = Mutex(State())
 
+    public init() {}
+
     /// The client went away (input ended, or the connection closed): every wait ends.
-    func leave() {
+    public func leave() {
         let waiting = state.withLock { state in
             state.gone = true
             defer { state.waiting = [:] }
@@ -27,11 +29,11 @@ final class ConnectionPresence: Sendable {
         for waiter in waiting { waiter.resume() }
     }
 
-    var isGone: Bool { state.withLock { $0.gone } }
+    public var isGone: Bool { state.withLock { $0.gone } }
 
     /// Returns when the client goes away, or when the task is cancelled (the wait it races
     /// with ended first).
-    func waitUntilGone() async {
+    public func waitUntilGone() async {
         let id = state.withLock { state in
             defer { state.next += 1 }
             return state.next

@@ -7,7 +7,7 @@ import Glibc
 extension SocketAddress {
     /// Who this peer counts against (`ClientKey`): its IPv4 address, or its IPv6 /64. Nil for
     /// a Unix socket.
-    var clientKey: String? {
+    public var clientKey: String? {
         switch self {
         case .v4:
             return ipAddress.map(ClientKey.ipv4)

@@ -11,7 +11,7 @@ import NIOCore
 /// place until `drained()` returns, which bounds what waits in memory by the clips' own bound.
 public enum ResponseConnection {
     /// Set by `OriginHTTP1Channel` for the whole of each connection it handles.
-    @TaskLocal static var channel: (any Channel)?
+    @TaskLocal public static var channel: (any Channel)?
 
     /// Returns once every byte written so far on this request's connection has been taken by
     /// the socket, or the connection has closed (a client that stops reading is closed by the

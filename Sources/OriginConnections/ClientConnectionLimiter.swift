@@ -26,11 +26,11 @@ import SidelineCore
 /// complete in order, so the completion of an answer's end, and of each 128 KiB piece of a large
 /// body, says everything before it was taken too; a stream of small body parts the client
 /// stops reading makes the channel unwritable, which counts as a write waiting.
-final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+public final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
 
     /// Body parts are written in pieces of at most this size, each with its own completion, so
     /// progress is seen every 128 KiB a client reads: a slow player on a big segment keeps
@@ -38,27 +38,27 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     /// complete only at its end. Each piece costs a completion: a 1 MB segment in 64 KiB pieces
     /// cost 8% more CPU per request than in one, in 128 KiB pieces 4% less than at 1cafd67
     /// (Docs/benchmarks.md, "Issue 33: the bound on unsent bytes").
-    static let pieceBytes = 128 << 10
+    public static let pieceBytes = 128 << 10
 
-    let clients: ClientConnections
-    let throttle: CredentialThrottleState?
+    public let clients: ClientConnections
+    public let throttle: (any ConnectionRequestScreen)?
     private let writeTimeout: Duration?
-    let activity: ConnectionActivity
+    public let activity: ConnectionActivity
     /// Whether the client is still there, for the requests it holds.
-    let presence = ConnectionPresence()
+    public let presence = ConnectionPresence()
     private var counted: UInt64?
     private var decided = false
     /// Counted in over `max_connections`: once it has been answered 503 it is closed, so a
     /// burst past the cap does not keep its sockets open until the idle timeout.
-    private(set) var overCap = false
+    public private(set) var overCap = false
     /// Idle and drain: requests in progress, when the connection was last active.
-    var keepAlive: ConnectionKeepAlive
+    public var keepAlive: ConnectionKeepAlive
     private var idleCheck: Scheduled<Void>?
     /// A close was decided (idle, or a drain): nothing more is read or answered, and the
     /// connection closes once what was written is taken, or after the write timeout at most.
-    private(set) var closing = false
+    public private(set) var closing = false
     /// This handler's context while it is in the pipeline (the wire's writes are timed from it).
-    var context: ChannelHandlerContext?
+    public var context: ChannelHandlerContext?
     private var answering503 = false
     private var timer: Scheduled<Void>?
     /// Writes handed on and not yet taken by the socket, and who waits for them to be
@@ -69,35 +69,35 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     private var blocked = false
 
     /// `idleTimeout`: nil or zero never closes an idle connection.
-    init(clients: ClientConnections, throttling: CredentialThrottling? = nil, idleTimeout: Duration? = nil) {
+    public init(clients: ClientConnections, screen: (any ConnectionRequestScreen)? = nil, idleTimeout: Duration? = nil) {
         self.clients = clients
-        self.throttle = throttling.map(CredentialThrottleState.init)
+        self.throttle = screen
         self.writeTimeout = clients.writeTimeout
         let now = clients.clock()
         self.activity = ConnectionActivity(now: now)
         self.keepAlive = ConnectionKeepAlive(idleTimeout: idleTimeout?.inSeconds, now: now)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    public func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if context.channel.isActive { decide(context) }
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    public func channelActive(context: ChannelHandlerContext) {
         decide(context)
         context.fireChannelActive()
     }
 
     /// A drain (graceful shutdown): closed at once when nothing is in progress, else after the
     /// last answer's bytes are taken by the socket.
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .inputClosed = event as? ChannelEvent { presence.leave() }
         guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
         carryOut(keepAlive.drain(), context: context)
     }
 
     /// Closes (after every write handed on is taken) or schedules the next idle check.
-    func carryOut(_ action: ConnectionKeepAlive.Action, context: ChannelHandlerContext) {
+    public func carryOut(_ action: ConnectionKeepAlive.Action, context: ChannelHandlerContext) {
         switch action {
         case .none:
             break
@@ -125,7 +125,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    public func channelInactive(context: ChannelHandlerContext) {
         presence.leave()
         idleCheck?.cancel()
         idleCheck = nil
@@ -134,7 +134,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    public func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
         idleCheck?.cancel()
@@ -146,7 +146,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
 
     /// Completes `promise` once every write handed on so far has been taken by the socket (or
     /// the connection has closed): at once when none is outstanding. Call on the event loop.
-    func whenWritesDone(_ promise: EventLoopPromise<Void>) {
+    public func whenWritesDone(_ promise: EventLoopPromise<Void>) {
         if unwritten == 0 { promise.succeed() } else { drainWaiters.append(promise) }
     }
 
@@ -156,7 +156,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         for waiter in waiters { waiter.succeed() }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if closing { return }
         switch unwrapInboundIn(data) {
         case let .head(head):
@@ -176,7 +176,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
 
     /// A client that stops reading a stream of small parts makes the channel unwritable: that
     /// counts as a write waiting, so the write timeout closes it as it closes a stalled large one.
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
+    public func channelWritabilityChanged(context: ChannelHandlerContext) {
         let writable = context.channel.isWritable
         if !writable, !blocked {
             blocked = true
@@ -188,7 +188,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
         context.fireChannelWritabilityChanged()
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let part = unwrapOutboundIn(data)
         switch part {
         case let .head(head):
@@ -230,7 +230,7 @@ final class ClientConnectionLimiter: ChannelDuplexHandler, RemovableChannelHandl
     /// A completion for one write that counts it in `activity` and `unwritten`: the caller's
     /// own promise when it gave one (completed by the same write, so no second promise and no
     /// cascade on the path every answer takes).
-    func tracking(_ promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) -> EventLoopPromise<Void> {
+    public func tracking(_ promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) -> EventLoopPromise<Void> {
         let written = promise ?? context.eventLoop.makePromise(of: Void.self)
         if activity.writeQueued(now: clients.clock()) { armTimer(context) }
         unwritten += 1

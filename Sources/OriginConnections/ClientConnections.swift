@@ -12,15 +12,15 @@ public final class ClientConnections: Sendable {
     /// Connections one address may hold open; nil for no cap.
     public let cap: Int?
     /// Connections the whole server holds before requests are answered 503; nil for no limit.
-    let maxConnections: Int?
+    public let maxConnections: Int?
     /// A connection whose answer's writes make no progress for this long is closed; nil: never.
-    let writeTimeout: Duration?
-    let clock: @Sendable () -> Double
+    public let writeTimeout: Duration?
+    public let clock: @Sendable () -> Double
     /// Edges (`server.trusted_proxies`): their connections carry many players, so they are
     /// never held to the per-client cap and never closed to make room for another client.
-    let trustedProxies: TrustedProxies
+    public let trustedProxies: TrustedProxies
 
-    struct Entry {
+    public struct Entry {
         let address: String
         let activity: ConnectionActivity
         let channel: any Channel
@@ -72,7 +72,7 @@ public final class ClientConnections: Sendable {
 
     /// A connection counted in: its id, and whether it made the server's count pass
     /// `maxConnections` (nothing could be freed for it), so its requests are answered 503.
-    struct Admitted {
+    public struct Admitted {
         let id: UInt64
         let overCap: Bool
     }
@@ -81,7 +81,7 @@ public final class ClientConnections: Sendable {
     /// counted) when its address is at its cap with nothing of its own to give up. At the
     /// server's cap with nothing to give up, it is counted in and `AdmissionControl` answers 503.
     /// `trusted`: a trusted proxy's connection, which no per-client cap holds back.
-    func admit(_ address: String, trusted: Bool = false, activity: ConnectionActivity, presence: ConnectionPresence? = nil, channel: any Channel) -> Admitted? {
+    public func admit(_ address: String, trusted: Bool = false, activity: ConnectionActivity, presence: ConnectionPresence? = nil, channel: any Channel) -> Admitted? {
         var victims: [any Channel] = []
         let admitted: Admitted? = table.withLock { table in
             let now = clock()
@@ -112,7 +112,7 @@ public final class ClientConnections: Sendable {
         return admitted
     }
 
-    func release(_ id: UInt64) {
+    public func release(_ id: UInt64) {
         let count = table.withLock { table in
             _ = table.remove(id)
             return table.entries.count
@@ -121,7 +121,7 @@ public final class ClientConnections: Sendable {
     }
 
     /// The presence of the connection `channel` is, while it is counted in.
-    func presence(of channel: ObjectIdentifier) -> ConnectionPresence? {
+    public func presence(of channel: ObjectIdentifier) -> ConnectionPresence? {
         table.withLock { table in table.byChannel[channel].flatMap { table.entries[$0]?.presence } }
     }
 

@@ -16,13 +16,13 @@ public final class ForwardedRequests: Sendable {
     public var perPlayer: Int? { book.withLock { $0.perClient } }
 
     /// Counts a request of `player` in; false when the player is at its bound.
-    func enter(player: String) -> Bool {
+    public func enter(player: String) -> Bool {
         let admitted = book.withLock { $0.hold(client: player) }
         if !admitted { refusedCount.increment() }
         return admitted
     }
 
-    func leave(player: String) {
+    public func leave(player: String) {
         book.withLock { $0.release(client: player) }
     }
 

@@ -18,14 +18,14 @@ public final class HeldRequests: Sendable {
     public var perClient: Int? { book.withLock { $0.perClient } }
 
     /// Counts a request of `client` in as held; false when its client is at the bound.
-    func hold(client: String) -> Bool {
+    public func hold(client: String) -> Bool {
         let (admitted, total, clients) = book.withLock { book in (book.hold(client: client), book.total, book.clientsHolding) }
         if !admitted { refusedCount.increment() }
         record(total: total, clients: clients)
         return admitted
     }
 
-    func release(client: String) {
+    public func release(client: String) {
         let (total, clients) = book.withLock { book in
             book.release(client: client)
             return (book.total, book.clientsHolding)

@@ -9,13 +9,13 @@ extension ClientConnectionLimiter {
     /// Whether a request may be answered from the socket's bytes now: nothing else is in
     /// progress (answers go in request order), no drain is waiting for the last answer, and the
     /// connection is not over the cap (its one answer is the router's 503).
-    var answersOnWire: Bool {
+    public var answersOnWire: Bool {
         context != nil && keepAlive.requestsInProgress == 0 && !keepAlive.closeWhenAnswered && !overCap && !closing
     }
 
     /// Enters a whole request in the books. False: the throttle answered it (429) or closed the
     /// connection here, as it does for a request read through the codec.
-    func admitWire(_ head: HTTPRequest) -> Bool {
+    public func admitWire(_ head: HTTPRequest) -> Bool {
         guard let context else { return false }
         if let throttle, throttle.refuses(head, context: context) { return false }
         let now = clients.clock()
@@ -26,7 +26,7 @@ extension ClientConnectionLimiter {
 
     /// Writes an answer from `wire`'s place in the pipeline (before the encoder), tracked as the
     /// codec's parts are: a large body in pieces of `pieceBytes`, each with its completion.
-    func writeWire(status: HTTPResponse.Status, head: ByteBuffer, body: ByteBuffer?, from wire: ChannelHandlerContext) {
+    public func writeWire(status: HTTPResponse.Status, head: ByteBuffer, body: ByteBuffer?, from wire: ChannelHandlerContext) {
         guard let context else { return }
         throttle?.answering(status, context: context)
         if var rest = body {
