@@ -40,10 +40,10 @@ extension PushedStream {
                 // Set up off the request: the answer says it is taken; the next upload waits for it.
                 Thread.detachNewThread { [self] in uploads.withLock { _ in _ = settleLadder() } }
             default:
-                return Self.answer(action)
+                return PushedStreamCore.receipt(action)
             }
         }
-        return Self.answer(nil)
+        return PushedStreamCore.receipt(nil)
     }
 
     /// Whether the recording holds an entry that is no fill (a camera recorded it before the
@@ -112,7 +112,7 @@ extension PushedStream {
             logger.error("the encoder's ladder is kept but could not be set up; restart the server to serve it", metadata: ["error": "\(error)"])
             return Refusal(.internalError, "the encoder's ladder is kept but could not be set up (\(error)); restart the server, then push again").forOperators()
         }
-        core.withLock { $0 = Self.core(plan: plan, publisher: publisher, bounds: bounds, logger: logger) }
+        core.withLock { $0 = PushedStreamCore.starting(plan: plan, publisher: publisher, bounds: bounds, logger: logger) }
         current.withLock { current in
             current.plan = plan
             current.publisher = publisher

@@ -76,36 +76,15 @@ public final class PushedStream: Sendable {
         self.files = PushedStreamFiles(layout: plan.layout)
         self.logger = logger
         self.withStandIns = withStandIns
-        let ingest = plan.configuration.ingest
-        let bounds = IngestBounds(maxUploadsInFlight: ingest.maxUploadsInFlight, maxBufferedBytes: ingest.maxBufferedMegabytes << 20,
-                                  maxPendingSegments: ingest.maxPendingSegments, maxUnplacedSegments: ingest.maxUnplacedSegments)
+        let bounds = IngestBounds(plan.configuration.ingest)
         self.bounds = bounds
-        self.core = Mutex(Self.core(plan: plan, publisher: publisher, bounds: bounds, logger: logger))
+        self.core = Mutex(PushedStreamCore.starting(plan: plan, publisher: publisher, bounds: bounds, logger: logger))
         applyKeptMetadata()
     }
 
     /// The stream as a start builds it: its publisher (registered in `registry`) and its core.
     public convenience init(plan: ServePlan, registry: StreamRegistry, withStandIns: Bool = true, logger: Logger) throws {
         self.init(plan: plan, publisher: try plan.makePublisher(registry: registry, withStandIns: withStandIns, logger: logger), withStandIns: withStandIns, logger: logger)
-    }
-
-    /// The stream's core for `plan`'s ladder over `publisher`'s timeline: the encoder's session
-    /// from before a restart, so its numbers keep their slots, the segments it had received,
-    /// and the codecs a ladder taken before declared.
-    static func core(plan: ServePlan, publisher: StreamPublisher, bounds: IngestBounds, logger: Logger) -> PushedStreamCore {
-        let clock = publisher.writer.clock
-        let ledgerSettings = IngestLedger.Settings(variants: plan.stream.video.ladder.map(\.name), segmentDuration: plan.configuration.segmentDuration,
-                                                   slotStart: { clock.startTime(ofSegment: $0) }, timestampOrigin: publisher.writer.timestampOrigin,
-                                                   setEpoch: publisher.setTimeline?.epoch)
-        let files = PushedStreamFiles(layout: plan.layout)
-        var ledger = IngestLedger(settings: ledgerSettings, restoring: files.load(IngestLedger.Persisted.self, from: .session))
-        restoreReceived(into: &ledger, files: files, logger: logger)
-        let video = plan.stream.video
-        // The ladder served, as rungs: a master that lists only these keeps it.
-        let served = video.ladder.map { DeclaredRung(name: $0.name, width: $0.width, height: $0.height, bandwidth: $0.maxrate.bitsPerSecond, codecs: [], frameRate: nil) }
-        let settings = PushedStreamCore.Settings(ledger: ledgerSettings, bounds: bounds, ladderConfigured: video.ladderConfigured, served: served,
-                                                 frameRate: video.frameRate, streamDirectory: plan.layout.streamDirectory, playlistName: StreamLayout.mediaPlaylistName)
-        return PushedStreamCore(settings: settings, ledger: ledger, declaredLadder: video.ladderConfigured ? nil : PushedLadder.load(files))
     }
 
     /// What the pusher last said about the stream wins over the config, across restarts.
@@ -120,27 +99,6 @@ public final class PushedStream: Sendable {
     public var statistics: PipelineStatistics { totals.withLock { $0 } }
     public var token: String { plan.stream.ingestToken }
 
-    /// Segments received before a restart and not listed yet are received still: their encoder
-    /// was told so (201), and its next playlist will list them.
-    private static func restoreReceived(into ledger: inout IngestLedger, files: PushedStreamFiles, logger: Logger) {
-        for variant in ledger.settings.variants {
-            for name in files.receivedNames(variant: variant) {
-                // Kept restamped: its timestamps as pushed are what the ledger compares. One whose
-                // shift cannot be told (a sidecar that names another file) is not listed.
-                guard let data = files.received(variant: variant, name: name),
-                      case let .success(inspection) = PushedSegmentCheck.inspect(data),
-                      let stamp = files.receivedStamps(variant: variant, name: name).flatMap({ ReceivedStamp.stamp(ofFileStartingAt: inspection.firstPTS, kept: $0) }),
-                      case .success = ledger.segmentReceived(variant: variant, name: name, inspection: inspection.unstamped(by: stamp), stamped: stamp) else {
-                    logger.warning("a received segment kept before the restart cannot be taken; removed", metadata: ["variant": "\(variant)", "segment": "\(name)"])
-                    files.removeReceived(variant: variant, name: name)
-                    continue
-                }
-            }
-        }
-        let count = ledger.settings.variants.reduce(0) { $0 + ledger.pending($1).count }
-        if count > 0 { logger.notice("pushed segments received before the restart wait for their playlist", metadata: ["segments": "\(count)"]) }
-    }
-
     func receive(_ path: IngestPath, body: [UInt8]) -> Result<IngestReceipt, Refusal> {
         uploads.withLock { _ in
             if let refusal = settleLadder() { return .failure(refusal) }
@@ -154,15 +112,6 @@ public final class PushedStream: Sendable {
             case .metadata:
                 receiveMetadata(body)
             }
-        }
-    }
-
-    /// The upload's answer, from the core's last action.
-    static func answer(_ action: PushedStreamCore.Action?) -> Result<IngestReceipt, Refusal> {
-        switch action {
-        case let .answer(created, message): .success(IngestReceipt(created: created, message: message))
-        case let .refuse(refusal): .failure(refusal)
-        default: .failure(Refusal(.internalError, "the upload was taken but not answered").forOperators())
         }
     }
 
@@ -182,7 +131,7 @@ public final class PushedStream: Sendable {
         case let .refuse(refusal):
             if refusal.kind == .overloaded { logger.warning("pushed segment refused: too many received and not listed", metadata: ["variant": "\(variant)", "segment": "\(name)"]) }
             return .failure(refusal)
-        default: return Self.answer(nil)
+        default: return PushedStreamCore.receipt(nil)
         }
         do {
             // The program tables first, in the order Sideline serves them, and the open session's
@@ -201,7 +150,7 @@ public final class PushedStream: Sendable {
         }
         let kept = core.withLock { $0.segmentKept(variant: variant, name: name, inspection: inspection, stampedBy: stamp) }
         if case .refuse = kept { files.removeReceived(variant: variant, name: name) }
-        return Self.answer(kept)
+        return PushedStreamCore.receipt(kept)
     }
 
     // MARK: Playlists
@@ -219,12 +168,12 @@ public final class PushedStream: Sendable {
                     logger.error("the ingest session could not be kept; after a restart the encoder's segments start a new session", metadata: ["error": "\(error)"])
                 }
             case let .publish(variant, listings):
-                return Self.answer(publish(listings, of: variant, plan: plan, publisher: publisher))
+                return PushedStreamCore.receipt(publish(listings, of: variant, plan: plan, publisher: publisher))
             default:
-                return Self.answer(action)
+                return PushedStreamCore.receipt(action)
             }
         }
-        return Self.answer(nil)
+        return PushedStreamCore.receipt(nil)
     }
 
     /// Each listing published, in order: its received file linked into the recording as it is

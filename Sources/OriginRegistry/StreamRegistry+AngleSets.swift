@@ -17,7 +17,7 @@ extension StreamRegistry {
     /// versions of its angles' masters it was made from; nil when the default angle has none.
     public func setMasterValue(_ set: AngleSet, variantLimit: String?) -> (master: SetMaster, tag: String)? {
         published.withLock { published in
-            guard let master = published.state.setMaster(set) else { return nil }
+            guard let master = SetMaster(set, in: published.state) else { return nil }
             let versions = master.angles.map { "-" + String(published.state.masterVersion(of: $0.stream), radix: 36) }.joined()
             return (master, "set-" + set.name + (variantLimit.map { "-" + $0 } ?? "") + "-" + epoch + versions)
         }

@@ -44,7 +44,7 @@ extension StreamRegistry {
                 // Values only: nothing is rendered under the lock.
                 let held = state.streams[stream]?.variants[variant]
                 var edge = held?.edge
-                edge?.reports = state.renditionReports(for: variant, of: stream)
+                edge?.reports = RenditionReports.reports(for: variant, of: stream, in: state)
                 self = .variant(stream: stream, variant: variant, version: version, markers: markers, playlist: held?.live, edge: edge, wake: wake)
             case let .renderIFrames(stream, variant, version):
                 self = .iFrames(stream: stream, variant: variant, version: version, playlist: publication?.iFrames)

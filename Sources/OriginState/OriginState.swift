@@ -160,24 +160,6 @@ extension OriginState {
         guard let set = angleSet(named: name) else { throw Refusal.noSuchSet(name) }
         return set
     }
-
-    /// The set's master as a value, made from its angles' masters as published; nil when the
-    /// default angle has none. Angles without a master yet (a pushed angle before its
-    /// encoder's first master, an angle on another box that has not answered yet) or removed
-    /// are left out until they have one. An angle on another box is listed with the master
-    /// that box last served, also while it does not answer (`/api/sets` says `unreachable`).
-    public func setMaster(_ set: AngleSet) -> SetMaster? {
-        let angles = set.streams.compactMap { name -> SetMaster.Angle? in
-            if let remote = remoteAngles[name] {
-                guard let master = remote.master, remote.state != "removed" else { return nil }
-                return SetMaster.Angle(stream: name, title: remote.title, master: master, remote: true)
-            }
-            guard let stream = streams[name], stream.phase != .removed, let master = stream.masterPlaylist else { return nil }
-            return SetMaster.Angle(stream: name, title: stream.title, master: master)
-        }
-        guard angles.first?.stream == set.defaultStream else { return nil }
-        return SetMaster(angles: angles, title: set.title, pathways: setPathways)
-    }
 }
 
 extension Refusal {
@@ -185,31 +167,5 @@ extension Refusal {
     /// `/api/sets` tells each caller, a private one only to a caller its token covers.
     public static func noSuchSet(_ name: String) -> Refusal {
         Refusal(.noSuchResource, "no angle set named '\(name)': /api/sets lists the sets you may watch (angle_sets in the config)")
-    }
-}
-
-extension OriginState {
-    /// `EXT-X-RENDITION-REPORT`s for `variant` of `stream`: every other rung of the stream
-    /// and, for an angle of a set, every rung of the set's other angles, each where it has got
-    /// (its last part, or its last segment where it lists no parts yet). Read when a version is
-    /// rendered, so a report is as fresh as the version that carries it.
-    public func renditionReports(for variant: String, of stream: String) -> [RenditionReport] {
-        guard let own = streams[stream] else { return [] }
-        var reports = Self.reports(own, except: variant, prefix: "../")
-        for set in angleSets where set.streams.contains(stream) {
-            for angle in set.streams where angle != stream {
-                guard let other = streams[angle], other.phase != .removed else { continue }
-                reports += Self.reports(other, except: nil, prefix: "../../\(angle)/")
-            }
-        }
-        return reports
-    }
-
-    private static func reports(_ stream: Stream, except skipped: String?, prefix: String) -> [RenditionReport] {
-        stream.variantOrder.compactMap { name -> RenditionReport? in
-            guard name != skipped, let variant = stream.variants[name], let playlist = variant.recording, !playlist.endList else { return nil }
-            let last: (sequence: Int, part: Int?) = variant.edge?.lastPart(after: playlist.lastSequence) ?? (playlist.lastSequence, nil)
-            return RenditionReport(uri: prefix + name + "/index.m3u8", lastSequence: last.sequence, lastPart: last.part)
-        }
     }
 }

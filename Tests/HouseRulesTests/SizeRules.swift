@@ -21,8 +21,6 @@ extension HouseRules {
         "SidelineConfig.SidelineConfiguration": 616,
         "OriginRegistry.StreamRegistry": 479,
         "StreamPushing.PushUploader": 462,
-        "IngestServices.PushedStream": 451,
-        "OriginState.OriginState": 427,
     ]
 
     /// `sizes`: a subject (target, file, type) and its lines; `debts`: the listed ones.

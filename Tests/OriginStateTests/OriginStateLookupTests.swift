@@ -28,12 +28,12 @@ import Testing
         #expect(throws: Refusal.noSuchSet("other")) { try state.existingSet("other") }
         let set = try state.existingSet("match")
         state.apply(.master(stream: "tactical", Self.master("720p")), now: 0)
-        #expect(state.setMaster(set) == nil, "no master for the default angle yet")
+        #expect(SetMaster(set, in: state) == nil, "no master for the default angle yet")
         state.apply(.master(stream: "tv", Self.master("720p")), now: 0)
         state.apply(.metadata(stream: "tv", title: "Broadcast", description: "", keywords: ""), now: 0)
-        #expect(state.setMaster(set)?.angles.map(\.stream) == ["tv", "tactical"])
-        #expect(state.setMaster(set)?.angles.first?.title == "Broadcast")
+        #expect(SetMaster(set, in: state)?.angles.map(\.stream) == ["tv", "tactical"])
+        #expect(SetMaster(set, in: state)?.angles.first?.title == "Broadcast")
         state.apply(.phase(stream: "tactical", .removed), now: 0)
-        #expect(state.setMaster(set)?.angles.map(\.stream) == ["tv"], "a removed angle is left out")
+        #expect(SetMaster(set, in: state)?.angles.map(\.stream) == ["tv"], "a removed angle is left out")
     }
 }

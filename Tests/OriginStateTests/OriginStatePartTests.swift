@@ -138,12 +138,12 @@ import Testing
         part(5, 0, variant: "360p")
         part(5, 1, variant: "360p")
         publish(count: 2, edge: nil, stream: "wide")
-        #expect(state.renditionReports(for: "720p", of: "main") == [
+        #expect(RenditionReports.reports(for: "720p", of: "main", in: state) == [
             RenditionReport(uri: "../360p/index.m3u8", lastSequence: 5, lastPart: 1),
             RenditionReport(uri: "../../wide/720p/index.m3u8", lastSequence: 1, lastPart: nil),
         ])
-        #expect(state.renditionReports(for: "360p", of: "main").map(\.uri) == ["../720p/index.m3u8", "../../wide/720p/index.m3u8"])
-        #expect(state.renditionReports(for: "720p", of: "wide").map(\.uri) == ["../../main/720p/index.m3u8", "../../main/360p/index.m3u8"])
+        #expect(RenditionReports.reports(for: "360p", of: "main", in: state).map(\.uri) == ["../720p/index.m3u8", "../../wide/720p/index.m3u8"])
+        #expect(RenditionReports.reports(for: "720p", of: "wide", in: state).map(\.uri) == ["../../main/720p/index.m3u8", "../../main/360p/index.m3u8"])
     }
 }
 

@@ -14,11 +14,11 @@ import Testing
         var state = OriginState(angleSets: [Self.set], remoteAngles: ["goal": "http://10.0.0.12:8080"])
         state.apply(.register(stream: "wide", variants: ["720p"], targetDuration: 2), now: 0)
         state.apply(.master(stream: "wide", OriginStateLookupTests.master("720p")), now: 0)
-        #expect(state.setMaster(Self.set)?.angles.map(\.stream) == ["wide"], "not listed before its box answers")
+        #expect(SetMaster(Self.set, in: state)?.angles.map(\.stream) == ["wide"], "not listed before its box answers")
         #expect(state.remoteAngles["goal"]?.state == "unreachable")
 
         state.apply(.remoteAngle(stream: "goal", title: "Goal", state: "live", master: OriginStateLookupTests.master("360p")), now: 0)
-        let master = try #require(state.setMaster(Self.set))
+        let master = try #require(SetMaster(Self.set, in: state))
         #expect(master.angles.map(\.stream) == ["wide", "goal"])
         #expect(master.angles.last?.title == "Goal")
         let version = state.masterVersion(of: "goal")
@@ -32,10 +32,10 @@ import Testing
         let retitled = state.masterVersion(of: "goal")
         state.apply(.remoteAngle(stream: "goal", title: "Goal end", state: "live", master: nil), now: 0)
         #expect(state.masterVersion(of: "goal") > retitled, "the title is the angle's NAME in the set's master")
-        #expect(state.setMaster(Self.set)?.angles.last?.title == "Goal end")
+        #expect(SetMaster(Self.set, in: state)?.angles.last?.title == "Goal end")
 
         state.apply(.remoteAngle(stream: "goal", title: "Goal", state: "removed", master: nil), now: 0)
-        #expect(state.setMaster(Self.set)?.angles.map(\.stream) == ["wide"], "a removed angle is left out, as a local one")
+        #expect(SetMaster(Self.set, in: state)?.angles.map(\.stream) == ["wide"], "a removed angle is left out, as a local one")
     }
 
     @Test func aRemoteAnglesOwnURLsAreRefusedHereAndUnknownNamesChangeNothing() {
