@@ -77,7 +77,7 @@ public enum OriginDecision: Equatable, Sendable {
             guard let steering = registry.steeringManifest else { return Described(decision: .refuse(policy.refuse(.notFound))) }
             return Described(decision: .steering(steering.manifest, timeToLive: steering.timeToLive), live: true)
         }
-        let found = registry.lookUp(resource, variantLimit: variantLimit)
+        let found = ResourceLookup.find(resource, variantLimit: variantLimit, in: registry)
         // An angle (or a set) another box serves: the edge sends its URLs there; here it is not found.
         if found == nil, let refusal = registry.servedElsewhere(resource.stream) {
             return Described(decision: .refuse(refusal))
@@ -140,7 +140,7 @@ public enum OriginDecision: Equatable, Sendable {
 
     /// A part the status policy lets through: its bytes, a range of its segment's file, or the
     /// hinted part held until it is made (then 503 if it still is not).
-    private static func part(_ found: StreamRegistry.ResourceLookup, stream: String, variant: String, held: Bool) -> OriginDecision {
+    private static func part(_ found: ResourceLookup, stream: String, variant: String, held: Bool) -> OriginDecision {
         if let bytes = found.partBytes { return .part(bytes) }
         if let file = found.file, let range = found.partRange { return .partOfFile(file, range) }
         if let hinted = found.hinted {

@@ -19,7 +19,6 @@ extension HouseRules {
         "StreamPublishing.SlotPublisher": 760,
         "HLSPlaylist.MediaPlaylist": 684,
         "SidelineConfig.SidelineConfiguration": 616,
-        "OriginRegistry.StreamRegistry": 479,
         "StreamPushing.PushUploader": 462,
     ]
 

@@ -4,57 +4,57 @@ import OriginPolicy
 import OriginState
 import Synchronization
 
-extension StreamRegistry {
-    /// What one request for a stream's resource needs to be decided and answered, read under
-    /// the lock: the facts `StatusPolicy` weighs and the one rendering or file it may send.
-    ///
-    /// Why not `snapshot(of:)`: a snapshot copies the whole stream and what was rendered of it
-    /// (every field retained, then released), on every playlist and segment request; copies and
-    /// their destruction were about 5% of a playlist request's CPU samples (Docs/benchmarks.md,
-    /// "Issue 33: the bound on unsent bytes").
-    public struct ResourceLookup: Sendable {
-        public let phase: Phase
-        public let targetDuration: Int
-        /// Live until ended or removed: CMSD's stream type.
-        public let isLive: Bool
-        /// Whether the stream has the variant the path names (false when it names none).
-        public let variantExists: Bool
-        /// When the variant last published (`VariantStatus.lastPublished`).
-        public let lastPublished: Double?
-        /// The master as served (the limited one for a viewer limited to one variant); nil for
-        /// other resources, before the first master, and for a limit no variant has.
-        public let master: RenderedPlaylist?
-        /// The variant names, best first: only when a limited master was asked for and the
-        /// limit names no variant (what the refusal lists); empty otherwise.
-        public let variantOrder: [String]
-        /// The media or I-frame playlist as served, for those resources.
-        public let media: ServedMediaPlaylist?
-        /// The listed file of a segment request.
-        public internal(set) var file: SegmentFile?
-        /// Whether a segment request names an entry the playlist lists as EXT-X-GAP.
-        public let gap: Bool
-        /// A part request (Low-Latency HLS): the part's bytes while its segment is being made;
-        /// once the segment is listed, `file` with the part's `partRange` of it.
-        /// The steering manifest (`OriginPath.steering`), nil on a box with no pair.
-        public var steering: (manifest: ByteBuffer, timeToLive: Int)? = nil
-        public var partBytes: ByteBuffer? = nil
-        public var partRange: Range<Int>? = nil
-        /// A part request for the part the playlist hints at (`EXT-X-PRELOAD-HINT`), not made
-        /// yet: its segment's sequence number and index, what the request is held for.
-        public var hinted: (sequence: Int, part: Int)? = nil
-    }
+/// What one request for a stream's resource needs to be decided and answered, read under the
+/// registry's lock: the facts `StatusPolicy` weighs and the one rendering or file it may send.
+///
+/// Why not `snapshot(of:)`: a snapshot copies the whole stream and what was rendered of it
+/// (every field retained, then released), on every playlist and segment request; copies and
+/// their destruction were about 5% of a playlist request's CPU samples (Docs/benchmarks.md,
+/// "Issue 33: the bound on unsent bytes").
+public struct ResourceLookup: Sendable {
+    public let phase: StreamRegistry.Phase
+    public let targetDuration: Int
+    /// Live until ended or removed: CMSD's stream type.
+    public let isLive: Bool
+    /// Whether the stream has the variant the path names (false when it names none).
+    public let variantExists: Bool
+    /// When the variant last published (`VariantStatus.lastPublished`).
+    public let lastPublished: Double?
+    /// The master as served (the limited one for a viewer limited to one variant); nil for
+    /// other resources, before the first master, and for a limit no variant has.
+    public let master: RenderedPlaylist?
+    /// The variant names, best first: only when a limited master was asked for and the
+    /// limit names no variant (what the refusal lists); empty otherwise.
+    public let variantOrder: [String]
+    /// The media or I-frame playlist as served, for those resources.
+    public let media: ServedMediaPlaylist?
+    /// The listed file of a segment request.
+    public internal(set) var file: StreamRegistry.SegmentFile?
+    /// Whether a segment request names an entry the playlist lists as EXT-X-GAP.
+    public let gap: Bool
+    /// A part request (Low-Latency HLS): the part's bytes while its segment is being made;
+    /// once the segment is listed, `file` with the part's `partRange` of it.
+    /// The steering manifest (`OriginPath.steering`), nil on a box with no pair.
+    public var steering: (manifest: ByteBuffer, timeToLive: Int)? = nil
+    public var partBytes: ByteBuffer? = nil
+    public var partRange: Range<Int>? = nil
+    /// A part request for the part the playlist hints at (`EXT-X-PRELOAD-HINT`), not made
+    /// yet: its segment's sequence number and index, what the request is held for.
+    public var hinted: (sequence: Int, part: Int)? = nil
+}
 
-    /// The lookup of `resource` (a parsed `/live/` path); nil when no stream has its name.
-    /// `variantLimit`: the variant a viewer's credential is limited to (a master request then
-    /// gets that variant's master).
-    public func lookUp(_ resource: OriginPath, variantLimit: String?) -> ResourceLookup? {
-        published.withLock { p -> ResourceLookup? in
+extension ResourceLookup {
+    /// The lookup of `resource` (a parsed `/live/` path) in `registry`; nil when no stream has
+    /// its name. `variantLimit`: the variant a viewer's credential is limited to (a master
+    /// request then gets that variant's master).
+    public static func find(_ resource: OriginPath, variantLimit: String?, in registry: StreamRegistry) -> ResourceLookup? {
+        registry.published.withLock { p -> ResourceLookup? in
             guard let stream = p.state.streams[resource.stream] else { return nil }
             let variant = resource.variant.flatMap { stream.variants[$0] }
             var master: RenderedPlaylist?
             var order: [String] = []
             var media: ServedMediaPlaylist?
-            var file: SegmentFile?
+            var file: StreamRegistry.SegmentFile?
             var gap = false
             switch resource {
             case .master:
@@ -86,7 +86,7 @@ extension StreamRegistry {
 
     /// Where part `index` of `segment` is: in memory, a range of its listed file, or the part
     /// the playlist hints at (held for), or nowhere (404).
-    private static func locate(part index: Int, of segment: String, in variant: Variant, served: ServedVariant?, into found: inout ResourceLookup) {
+    private static func locate(part index: Int, of segment: String, in variant: StreamRegistry.Variant, served: StreamRegistry.ServedVariant?, into found: inout ResourceLookup) {
         switch variant.parts.locate(segment: segment, index: index) {
         case let .open(sequence)?:
             found.partBytes = served?.openParts.first { $0.sequence == sequence && $0.index == index }?.bytes
