@@ -41,6 +41,14 @@ extension SlotPublisher {
                 break
             }
         }
+        if content == nil, !state.failed, fillPolicy(of: name) == .sibling, let sibling = nearestHealthySibling(of: name),
+           variants[sibling]!.next > slot, case .real = variants[sibling]!.lastSource {
+            // The camera's frames reach its siblings, which list this slot with their own
+            // pictures: this rung alone is silent (taken back after a shed, before its input
+            // feeds it again). A card is for a camera that is gone: its sibling's copy, as for a
+            // failed rung.
+            content = .sibling(sibling)
+        }
         if content == nil, settings.onLateSegment == .standin, settings.pairStartsWithGaps, settings.setTimeline?.isUniversal == true,
            let filled = state.filledBeforeOwn, filled < Self.startingGapSlots {
             // A run starting on the universal grid (`startingGapSlots`).

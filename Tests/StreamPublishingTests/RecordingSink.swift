@@ -63,13 +63,13 @@ struct Drive {
     let d: Double
 
     init(variants: [String] = ["720p", "360p", "180p"], d: Double = 2, grace: Double = 1, failure: FailedVariantFill = .sibling, late: LateSegmentFill = .standin,
-         restored: SlotPublisher.Restored? = nil, now: Double = 100, wallNow: Date? = nil, lateSegmentsReplaceFills: Bool = false) {
+         restored: SlotPublisher.Restored? = nil, now: Double = 100, wallNow: Date? = nil, lateSegmentsReplaceFills: Bool = false, aligns: Bool = true) {
         let sink = RecordingSink()
         self.sink = sink
         self.d = d
         clock = ManualClock(now)
         let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: grace, onVariantFailure: failure, onLateSegment: late,
-                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills, alignsDiscontinuities: true)
+                                              lateSegmentsReplaceFills: lateSegmentsReplaceFills, alignsDiscontinuities: aligns)
         core = SlotPublisher(settings: settings, restored: restored, now: now, wallNow: wallNow ?? Date(timeIntervalSince1970: 1_800_000_000 + now), sink: sink)
     }
 

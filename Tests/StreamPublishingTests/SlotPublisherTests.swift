@@ -429,3 +429,37 @@ extension ShedRungTests {
         #expect(drive.sink.slots("720p") == Array(0..<first), "every slot before the run's first is listed: \(drive.sink.shape("720p"))")
     }
 }
+
+extension ShedRungTests {
+    /// Taken back, a rung lists the segment its encoder finishes first, then makes nothing until
+    /// its input gives it frames again at the next segment start: its encoder is silent for a
+    /// moment while the camera's frames reach every sibling. Its late slot is its sibling's copy,
+    /// never a stand-in card (capacity run of 2026-12-07, 19:46:46: a card at every rung back).
+    /// Both ways: alignment on (the core's mechanism) and off (the server, `Settings.alignsDiscontinuities`).
+    @Test(arguments: [true, false])
+    func aRungTakenBackThatFallsSilentCarriesItsSiblingNotACard(aligns: Bool) {
+        var drive = Drive(aligns: aligns)
+        drive.startWithFirstSegment(of: ["720p", "360p", "180p"])
+        drive.core.shed("720p")
+        drive.advance(2)
+        drive.deliver(1, ["360p", "180p"])
+        drive.core.restore("720p")
+        drive.advance(0.5)
+        // Slot 2 ends: 720p's encoder, fed again, finishes it first and is listed (recovered).
+        drive.advance(1.5)
+        drive.deliver(2, ["720p"])
+        drive.deliver(2, ["360p", "180p"])
+        #expect(!drive.core.isFailed("720p"))
+        // Then 720p says nothing for slot 3 while its siblings list it on time, and past its deadline.
+        for step in 1...14 {
+            drive.advance(0.25)
+            for variant in ["360p", "180p"] { drive.core.encoderProgressed(variant: variant, now: drive.now) }
+            if step == 8 { drive.deliver(3, ["360p", "180p"]) }
+        }
+        #expect(!drive.sink.shape("720p").contains("S"), "a card while the camera's frames arrive: \(drive.sink.shape("720p"))")
+        #expect(drive.sink.slots("720p") == [0, 1, 2, 3])
+        if !aligns {
+            #expect(drive.sink.entries["720p"]!.last?.content == .sibling("360p"), "\(drive.sink.shape("720p"))")
+        }
+    }
+}
