@@ -50,7 +50,7 @@ import TestSupport
         #expect(report["syncAngles"] as? [String] == ["wide", "tv"], "sideline.sync(): \(report)")
         // Real time: 4 s of wall clock plays about 4 s in each tile; under load, at least half.
         let advanced = report["advanced"] as? [Double] ?? []
-        #expect(advanced.count == 2 && advanced.allSatisfy { $0 >= 2 }, "each tile's video advanced \(advanced) s in 4 s; errors \(report["videoErrors"] ?? "")")
+        #expect(advanced.count == 2 && advanced.allSatisfy { $0 >= 2 }, "each tile's video played \(advanced) s in 4 s (other clock steps \(report["jumps"] ?? ""), rejoins \(report["rejoins"] ?? "")); errors \(report["videoErrors"] ?? "")")
         #expect(report["largeAfterClick"] as? Int == 1, "\(report)")
         let classes = report["classesAfterClick"] as? [Any] ?? []
         #expect((classes.first as? String ?? "").contains("large") && ((classes.last as? [String])?[1] ?? "").contains("big"), "\(classes)")

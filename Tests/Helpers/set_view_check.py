@@ -10,7 +10,9 @@ With --viewer-token, the page is unlocked with it first (a private set), as a vi
 Steps, each reported in the JSON:
   - the picker's chosen entry and its text (picked, pickedLabel);
   - the tiles shown: their count, captions, and whether each is playing (tiles, captions);
-  - how far each tile's video advanced over `seconds` (advanced: one number per tile);
+  - how much of each tile's video played over `seconds` (advanced: one number per tile,
+    forward steps of its clock read every 100 ms), the other steps of its clock (jumps) and
+    the page's rejoins meanwhile (rejoins);
   - a click on the second tile makes it the large one, and a second click puts the grid back
     (largeAfterClick, classesAfterClick, largeAfterSecondClick);
   - a marker added through the page's Mark action goes to the set (markStatus, markBody).
@@ -59,10 +61,29 @@ def main():
             time.sleep(0.5)
         report["tiles"] = evaluate(f"{TILES}.length")
         report["captions"] = evaluate(f"{TILES}.map(f => f.querySelector('figcaption').textContent)")
-        first = evaluate(f"{TILES}.map(f => f.querySelector('video').currentTime)")
-        time.sleep(args.seconds)
-        second = evaluate(f"{TILES}.map(f => f.querySelector('video').currentTime)")
-        report["advanced"] = [b - a for a, b in zip(first, second)]
+        # Played time, not the distance between two readings: the page may rejoin its angles
+        # (load them all again) when they drift apart on a busy machine, which starts each
+        # video's clock again (a CI run on 2026-12-07 read -4.8 and -0.5 s across one). So the
+        # clock is read every 100 ms and only forward steps under a second are counted; the
+        # other steps (a rejoin's reload, a sync seek) and the page's rejoins are reported.
+        rejoins_before = evaluate("sideline.sync().rejoins")
+        clock = f"{TILES}.map(f => f.querySelector('video').currentTime)"
+        last = evaluate(clock)
+        played = [0.0] * len(last)
+        jumps = [0] * len(last)
+        deadline = time.monotonic() + args.seconds
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = evaluate(clock)
+            for i, (a, b) in enumerate(zip(last, now)):
+                if 0 <= b - a < 1:
+                    played[i] += b - a
+                else:
+                    jumps[i] += 1
+            last = now
+        report["advanced"] = played
+        report["jumps"] = jumps
+        report["rejoins"] = evaluate("sideline.sync().rejoins") - rejoins_before
         report["videoErrors"] = evaluate(f"{TILES}.map(f => f.querySelector('video').error && f.querySelector('video').error.message)")
         # The page's own account of its angles (what angle_sync.py and page_set_check.py read).
         report["syncAngles"] = evaluate("sideline.sync().angles.map(a => a.stream)")
