@@ -376,6 +376,7 @@ let tests: [Target] = [
         name: "StreamServicesTests",
         dependencies: [
             "StreamServices", "EncoderEffort", "HLSOrigin", "OriginAccess", "OriginRegistry", "OriginState", "HLSPlaylist", "OriginPolicy", "PipelineCore", "SegmentStore", "SidelineConfig", "SidelineCore",
+            "StreamPublishing",
             .product(name: "Logging", package: "swift-log"),
             // SetClipZipTests: the set clip route on a real server, its ZIP opened, its MP4s probed.
             "OriginAPI", "TestSupport",

@@ -5,7 +5,8 @@ import SidelineCore
 /// One stream's live decisions, whole: the slot publisher (what every slot lists), the
 /// input-loss plan (how a slate segment is listed), the end of the stream, and the progress the
 /// watchdog reads. Pure, over plain events and the monotonic times the caller passes; the
-/// server holds one per stream under a lock and carries out what it answers.
+/// server holds one per stream under a lock, takes its effects after every call
+/// (`takeEffects()`) and carries them out after the lock, in order (`StreamPublisher`).
 public struct LiveStreamCore: Sendable {
     public private(set) var slots: SlotPublisher
     public private(set) var inputLoss: InputLossPlan
@@ -36,6 +37,9 @@ public struct LiveStreamCore: Sendable {
         self.slots = slots
         self.inputLoss = InputLossPlan(policy: onInputLoss)
     }
+
+    /// What the calls since the last take decided (`SlotPublisher.takeEffects()`).
+    public mutating func takeEffects() -> [PublishingEffect] { slots.takeEffects() }
 
     /// A pipeline run begins at `now`: returns the slot its first segment takes.
     public mutating func beginRun(now: Double, standInMatchesRun: Bool = true) -> Int {

@@ -17,7 +17,7 @@ public enum EntrySource: Sendable, Equatable {
     case restored
 }
 
-/// One entry the core decided to list: the sink records it and publishes it.
+/// One entry the core decided to list: its owner records it and publishes it.
 public struct PlannedEntry: Sendable, Equatable {
     public enum Content: Sendable, Equatable {
         /// The segment the pipeline finished for this slot.
@@ -68,21 +68,32 @@ public struct PlannedEntry: Sendable, Equatable {
     }
 }
 
-/// Where the core writes: a recorder and registry in the server, a list in tests.
-public protocol PublishingSink: AnyObject, Sendable {
+/// What the publishing core decided, returned for its owner to carry out in the order given
+/// (`SlotPublisher.takeEffects()`): the core itself writes nothing, so it runs in
+/// milliseconds under a test's clock and its lock is held only while it decides.
+public enum PublishingEffect: Sendable, Equatable {
     /// List `entry` in `variant`'s playlist (segment first, then the playlist).
-    func list(_ entry: PlannedEntry, in variant: String)
-    /// The variants the master should list now, best first (none until every listed
-    /// variant's media playlist answers 200).
-    func masterChanged(listing variants: [String])
-    /// The slot <-> entry map changed (a run started after skipped slots): persist it.
-    func timelineChanged(_ timeline: StreamTimeline)
+    case list(PlannedEntry, variant: String)
     /// GAP entries of one variant, alike but for their slots and dates, listed at once: a
     /// long absence on the universal grid is thousands of them, and one write of the playlist
     /// costs what one entry costs where a write each would cost the square.
-    func listGaps(_ entries: [PlannedEntry], in variant: String)
+    case listGaps([PlannedEntry], variant: String)
+    /// The variants the master should list now, best first (none until every listed
+    /// variant's media playlist answers 200).
+    case master(listing: [String])
+    /// The slot <-> entry map changed (a run started after skipped slots): persist it.
+    case timeline(StreamTimeline)
     /// The recording is empty and its first entry will be slot `slot` of the universal grid:
     /// its media sequence numbers are slot numbers from the start (EXT-X-MEDIA-SEQUENCE:slot).
+    case numberFrom(slot: Int)
+}
+
+/// Carries out the core's effects: a recorder and registry in the server, a list in tests.
+public protocol PublishingSink: AnyObject, Sendable {
+    func list(_ entry: PlannedEntry, in variant: String)
+    func masterChanged(listing variants: [String])
+    func timelineChanged(_ timeline: StreamTimeline)
+    func listGaps(_ entries: [PlannedEntry], in variant: String)
     func numberFrom(slot: Int)
 }
 
@@ -94,6 +105,19 @@ extension PublishingSink {
 
     /// A sink that numbers by entry alone (tests that look at slots) need not.
     public func numberFrom(slot: Int) {}
+
+    /// Carries out `effects` in their order.
+    public func carry(_ effects: [PublishingEffect]) {
+        for effect in effects {
+            switch effect {
+            case let .list(entry, variant): list(entry, in: variant)
+            case let .listGaps(entries, variant): listGaps(entries, in: variant)
+            case let .master(listing): masterChanged(listing: listing)
+            case let .timeline(timeline): timelineChanged(timeline)
+            case let .numberFrom(slot): numberFrom(slot: slot)
+            }
+        }
+    }
 }
 
 extension DateRange {

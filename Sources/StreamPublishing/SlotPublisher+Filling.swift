@@ -5,7 +5,7 @@ import SidelineCore
 /// How the publishing core fills what no real segment filled: a policy's stand-in, a sibling's
 /// copy or a GAP entry for one slot; GAP entries that keep a set's (or the universal) grid,
 /// written together; a skip to a new run of the timeline; and the one place an entry is
-/// committed to the sink.
+/// committed (an effect for the owner to carry out).
 extension SlotPublisher {
     /// Lists a stand-in, a sibling's copy or a GAP for `slot` as the policies say; false when
     /// they say to leave it empty. `aligning`: the variant must be brought level with its
@@ -132,7 +132,7 @@ extension SlotPublisher {
                          programDateTime: slotDates.date(of: slot) ?? date(ofSlot: slot),
                          duration: settings.segmentDuration)
         }
-        sink.listGaps(entries, in: name)
+        effects.append(.listGaps(entries, variant: name))
         var state = variants[name]!
         state.next = slots.upperBound
         state.entries += entries.count
@@ -158,7 +158,7 @@ extension SlotPublisher {
             variants[name]!.next = slot
             variants[name]!.skipped = true
         }
-        sink.timelineChanged(timeline)
+        effects.append(.timeline(timeline))
     }
 
     /// Lists `entry`; `span` is the fill span open after it (nil after a real segment or a GAP).
@@ -170,7 +170,7 @@ extension SlotPublisher {
         if source != .gap { state.lastMediaSource = source }
         if !(settings.alignsDiscontinuities && source == .standIn && isTheGridsOwnFormat(.standIn)) { state.lastJudged = source }
         if let opened = state.opened, opened.entry.slot <= entry.slot { state.opened = nil }
-        sink.list(entry, in: name)
+        effects.append(.list(entry, variant: name))
         state.next = entry.slot + 1
         state.entries += 1
         state.lastSource = source
@@ -215,7 +215,7 @@ extension SlotPublisher {
         let listing = masterVariants
         guard let listing, listing != announcedMaster else { return }
         announcedMaster = listing
-        sink.masterChanged(listing: listing)
+        effects.append(.master(listing: listing))
     }
 }
 

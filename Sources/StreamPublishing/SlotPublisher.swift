@@ -16,8 +16,9 @@ import SidelineCore
 /// EXT-X-DISCONTINUITY marks every change of source; each fill span opens and closes with an
 /// EXT-X-DATERANGE of Sideline's own CLASS.
 ///
-/// Not thread-safe: the owner serialises calls (one lock per stream). Calls into the sink
-/// happen inside the calling method, in order.
+/// Not thread-safe: the owner serialises calls (one lock per stream). The core writes nothing:
+/// what it decides is queued as `PublishingEffect`s, in order, which the owner takes after
+/// each call (`takeEffects()`) and carries out outside its lock, in the same order.
 public struct SlotPublisher: Sendable {
     /// A run of fills of one kind, marked by an EXT-X-DATERANGE of its CLASS from `since`.
     struct FillSpan {
@@ -71,7 +72,8 @@ public struct SlotPublisher: Sendable {
     public let settings: Settings
     /// Set by each run (`beginRun`): whether its stand-ins are its own format.
     var standInMatchesRun = true
-    let sink: any PublishingSink
+    /// What the calls since the last `takeEffects()` decided, in order.
+    var effects: [PublishingEffect] = []
     var variants: [String: VariantState]
     public private(set) var cadence: SlotCadence
     public internal(set) var timeline: StreamTimeline
@@ -103,10 +105,9 @@ public struct SlotPublisher: Sendable {
     public var holding = false
 
     /// `now`, `wallNow`: the monotonic and wall clocks at the same instant.
-    public init(settings: Settings, restored: Restored? = nil, now: Double, wallNow: Date, sink: any PublishingSink) {
+    public init(settings: Settings, restored: Restored? = nil, now: Double, wallNow: Date) {
         precondition(!settings.variants.isEmpty)
         self.settings = settings
-        self.sink = sink
         self.cadence = SlotCadence(segmentDuration: settings.segmentDuration, grace: settings.grace)
         self.liveness = EncoderLiveness(stalledAfter: settings.stalledAfter)
         self.shedNow = settings.shed
@@ -124,7 +125,7 @@ public struct SlotPublisher: Sendable {
                 // is slot n, and its media sequence numbers are slot numbers.
                 next = grid.firstSlot(startingAt: wallNow.addingTimeInterval(-settings.grace / 2))
                 timeline = StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: next)])
-                sink.numberFrom(slot: next)
+                effects.append(.numberFrom(slot: next))
             }
         } else if let restored, entries > 0, let last = restored.lastProgramDateTime {
             // Continue from the recorded end plus the time that passed: the first slot whose
@@ -152,13 +153,21 @@ public struct SlotPublisher: Sendable {
                 variants[name]!.replaceable = Set(indices.map { timeline.slot(ofEntry: $0) })
             }
         }
-        if restored.map({ timeline != $0.timeline }) ?? (timeline != StreamTimeline()) { sink.timelineChanged(timeline) }
+        if restored.map({ timeline != $0.timeline }) ?? (timeline != StreamTimeline()) { effects.append(.timeline(timeline)) }
         if let grid = settings.setTimeline {
             // The slots that passed before this process (or this angle) was there: nothing was on
             // air, so they are GAP entries, listed at once (never stand-ins the ticker would make).
             keepOnSetSlots(upTo: grid.firstSlot(startingAt: wallNow.addingTimeInterval(-settings.grace / 2)))
         }
         announceMaster()
+    }
+
+    /// What the calls since the last take decided, in the order to carry it out; the queue is
+    /// left empty. Take after every call (the init's effects included).
+    public mutating func takeEffects() -> [PublishingEffect] {
+        let taken = effects
+        effects = []
+        return taken
     }
 
     // MARK: Events

@@ -11,7 +11,8 @@ import SidelineCore
 import StreamPublishing
 import Synchronization
 
-/// Carries out what the publishing core decides (`PublishingSink`): each entry is recorded on
+/// Carries out what the publishing core decides (`PublishingEffect`, run by the stream's
+/// `StreamEffectRunner`, one at a time): each entry is recorded on
 /// disk (segment file first, then the playlist naming it) and only then published to the
 /// registry the HTTP side reads; the master is rendered when its listing changes; the
 /// timeline map is saved with the recording.
@@ -84,7 +85,8 @@ public final class PlaylistWriter: PublishingSink, Sendable {
 
     /// A part of `variant`'s segment for `part.segment` is complete: listed (a new playlist
     /// version, its bytes served from memory) when that slot is the one the variant lists next
-    /// and shows the camera (`PartLedger`). Called under the stream's core lock, as `list` is.
+    /// and shows the camera (`PartLedger`). Called by the stream's serial runner, in the core's
+    /// order, as `list` is.
     /// `entry`: the entry the core promised for the part's slot (`LiveStreamCore.partArrived`);
     /// its header lines (date ranges, discontinuity, date) go before the parts, as they will
     /// stand before the segment's EXTINF.
@@ -251,6 +253,18 @@ public final class PlaylistWriter: PublishingSink, Sendable {
             try AtomicFile.write(Array(try JSONEncoder().encode(timeline)), to: recorder.layout.timelinePath)
         } catch {
             logger.error("timeline map not written; a restart may continue the timestamps from an earlier point", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Closes every variant's playlist with EXT-X-ENDLIST (the stream ended) and publishes it.
+    func closeEveryPlaylist() {
+        for (name, variant) in recorder.variants {
+            do {
+                let ended = try variant.end()
+                registry.apply(.publish(.init(.playlists, stream: streamName, variant: name, playlist: ended.playlist, iFrames: ended.iFrames)))
+            } catch {
+                logger.error("cannot write EXT-X-ENDLIST", metadata: ["variant": "\(name)", "error": "\(error)"])
+            }
         }
     }
 

@@ -14,8 +14,9 @@ import StreamPublishing
 import Synchronization
 
 /// Takes the pipeline's events, on the pipeline's threads, and hands them to the stream's
-/// publishing core (`SlotPublisher`), which decides what each variant's playlist lists; the
-/// `PlaylistWriter` records and publishes it. This type adds what only the server knows: the
+/// publishing core (`LiveStreamCore`), which decides what each variant's playlist lists; the
+/// stream's serial runner (`StreamEffectRunner`) has the `PlaylistWriter` record and publish
+/// it after the core's lock, in the core's order. This type adds what only the server knows: the
 /// input-loss policy for slate segments, publish latency, bit-rate checks, logs and metrics,
 /// and the clock that ticks the core so late slots are filled on time.
 public final class StreamPublisher: Sendable {
@@ -27,6 +28,8 @@ public final class StreamPublisher: Sendable {
     private let hasAudio: Bool
     private let logger: Logger
     private let core: Mutex<LiveStreamCore>
+    /// Carries out what the core decides, after its lock, in its order.
+    private let runner: StreamEffectRunner
     /// Set when the operator stops the server: whether that also ends the stream.
     private let stopEndsStream = Mutex<Bool?>(nil)
     /// Publish latency of every segment of every variant: from the input thread reading the
@@ -92,8 +95,19 @@ public final class StreamPublisher: Sendable {
                                               standInsMatchTheEncoding: SlotPublisher.standInsJoinTheEncoding(isPushed: stream.isPushed, standInDurations: standIns.values.map(\.duration),
                                                                                                              segmentDuration: configuration.segmentDuration),
                                               shed: Set(shed))
-        let slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date(), sink: writer)
+        var slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date())
+        // Nothing else reaches the writer yet: the start's effects (the timeline, the GAP
+        // entries of a set's passed slots, the master) are carried out here.
+        writer.carry(slots.takeEffects())
         core = Mutex(LiveStreamCore(slots: slots, onInputLoss: stream.onInputLoss))
+        runner = StreamEffectRunner { [writer] job in
+            switch job {
+            case let .stage(segment, variant): writer.stage(segment, for: variant)
+            case let .publishing(effect): writer.carry([effect])
+            case let .part(part, variant, entry): writer.partArrived(part, of: variant, entry: entry)
+            case .end: writer.closeEveryPlaylist()
+            }
+        }
         for variant in shed {
             // Said where an operator looks: /api/streams, the page, /metrics, the log.
             registry.apply(.failure(stream: stream.name, variant: variant, SlotPublisher.shedReason))
@@ -115,19 +129,34 @@ public final class StreamPublisher: Sendable {
 
     public var streamName: String { stream.name }
 
+    /// Calls `body` on the core under its lock and queues what it decided: the jobs `body`
+    /// adds, then the core's effects not yet taken. The queue runs after the lock, so when this
+    /// returns the call's effects are carried out (written, then published).
+    private func withCore<T: Sendable>(_ body: (inout LiveStreamCore, inout [StreamEffectRunner.Job]) -> T) -> T {
+        let result = core.withLock { c in
+            var jobs: [StreamEffectRunner.Job] = []
+            let result = body(&c, &jobs)
+            jobs += c.takeEffects().map(StreamEffectRunner.Job.publishing)
+            runner.enqueue(jobs)
+            return result
+        }
+        runner.run()
+        return result
+    }
+
     /// Call before a pipeline's events reach this publisher: the first one, or one that
     /// replaces a pipeline the watchdog abandoned. Returns the timeline slot its first segment
     /// takes (start it there: `LivePipeline.start(atSegment:)`).
     public func beginRun(of pipeline: LivePipeline) -> Int {
         timings.withLock { $0 = pipeline.timings }
-        return core.withLock { $0.beginRun(now: registry.clock(), standInMatchesRun: pipeline.hasAudio == hasAudio) }
+        return withCore { c, _ in c.beginRun(now: registry.clock(), standInMatchesRun: pipeline.hasAudio == hasAudio) }
     }
 
     /// A remote encoder begins a session (`PushedStream`): like a pipeline run, it continues the
     /// stream's timeline after an EXT-X-DISCONTINUITY. Returns the slot its first segment takes.
     public func beginPushSession() -> Int {
         timings.withLock { $0 = nil }
-        return core.withLock { $0.beginRun(now: registry.clock()) }
+        return withCore { c, _ in c.beginRun(now: registry.clock()) }
     }
 
     /// When the current run started and its last real segment was accepted (registry clock),
@@ -140,7 +169,7 @@ public final class StreamPublisher: Sendable {
         guard !ticking.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [self] in
             while ticking.load(ordering: .relaxed) {
-                core.withLock { $0.tick(now: registry.clock()) }
+                withCore { c, _ in c.tick(now: registry.clock()) }
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
@@ -154,13 +183,13 @@ public final class StreamPublisher: Sendable {
     /// be deleted), and no slot is filled.
     public func retire() {
         stopTicking()
-        core.withLock { _ = $0.end() }
+        withCore { c, _ in _ = c.end() }
     }
 
     /// The pipeline could not be opened: shown as input-lost (`/api/streams`, console) until
     /// the camera's segments are published again.
     func noteInputUnavailable() {
-        core.withLock { $0.inputCouldNotBeOpened() }
+        withCore { c, _ in c.inputCouldNotBeOpened() }
         let phase = registry.stream(named: streamName)?.phase
         if phase != .ended && phase != .removed { registry.apply(.phase(stream: streamName, .inputLost)) }
     }
@@ -178,13 +207,15 @@ public final class StreamPublisher: Sendable {
             publish(segment, of: variant)
         case let .part(variant, part):
             // Listed only while its slot is the one the variant lists next and shows the camera:
-            // decided under the core's lock, so no entry is listed between the question and the part.
-            // The core fixes the slot's entry with its first part; the part goes out under it.
-            let recovered = core.withLock { c in
+            // decided by the core, and queued in its order, so no entry is listed between the
+            // question and the part. The core fixes the slot's entry with its first part; the
+            // part goes out under it, after what the core decided before it.
+            let recovered = withCore { c, jobs in
                 let failed = c.slots.isFailed(variant)
                 if let entry = c.partArrived(variant: variant, slot: part.segment, index: part.index, programDateTime: part.segmentCaptured,
                                              now: registry.clock()) {
-                    writer.partArrived(part, of: variant, entry: entry)
+                    jobs += c.takeEffects().map(StreamEffectRunner.Job.publishing)
+                    jobs.append(.part(part, variant: variant, entry: entry))
                 }
                 return failed && !c.slots.isFailed(variant)
             }
@@ -192,7 +223,7 @@ public final class StreamPublisher: Sendable {
         case let .segmentLoad(variant, atCheapestStep, load):
             loadReports.withLock { $0 }?(variant, atCheapestStep, load)
         case let .progress(variant):
-            let recovered = core.withLock { c in
+            let recovered = withCore { c, _ in
                 let failed = c.slots.isFailed(variant)
                 c.encoderProgressed(variant: variant, now: registry.clock())
                 return failed && !c.slots.isFailed(variant)
@@ -205,7 +236,7 @@ public final class StreamPublisher: Sendable {
             ])
             registry.apply(.failure(stream: streamName, variant: variant, reason))
             variantMetrics[variant]?.failures.increment()
-            core.withLock { $0.variantFailed(variant) }
+            withCore { c, _ in c.variantFailed(variant) }
         case let .effort(variant, report):
             registry.apply(.effort(stream: streamName, variant: variant, step: report.step, name: report.name))
             variantMetrics[variant]?.effort.record(report.step)
@@ -215,12 +246,12 @@ public final class StreamPublisher: Sendable {
             case nil: break
             }
         case let .inputLost(reason, since, firstSlateSegment):
-            core.withLock { $0.inputLost(since: since, firstSlateSegment: firstSlateSegment) }
+            withCore { c, _ in c.inputLost(since: since, firstSlateSegment: firstSlateSegment) }
             registry.apply(.phase(stream: streamName, .inputLost))
             streamMetrics.inputLosses.increment()
             logger.error("input lost; reconnecting", metadata: ["policy": "\(stream.onInputLoss.rawValue)", "reason": "\(reason)"])
         case let .inputRestored(at, firstLiveSegment):
-            core.withLock { $0.inputRestored(at: at, firstLiveSegment: firstLiveSegment) }
+            withCore { c, _ in c.inputRestored(at: at, firstLiveSegment: firstLiveSegment) }
             registry.apply(.phase(stream: streamName, .live))
         case let .inputFailed(error):
             // Nothing new will be encoded by this pipeline; the watchdog restarts it, and the
@@ -242,16 +273,17 @@ public final class StreamPublisher: Sendable {
         logger.notice("the encoder stopped pushing a variant; its slots are filled until it comes back",
                       metadata: ["variant": "\(variant)", "on_variant_failure": "\(stream.onVariantFailure.rawValue)"])
         registry.apply(.failure(stream: streamName, variant: variant, "not pushed: the encoder's master leaves it out (its uplink is too slow for it)"))
-        core.withLock { $0.variantFailed(variant) }
+        withCore { c, _ in c.variantFailed(variant) }
     }
 
     /// Lists a finished segment as the core decides; the segment's bytes are staged for the
-    /// writer just before the core lists it. Returns what the core made of it.
+    /// writer just before what the core decided (when it lists them). Returns what the core
+    /// made of it, once that is written and published.
     @discardableResult
     public func publish(_ segment: EncodedSegment, of variant: String) -> LiveStreamCore.Arrival {
-        let arrival = core.withLock { c in
+        let arrival = withCore { c, jobs in
             c.segmentArrived(variant: variant, slot: segment.index, duration: segment.duration, programDateTime: segment.programDateTime,
-                             now: registry.clock()) { writer.stage(segment, for: variant) }
+                             now: registry.clock()) { jobs.append(.stage(segment, variant: variant)) }
         }
         switch arrival {
         case .afterEnd, .withheld:
@@ -286,7 +318,7 @@ public final class StreamPublisher: Sendable {
     /// The box gives `variant` up (`LoadShedding`): out of the master, its slots its sibling's
     /// segments. Said in /api/streams, /metrics and the log, with `why`.
     func shed(_ variant: String, why: String) {
-        core.withLock { $0.shed(variant) }
+        withCore { c, _ in c.shed(variant) }
         registry.apply(.failure(stream: streamName, variant: variant, "shed: \(why); its slots carry a sibling's segments"))
         variantMetrics[variant]?.shed.record(1)
         logger.warning("rung shed: out of the master, not encoded; its playlist carries a sibling's segments", metadata: ["variant": "\(variant)", "why": "\(why)"])
@@ -294,7 +326,7 @@ public final class StreamPublisher: Sendable {
 
     /// The box takes `variant` back: in the master again, its own segments from the next seam.
     func restore(_ variant: String, why: String) {
-        core.withLock { $0.restore(variant) }
+        withCore { c, _ in c.restore(variant) }
         registry.apply(.failure(stream: streamName, variant: variant, nil))
         variantMetrics[variant]?.shed.record(0)
         logger.notice("rung back: in the master again, encoded from the next segment", metadata: ["variant": "\(variant)", "why": "\(why)"])
@@ -322,16 +354,9 @@ public final class StreamPublisher: Sendable {
 
     /// Closes every playlist with EXT-X-ENDLIST; nothing is listed after it.
     public func endStream() {
-        let alreadyEnded = core.withLock { c in
+        let alreadyEnded = withCore { c, jobs in
             guard c.end() else { return true }
-            for (name, variant) in writer.recorder.variants {
-                do {
-                    let ended = try variant.end()
-                    registry.apply(.publish(.init(.playlists, stream: streamName, variant: name, playlist: ended.playlist, iFrames: ended.iFrames)))
-                } catch {
-                    logger.error("cannot write EXT-X-ENDLIST", metadata: ["variant": "\(name)", "error": "\(error)"])
-                }
-            }
+            jobs.append(.end)
             return false
         }
         stopTicking()

@@ -12,7 +12,7 @@ import Testing
     /// Drives a core the way the server does: each variant's segment for slot k arrives at
     /// the end of its span, ticks every 100 ms.
     struct Drive {
-        var core: LiveStreamCore
+        @Carried var core: LiveStreamCore
         let sink = RecordingSink()
         let clock = ManualClock(100)
         var now: Double { clock.now }
@@ -25,7 +25,8 @@ import Testing
         init(onInputLoss: InputLossPolicy, late: LateSegmentFill = .standin, replaceFills: Bool = false) {
             let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: 1, onLateSegment: late, lateSegmentsReplaceFills: replaceFills)
             let start = clock.now
-            core = LiveStreamCore(slots: SlotPublisher(settings: settings, now: start, wallNow: epoch.addingTimeInterval(start), sink: sink), onInputLoss: onInputLoss)
+            _core = Carried(wrappedValue: LiveStreamCore(slots: SlotPublisher(settings: settings, now: start, wallNow: epoch.addingTimeInterval(start)), onInputLoss: onInputLoss),
+                            into: sink)
         }
 
         var wallNow: Date { epoch.addingTimeInterval(now) }

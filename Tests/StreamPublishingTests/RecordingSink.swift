@@ -43,6 +43,39 @@ final class RecordingSink: PublishingSink, @unchecked Sendable {
     func slots(_ variant: String) -> [Int] { (entries[variant] ?? []).map(\.slot) }
 }
 
+/// A core whose effects are taken, after every call, into `sink`: what the server's runner does
+/// with them (`StreamEffectRunner`), so a test reads the playlists back from the sink.
+protocol TakesEffects {
+    mutating func takeEffects() -> [PublishingEffect]
+}
+
+extension SlotPublisher: TakesEffects {}
+extension LiveStreamCore: TakesEffects {}
+
+@propertyWrapper
+struct Carried<Core: TakesEffects> {
+    private var core: Core
+    let sink: RecordingSink
+
+    init(wrappedValue: Core, into sink: RecordingSink) {
+        core = wrappedValue
+        self.sink = sink
+        sink.carry(core.takeEffects())
+    }
+
+    var wrappedValue: Core {
+        get { core }
+        set {
+            core = newValue
+            sink.carry(core.takeEffects())
+        }
+        _modify {
+            yield &core
+            sink.carry(core.takeEffects())
+        }
+    }
+}
+
 /// Moves `clock` forward by `seconds` the way the server's ticker does: `tick` every 100 ms.
 func advance(_ clock: ManualClock, by seconds: Double, tick: (Double) -> Void) {
     let end = clock.now + seconds
@@ -55,7 +88,7 @@ func advance(_ clock: ManualClock, by seconds: Double, tick: (Double) -> Void) {
 
 /// Drives a core the way the server does: segments arrive D apart, ticks every 100 ms.
 struct Drive {
-    var core: SlotPublisher
+    @Carried var core: SlotPublisher
     let sink: RecordingSink
     let clock: ManualClock
     var now: Double { clock.now }
@@ -70,7 +103,8 @@ struct Drive {
         clock = ManualClock(now)
         let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: grace, onVariantFailure: failure, onLateSegment: late,
                                               lateSegmentsReplaceFills: lateSegmentsReplaceFills, alignsDiscontinuities: aligns)
-        core = SlotPublisher(settings: settings, restored: restored, now: now, wallNow: wallNow ?? Date(timeIntervalSince1970: 1_800_000_000 + now), sink: sink)
+        _core = Carried(wrappedValue: SlotPublisher(settings: settings, restored: restored, now: now, wallNow: wallNow ?? Date(timeIntervalSince1970: 1_800_000_000 + now)),
+                        into: sink)
     }
 
     var wallNow: Date { epoch.addingTimeInterval(now) }

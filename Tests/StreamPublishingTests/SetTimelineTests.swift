@@ -73,7 +73,7 @@ import Testing
         let sink = RecordingSink()
         let settings = SlotPublisher.Settings(variants: all, segmentDuration: 2, grace: 1, onLateSegment: late,
                                               setTimeline: SetTimeline(epoch: epoch, segmentDuration: 2))
-        let core = SlotPublisher(settings: settings, restored: restored, now: now, wallNow: epoch.addingTimeInterval(now - 100), sink: sink)
+        let core = SlotPublisher(settings: settings, restored: restored, now: now, wallNow: epoch.addingTimeInterval(now - 100))
         return (core, sink, ManualClock(now))
     }
 
@@ -81,7 +81,8 @@ import Testing
     /// filled by its policy (stand-ins) as their deadlines pass, and slot 5 is its first real
     /// entry, entry 5, dated epoch + 5 x D whatever its capture time said.
     @Test func angleStartingLateFillsTheSlotsBefore() {
-        var (core, sink, clock) = angle()
+        let (madeCore, sink, clock) = angle()
+        @Carried(into: sink) var core = madeCore
         advance(clock, by: 9.6) { core.tick(now: $0) }
         #expect(core.beginRun(now: clock.now) == 5)
         advance(clock, by: 2.4) { core.tick(now: $0) }
@@ -96,8 +97,10 @@ import Testing
 
     /// Two angles, one started at once and one 10 s later: entry n of both is slot n, dated alike.
     @Test func twoAnglesListSlotNAsEntryNDatedAlike() {
-        var (early, earlySink, clock) = angle()
-        var (late, lateSink, _) = angle()
+        let (madeEarly, earlySink, clock) = angle()
+        @Carried(into: earlySink) var early = madeEarly
+        let (madeLate, lateSink, _) = angle()
+        @Carried(into: lateSink) var late = madeLate
         #expect(early.beginRun(now: clock.now) == 0)
         for slot in 0..<8 {
             if slot == 5 { #expect(late.beginRun(now: clock.now) == 5) }
@@ -120,7 +123,8 @@ import Testing
     /// The cadence stays on the set's grid: a pipeline whose segments come 0.8 s late does not
     /// move the due times of later slots (a stream in no set follows its pipeline instead).
     @Test func cadenceStaysOnTheGrid() {
-        var (core, _, clock) = angle()
+        let (madeCore, coreSink, clock) = angle()
+        @Carried(into: coreSink) var core = madeCore
         _ = core.beginRun(now: clock.now)
         advance(clock, by: 2.8) { core.tick(now: $0) }
         core.segmentArrived(variant: "720p", slot: 0, duration: 2, programDateTime: epoch, now: clock.now)
@@ -131,7 +135,8 @@ import Testing
     /// `on_late_segment: stale` leaves a stalled stream's slots empty; an angle of a set lists
     /// them as GAP entries at their deadlines.
     @Test func staleLateSlotsAreGapsAtTheirDeadlines() {
-        var (core, sink, clock) = angle(late: .stale)
+        let (madeCore, sink, clock) = angle(late: .stale)
+        @Carried(into: sink) var core = madeCore
         _ = core.beginRun(now: clock.now)
         advance(clock, by: 2) { core.tick(now: $0) }
         for variant in all { core.segmentArrived(variant: variant, slot: 0, duration: 2, programDateTime: epoch, now: clock.now) }
@@ -146,7 +151,8 @@ import Testing
     /// on air; no stand-in files), listed at once, so entry n is still slot n.
     @Test func restartListsTheMissedSlotsAsGaps() {
         let restored = SlotPublisher.Restored(entries: 10, timeline: StreamTimeline(), lastProgramDateTime: epoch.addingTimeInterval(18), lastDuration: 2)
-        var (core, sink, clock) = angle(restored: restored, now: 100 + 80.2)
+        let (madeCore, sink, clock) = angle(restored: restored, now: 100 + 80.2)
+        @Carried(into: sink) var core = madeCore
         #expect(sink.slots("720p") == Array(10..<40))
         #expect(sink.entries["720p"]!.allSatisfy { $0.content == .gap })
         #expect(sink.entries["720p"]![29].programDateTime == epoch.addingTimeInterval(78))
@@ -161,7 +167,8 @@ import Testing
     /// ahead (a new run): dates stay the set's.
     @Test func restartAfterAVeryLongAbsenceSkips() {
         let restored = SlotPublisher.Restored(entries: 10, timeline: StreamTimeline(), lastProgramDateTime: epoch.addingTimeInterval(18), lastDuration: 2)
-        let (core, sink, _) = angle(restored: restored, now: 100 + 7 * 3600)
+        let (madeCore, sink, _) = angle(restored: restored, now: 100 + 7 * 3600)
+        @Carried(into: sink) var core = madeCore
         #expect(sink.entries["720p"] == nil)
         #expect(sink.timelines.last?.runs.last == StreamTimeline.Run(firstEntry: 10, firstSlot: 12_600))
         #expect(core.nextSlot(of: "720p") == 12_600)
@@ -171,7 +178,8 @@ import Testing
     /// a skip); an angle of a set lists each held slot as a GAP entry at its deadline instead,
     /// so it never leaves the set's slots, however long the outage.
     @Test func heldSlotsBecomeGapsNotASkip() {
-        var (core, sink, clock) = angle(late: .stale)
+        let (madeCore, sink, clock) = angle(late: .stale)
+        @Carried(into: sink) var core = madeCore
         _ = core.beginRun(now: clock.now)
         advance(clock, by: 2) { core.tick(now: $0) }
         for variant in all { core.segmentArrived(variant: variant, slot: 0, duration: 2, programDateTime: epoch, now: clock.now) }

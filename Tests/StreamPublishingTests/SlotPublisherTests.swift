@@ -362,7 +362,7 @@ import Testing
     @Test func aShedRungCarriesItsSiblingAndLeavesTheMaster() {
         let sink = RecordingSink()
         let settings = SlotPublisher.Settings(variants: ["720p", "360p", "180p"], segmentDuration: 2, grace: 1, onVariantFailure: .standin, shed: ["720p"])
-        var core = SlotPublisher(settings: settings, now: 100, wallNow: Date(timeIntervalSince1970: 1_800_000_100), sink: sink)
+        @Carried(into: sink) var core = SlotPublisher(settings: settings, now: 100, wallNow: Date(timeIntervalSince1970: 1_800_000_100))
         _ = core.beginRun(now: 100)
         for slot in 0..<3 {
             for variant in ["360p", "180p"] {

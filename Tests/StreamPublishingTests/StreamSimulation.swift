@@ -109,7 +109,7 @@ struct StreamSimulation {
     mutating func run(stalledAfter: Double = EncoderLiveness.defaultStalledAfter) {
         let settings = SlotPublisher.Settings(variants: variants, segmentDuration: d, grace: grace, onVariantFailure: .sibling, onLateSegment: .standin,
                                               standInsMatchTheEncoding: true, stalledAfter: stalledAfter, alignsDiscontinuities: true)
-        var core = LiveStreamCore(slots: SlotPublisher(settings: settings, now: start, wallNow: epoch, sink: sink), onInputLoss: .slate)
+        @Carried(into: sink) var core = LiveStreamCore(slots: SlotPublisher(settings: settings, now: start, wallNow: epoch), onInputLoss: .slate)
         _ = core.beginRun(now: start)
         var nextTick = start + 0.1
         for (at, event) in events() {

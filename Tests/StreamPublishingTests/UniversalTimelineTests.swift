@@ -19,7 +19,7 @@ import Testing
         let sink = RecordingSink()
         let settings = SlotPublisher.Settings(variants: all, segmentDuration: 2, grace: 1, onLateSegment: late,
                                               setTimeline: .universal(segmentDuration: 2), pairStartsWithGaps: pair, standInsMatchTheEncoding: encodes)
-        let core = SlotPublisher(settings: settings, restored: restored, now: 100, wallNow: wallNow, sink: sink)
+        let core = SlotPublisher(settings: settings, restored: restored, now: 100, wallNow: wallNow)
         return (core, sink, ManualClock(100))
     }
 
@@ -37,9 +37,11 @@ import Testing
     /// and a slot both list has the same number and date in both.
     @Test func twoBoxesStartedApartListTheSameSlotUnderTheSameNumber() {
         let first = 897_980_400
-        var (a, sinkA, aClock) = box(startedAt: today.addingTimeInterval(0.2))
+        let (madeA, sinkA, aClock) = box(startedAt: today.addingTimeInterval(0.2))
+        @Carried(into: sinkA) var a = madeA
         // B: 37.3 s later on the wall, and a monotonic clock of its own.
-        var (b, sinkB, bClock) = box(startedAt: today.addingTimeInterval(37.5))
+        let (madeB, sinkB, bClock) = box(startedAt: today.addingTimeInterval(37.5))
+        @Carried(into: sinkB) var b = madeB
         #expect(sinkA.numberedFrom == first)
         #expect(sinkB.numberedFrom == first + 19, "B's first slot starts at or after its start less half the grace")
         #expect(sinkA.timelines == [StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: first)])], "kept with the recording")
@@ -69,7 +71,8 @@ import Testing
         let timeline = StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: first)])
         let restored = SlotPublisher.Restored(entries: 10, timeline: timeline, lastProgramDateTime: grid.start(of: first + 9), lastDuration: 2)
         let back = today.addingTimeInterval(43_200 + 20.2)
-        var (core, sink, clock) = box(startedAt: back, restored: restored)
+        let (madeCore, sink, clock) = box(startedAt: back, restored: restored)
+        @Carried(into: sink) var core = madeCore
         let now = grid.firstSlot(startingAt: back.addingTimeInterval(-0.5))
         #expect(sink.numberedFrom == nil, "a recording keeps its numbers")
         #expect(sink.gapBatches["720p"] == [now - (first + 10) - 1], "one GAP as any fill (the seam), the rest in one batch")
@@ -107,7 +110,8 @@ import Testing
     /// A clock stepped forward under a running pipeline: its next segment lands an hour of
     /// slots ahead; the hour is GAP entries in one batch, not 1,800 stand-ins one by one.
     @Test func aSegmentFarAheadIsReachedByGapsInOneBatch() {
-        var (core, sink, clock) = box(startedAt: today)
+        let (madeCore, sink, clock) = box(startedAt: today)
+        @Carried(into: sink) var core = madeCore
         let first = 897_980_400
         _ = core.beginRun(now: clock.now)
         for variant in all { core.segmentArrived(variant: variant, slot: first, duration: 2, programDateTime: today, now: 102) }
@@ -129,7 +133,8 @@ import Testing
     @Test(arguments: [true, false])
     func onlyAnotherFormatIsADiscontinuity(encodes: Bool) {
         let first = 897_980_400
-        var (core, sink, _) = box(startedAt: today, encodes: encodes)
+        let (madeCore, sink, _) = box(startedAt: today, encodes: encodes)
+        @Carried(into: sink) var core = madeCore
         _ = core.beginRun(now: 100)
         for variant in all { core.segmentArrived(variant: variant, slot: first, duration: 2, programDateTime: today, now: 102) }
         // Slot first + 1 passes without a segment: a stand-in.
@@ -162,9 +167,9 @@ import Testing
 
         // A grid of one box's own (a set's): a new run is still a discontinuity.
         let sinkOwn = RecordingSink()
-        var own = SlotPublisher(settings: .init(variants: all, segmentDuration: 2, grace: 1, onLateSegment: .standin,
-                                                setTimeline: SetTimeline(epoch: today, segmentDuration: 2)),
-                                now: 100, wallNow: today, sink: sinkOwn)
+        @Carried(into: sinkOwn) var own = SlotPublisher(settings: .init(variants: all, segmentDuration: 2, grace: 1, onLateSegment: .standin,
+                                                                        setTimeline: SetTimeline(epoch: today, segmentDuration: 2)),
+                                                        now: 100, wallNow: today)
         _ = own.beginRun(now: 100)
         for variant in all { own.segmentArrived(variant: variant, slot: 0, duration: 2, programDateTime: today, now: 102) }
         _ = own.beginRun(now: 103)
@@ -179,7 +184,8 @@ import Testing
     @Test func aStandInThatIsNotTheRunsFormatIsTagged() {
         let first = 897_980_400
         for matches in [true, false] {
-            var (core, sink, _) = box(startedAt: today, pair: false)
+            let (madeCore, sink, _) = box(startedAt: today, pair: false)
+            @Carried(into: sink) var core = madeCore
             _ = core.beginRun(now: 100, standInMatchesRun: matches)
             for variant in all { core.segmentArrived(variant: variant, slot: first, duration: 2, programDateTime: today, now: 102) }
             core.tick(now: 106)
@@ -200,7 +206,8 @@ import Testing
     /// stand-ins.
     @Test func aStartingRunLeavesGapsNotStandIns() {
         let first = 897_980_400
-        var (core, sink, _) = box(startedAt: today)
+        let (madeCore, sink, _) = box(startedAt: today)
+        @Carried(into: sink) var core = madeCore
         _ = core.beginRun(now: 100)
         // The encoder's first segment is for slot first + 2: slots first and first + 1 passed.
         core.tick(now: 105.5)
@@ -213,7 +220,8 @@ import Testing
         listed = sink.entries["720p"]!.dropFirst(3).map { ($0.content == .gap ? "gap" : $0.content == .real ? "real" : "fill", $0.discontinuity) }
         #expect(listed.map(\.0) == ["gap", "gap", "gap", "fill", "fill"], "\(listed)")
         // A box of a venue with no pair: nobody else has those pictures, so the policy's stand-ins.
-        var (alone, aloneSink, _) = box(startedAt: today, pair: false)
+        let (madeAlone, aloneSink, _) = box(startedAt: today, pair: false)
+        @Carried(into: aloneSink) var alone = madeAlone
         _ = alone.beginRun(now: 100)
         alone.tick(now: 105.5)
         #expect(aloneSink.entries["720p"]!.allSatisfy { if case .standIn = $0.content { true } else { false } } && aloneSink.entries["720p"]!.count == 2)

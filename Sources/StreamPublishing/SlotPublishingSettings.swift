@@ -1,0 +1,67 @@
+import Foundation
+import HLSPlaylist
+import SidelineCore
+
+/// What the publishing core is made with (`SlotPublisher.Settings`): the ladder, the slot
+/// cadence, the fill policies, the set's grid, the pair's rules and the rungs shed at start.
+public struct SlotPublishingSettings: Sendable, Equatable {
+    /// Variant names, best first: "nearest sibling" is by ladder position.
+    public var variants: [String]
+    public var segmentDuration: Double
+    /// How long past its due time a slot waits for its real segment. See Docs/status-codes.md
+    /// for how the default was measured.
+    public var grace: Double
+    public var onVariantFailure: FailedVariantFill
+    public var onLateSegment: LateSegmentFill
+    /// Whether a real segment that comes after its slot was filled takes the fill's place
+    /// in the recording (`takeLate`): a pushed stream's backlog, sent when the uplink
+    /// returns. A camera's late segment is dropped, as it always was: its pipeline was
+    /// stalled or replaced, and what it finishes late is not worth a second copy.
+    public var lateSegmentsReplaceFills: Bool
+    /// The set's timeline, for an angle of a set (nil for a stream in no set): slots are the
+    /// set's (the cadence never moves off its grid), every entry is dated by its slot's start,
+    /// and no slot is left empty (`stale` fills are GAP entries at their deadline; slots a
+    /// restart missed are GAP entries up to `SetTimeline.maximumGapSlots`), so every angle
+    /// gives slot n the same media sequence number.
+    public var setTimeline: SetTimeline?
+    /// A box of a redundant pair (issue 35): a run of the encoder leaves the slots it misses
+    /// while starting GAP entries (`SlotPublisher.startingGapSlots`), which an edge asks the
+    /// other box for; without a pair a viewer is better served by the policy's stand-ins
+    /// (VLC 3.0, which knows no EXT-X-GAP, cannot start on one).
+    public var pairStartsWithGaps: Bool
+    /// Whether a stand-in is encoded as the variant's own segments are
+    /// (`standInsJoinTheEncoding`). On the universal grid such a stand-in, restamped onto its
+    /// slot's timestamps, is no discontinuity while the run's audio is the stand-in's
+    /// (`startsDiscontinuity`, `beginRun(now:standInMatchesRun:)`).
+    public var standInsMatchTheEncoding: Bool
+    /// Silence after which a variant's encoder counts as stalled and its late slots are
+    /// filled (`EncoderLiveness`); an encoder that reports progress is waited for.
+    public var stalledAfter: Double
+    /// Rungs served without encoding (`CapacityPlan.shedRungs`): failed from the start, out of
+    /// the master whatever `onVariantFailure` says, their slots a sibling's copies (a GAP
+    /// entry where no sibling has the slot), so a player already on one plays on.
+    public var shed: Set<String>
+    /// Whether EXT-X-DISCONTINUITY falls only on seams every variant tags (`SeamSchedule`), so
+    /// discontinuity sequences align across variants. Off in the server for now: with it,
+    /// GStreamer 1.22's playbin3 stopped in the variant-failure drill (PlayThroughEndToEndTests,
+    /// 2026-12-07: 0.45 played s per wall s, then nothing), where each rung's own tags play.
+    public var alignsDiscontinuities: Bool
+
+    public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
+                onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
+                setTimeline: SetTimeline? = nil, pairStartsWithGaps: Bool = false, standInsMatchTheEncoding: Bool = false,
+                stalledAfter: Double = EncoderLiveness.defaultStalledAfter, shed: Set<String> = [], alignsDiscontinuities: Bool = false) {
+        self.alignsDiscontinuities = alignsDiscontinuities
+        self.shed = shed
+        self.stalledAfter = stalledAfter
+        self.pairStartsWithGaps = pairStartsWithGaps
+        self.standInsMatchTheEncoding = standInsMatchTheEncoding
+        self.variants = variants
+        self.segmentDuration = segmentDuration
+        self.grace = grace
+        self.onVariantFailure = onVariantFailure
+        self.onLateSegment = onLateSegment
+        self.lateSegmentsReplaceFills = lateSegmentsReplaceFills
+        self.setTimeline = setTimeline
+    }
+}
