@@ -29,6 +29,12 @@ public struct RecordingReader: Sendable {
 
     /// `variant`'s media playlist; nil when there is none; throws when it is there and does
     /// not parse (a recording that cannot be continued as it is).
+    /// The stream's timeline map as its owner saved it (`StreamRecorder.writeTimeline`), or nil
+    /// when none was saved (a recording on one run of slots).
+    public func timeline() -> [UInt8]? {
+        FileManager.default.contents(atPath: layout.timelinePath).map(Array.init)
+    }
+
     public func mediaPlaylist(_ variant: String) throws(Unreadable) -> MediaPlaylist? {
         let path = layout.mediaPlaylistPath(variant)
         guard let text = text(path) else { return nil }

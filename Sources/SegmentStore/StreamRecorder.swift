@@ -76,6 +76,12 @@ public final class StreamRecorder: Sendable {
         try AtomicFile.write(text, to: layout.masterPlaylistPath)
     }
 
+    /// Saves the stream's timeline map (which slot each entry is, encoded by its owner), whole
+    /// or not at all, beside the playlists; read back by `RecordingReader.timeline()`.
+    public func writeTimeline(_ bytes: [UInt8]) throws(StoreError) {
+        try AtomicFile.write(bytes, to: layout.timelinePath)
+    }
+
     /// Creates the data directory if needed and proves a file can be written in it.
     static func checkWritable(_ directory: String) throws(StoreError) {
         do {

@@ -59,14 +59,16 @@ public struct LiveStreamCore: Sendable {
     }
 
     /// A part of `variant`'s segment for `slot` is ready: the entry whose header it is published
-    /// under, or nil when it is not published (`SlotPublisher.partArrived`). Only the camera's
-    /// segments have parts listed, never the slate's.
-    public mutating func partArrived(variant: String, slot: Int, index: Int, programDateTime: Date?, now: Double) -> PlannedEntry? {
+    /// under, the sequence number and the edge it is listed with, or nil when it is not published
+    /// (`SlotPublisher.partArrived`, `listPart`). Only the camera's segments have parts listed,
+    /// never the slate's.
+    public mutating func partArrived(variant: String, slot: Int, part: PartLedger.Part, programDateTime: Date?, now: Double) -> PublishedEdge.PartListing? {
         guard !ended else { return nil }
         slots.encoderProgressed(variant: variant, now: now)
-        guard inputLoss.showsCamera(segment: slot) else { return nil }
-        return slots.partArrived(variant: variant, slot: slot, index: index, programDateTime: programDateTime, now: now,
-                                 marks: inputLoss.cameraMarks(ofSegment: slot))
+        guard inputLoss.showsCamera(segment: slot),
+              let entry = slots.partArrived(variant: variant, slot: slot, index: part.index, programDateTime: programDateTime, now: now,
+                                            marks: inputLoss.cameraMarks(ofSegment: slot)) else { return nil }
+        return slots.listPart(part, of: variant, under: entry)
     }
 
     /// The box gives `variant` up, or takes it back (`SlotPublisher.shed`, `restore`).

@@ -104,11 +104,18 @@ public struct PartLedger: Sendable, Equatable {
     /// The parts made for the slot, if any, leave the playlist as for any fill.
     public mutating func gapListed(variant: String, slot: Int, sequence: Int, duration: Double, settings: Settings) {
         entryListed(variant: variant, slot: slot, sequence: sequence, real: false)
+        let parts = Self.gapParts(duration: duration, settings: settings)
+        guard !parts.isEmpty else { return }
+        edges[variant, default: Edge()].listed.append(Edge.ListedEntry(sequence: sequence, parts: parts))
+    }
+
+    /// The parts of a GAP entry of `duration` seconds: `settings.partsPerSegment` of them, each
+    /// at most PART-TARGET (none for a duration that is not a positive number).
+    public static func gapParts(duration: Double, settings: Settings) -> [Part] {
         let count = settings.partsPerSegment
         let each = min(max(duration, 0) / Double(count), settings.partTarget)
-        guard each > 0, each.isFinite else { return }
-        let parts = (0..<count).map { Part(index: $0, duration: each, independent: $0 == 0, gap: true) }
-        edges[variant, default: Edge()].listed.append(Edge.ListedEntry(sequence: sequence, parts: parts))
+        guard each > 0, each.isFinite else { return [] }
+        return (0..<count).map { Part(index: $0, duration: each, independent: $0 == 0, gap: true) }
     }
 }
 
@@ -132,15 +139,18 @@ extension PartLedger {
     /// all its parts). Parts are named by their segment (`PartialSegment.recordedURI`).
     public func edge(of variant: String, nextSequence: Int, settings: Settings) -> LowLatencyEdge {
         let held = edges[variant] ?? Edge()
-        func listed(_ parts: [Part], of sequence: Int) -> [PartialSegment] {
-            let segment = MediaSegment.recordedName(sequence: sequence)
-            return parts.map { PartialSegment(uri: PartialSegment.recordedURI(segment: segment, index: $0.index), duration: $0.duration, independent: $0.independent, gap: $0.gap) }
-        }
         var byEntry: [Int: [PartialSegment]] = [:]
-        for entry in held.listed { byEntry[entry.sequence] = listed(entry.parts, of: entry.sequence) }
-        let open = held.open.map { listed($0.parts, of: nextSequence) } ?? []
+        for entry in held.listed { byEntry[entry.sequence] = Self.rendered(entry.parts, of: entry.sequence) }
+        let open = held.open.map { Self.rendered($0.parts, of: nextSequence) } ?? []
         let hinted = open.count < settings.partsPerSegment ? (nextSequence, open.count) : (nextSequence + 1, 0)
         let hint = PreloadHint(uri: PartialSegment.recordedURI(segment: MediaSegment.recordedName(sequence: hinted.0), index: hinted.1))
         return LowLatencyEdge(partTarget: settings.partTarget, partsPerSegment: settings.partsPerSegment, listedParts: byEntry, openParts: open, hint: hint)
+    }
+
+    /// `parts` of entry `sequence` as a playlist lists them, named by their segment
+    /// (`PartialSegment.recordedURI`).
+    public static func rendered(_ parts: [Part], of sequence: Int) -> [PartialSegment] {
+        let segment = MediaSegment.recordedName(sequence: sequence)
+        return parts.map { PartialSegment(uri: PartialSegment.recordedURI(segment: segment, index: $0.index), duration: $0.duration, independent: $0.independent, gap: $0.gap) }
     }
 }

@@ -72,12 +72,14 @@ public struct PlannedEntry: Sendable, Equatable {
 /// (`SlotPublisher.takeEffects()`): the core itself writes nothing, so it runs in
 /// milliseconds under a test's clock and its lock is held only while it decides.
 public enum PublishingEffect: Sendable, Equatable {
-    /// List `entry` in `variant`'s playlist (segment first, then the playlist).
-    case list(PlannedEntry, variant: String)
+    /// List `entry` in `variant`'s playlist (segment first, then the playlist) as media
+    /// sequence number `sequence`, published with `edge` (its parts; nil without parts).
+    case list(PlannedEntry, variant: String, sequence: Int, edge: LowLatencyEdge?)
     /// GAP entries of one variant, alike but for their slots and dates, listed at once: a
     /// long absence on the universal grid is thousands of them, and one write of the playlist
     /// costs what one entry costs where a write each would cost the square.
-    case listGaps([PlannedEntry], variant: String)
+    /// The first is `firstSequence`; `edge` goes with the last.
+    case listGaps([PlannedEntry], variant: String, firstSequence: Int, edge: LowLatencyEdge?)
     /// The variants the master should list now, best first (none until every listed
     /// variant's media playlist answers 200).
     case master(listing: [String])
@@ -90,18 +92,14 @@ public enum PublishingEffect: Sendable, Equatable {
 
 /// Carries out the core's effects: a recorder and registry in the server, a list in tests.
 public protocol PublishingSink: AnyObject, Sendable {
-    func list(_ entry: PlannedEntry, in variant: String)
+    func list(_ entry: PlannedEntry, in variant: String, sequence: Int, edge: LowLatencyEdge?)
     func masterChanged(listing variants: [String])
     func timelineChanged(_ timeline: StreamTimeline)
-    func listGaps(_ entries: [PlannedEntry], in variant: String)
+    func listGaps(_ entries: [PlannedEntry], in variant: String, firstSequence: Int, edge: LowLatencyEdge?)
     func numberFrom(slot: Int)
 }
 
 extension PublishingSink {
-    /// One `list` each (a sink with nothing to save by writing them together).
-    public func listGaps(_ entries: [PlannedEntry], in variant: String) {
-        for entry in entries { list(entry, in: variant) }
-    }
 
     /// A sink that numbers by entry alone (tests that look at slots) need not.
     public func numberFrom(slot: Int) {}
@@ -110,8 +108,8 @@ extension PublishingSink {
     public func carry(_ effects: [PublishingEffect]) {
         for effect in effects {
             switch effect {
-            case let .list(entry, variant): list(entry, in: variant)
-            case let .listGaps(entries, variant): listGaps(entries, in: variant)
+            case let .list(entry, variant, sequence, edge): list(entry, in: variant, sequence: sequence, edge: edge)
+            case let .listGaps(entries, variant, firstSequence, edge): listGaps(entries, in: variant, firstSequence: firstSequence, edge: edge)
             case let .master(listing): masterChanged(listing: listing)
             case let .timeline(timeline): timelineChanged(timeline)
             case let .numberFrom(slot): numberFrom(slot: slot)

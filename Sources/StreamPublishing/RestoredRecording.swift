@@ -13,8 +13,12 @@ public struct RestoredRecording: Sendable, Equatable {
     /// Entries (indices) of each variant a late segment may still replace
     /// (`MediaPlaylist.replaceableEntries`); only used with `lateSegmentsReplaceFills`.
     public var replaceable: [String: [Int]] = [:]
+    /// The recorded playlists' EXT-X-MEDIA-SEQUENCE: entry 0's number (`PublishedEdge`).
+    public var firstSequence = 0
 
-    public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double, replaceable: [String: [Int]] = [:]) {
+    public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double, replaceable: [String: [Int]] = [:],
+                firstSequence: Int = 0) {
+        self.firstSequence = firstSequence
         self.entries = entries
         self.timeline = timeline
         self.lastProgramDateTime = lastProgramDateTime

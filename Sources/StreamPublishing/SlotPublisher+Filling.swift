@@ -132,8 +132,9 @@ extension SlotPublisher {
                          programDateTime: slotDates.date(of: slot) ?? date(ofSlot: slot),
                          duration: settings.segmentDuration)
         }
-        effects.append(.listGaps(entries, variant: name))
         var state = variants[name]!
+        let edge = published.listedGaps(entries, fromEntry: state.entries, in: name)
+        effects.append(.listGaps(entries, variant: name, firstSequence: published.sequence(ofEntry: state.entries), edge: edge))
         state.next = slots.upperBound
         state.entries += entries.count
         state.lastSource = .gap
@@ -170,7 +171,8 @@ extension SlotPublisher {
         if source != .gap { state.lastMediaSource = source }
         if !(settings.alignsDiscontinuities && source == .standIn && isTheGridsOwnFormat(.standIn)) { state.lastJudged = source }
         if let opened = state.opened, opened.entry.slot <= entry.slot { state.opened = nil }
-        effects.append(.list(entry, variant: name))
+        let edge = published.listed(entry, asEntry: state.entries, in: name)
+        effects.append(.list(entry, variant: name, sequence: published.sequence(ofEntry: state.entries), edge: edge))
         state.next = entry.slot + 1
         state.entries += 1
         state.lastSource = source

@@ -26,6 +26,13 @@ extension SlotPublisher {
         return entry
     }
 
+    /// Lists `part` of `variant` under `entry` (what `partArrived` promised): its sequence
+    /// number and the edge to publish it with, or nil when it is out of order.
+    public mutating func listPart(_ part: PartLedger.Part, of name: String, under entry: PlannedEntry) -> PublishedEdge.PartListing? {
+        guard let entries = variants[name]?.entries else { return nil }
+        return published.partArrived(part, of: name, under: entry, entries: entries)
+    }
+
     /// `variant`'s encoder made pictures at `now` (a frame, a part, a segment): it is late, not
     /// gone, and its slots wait for it. A failed one is back (a failed encoder makes nothing
     /// until it is set up again): its siblings' copies stop, and its own segments come, at a

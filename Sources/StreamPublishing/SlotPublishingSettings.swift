@@ -46,11 +46,18 @@ public struct SlotPublishingSettings: Sendable, Equatable {
     /// GStreamer 1.22's playbin3 stopped in the variant-failure drill (PlayThroughEndToEndTests,
     /// 2026-12-07: 0.45 played s per wall s, then nothing), where each rung's own tags play.
     public var alignsDiscontinuities: Bool
+    /// Low-Latency HLS: what parts are listed (nil: none), and how many of the newest entries
+    /// keep theirs listed (`PartLedger.kept`).
+    public var parts: PartLedger.Settings?
+    public var partEntriesKept: Int
 
     public init(variants: [String], segmentDuration: Double, grace: Double = SlotPublisher.defaultGrace,
                 onVariantFailure: FailedVariantFill = .sibling, onLateSegment: LateSegmentFill = .standin, lateSegmentsReplaceFills: Bool = false,
                 setTimeline: SetTimeline? = nil, pairStartsWithGaps: Bool = false, standInsMatchTheEncoding: Bool = false,
-                stalledAfter: Double = EncoderLiveness.defaultStalledAfter, shed: Set<String> = [], alignsDiscontinuities: Bool = false) {
+                stalledAfter: Double = EncoderLiveness.defaultStalledAfter, shed: Set<String> = [], alignsDiscontinuities: Bool = false,
+                parts: PartLedger.Settings? = nil, partEntriesKept: Int = 1) {
+        self.parts = parts
+        self.partEntriesKept = partEntriesKept
         self.alignsDiscontinuities = alignsDiscontinuities
         self.shed = shed
         self.stalledAfter = stalledAfter
@@ -63,5 +70,16 @@ public struct SlotPublishingSettings: Sendable, Equatable {
         self.onLateSegment = onLateSegment
         self.lateSegmentsReplaceFills = lateSegmentsReplaceFills
         self.setTimeline = setTimeline
+    }
+
+    /// Whether a stream's stand-ins join its own segments as one coded stream: a stream this box
+    /// encodes (not a pushed one, whose segments come from the sender's encoder), whose stand-in
+    /// goes through the rung's own scaler and x264 settings, parts' included (`StandInEncoder`:
+    /// the same SPS, PPS and decode delay at the configured effort step; a rung at a lower step
+    /// differs as it does from its own earlier steps, which join untagged too), and fills its
+    /// whole slot (`standInDurations` each `segmentDuration`: at a rate whose slot is not a whole
+    /// number of frames, 29.97 fps, the stand-in holds the fewest and leaves a frame's hole).
+    public static func standInsJoinTheEncoding(isPushed: Bool, standInDurations: [Double], segmentDuration: Double) -> Bool {
+        !isPushed && !standInDurations.isEmpty && standInDurations.allSatisfy { abs($0 - segmentDuration) < 0.0005 }
     }
 }

@@ -45,11 +45,13 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         /// What a pusher said about its stream, in place of the config's (nil: the config's).
         var sessionData: [SessionData]?
         var writes = WriteHealth()
-        /// Which parts each variant's playlist lists (Low-Latency HLS); unused without `parts`.
-        var partLedger = PartLedger(keep: 1)
         /// The published parts of each variant's segment being made, joined: what its entry
         /// holds if its encoder stops before the segment (`PlannedEntry.Content.listedParts`).
         var publishedParts: [String: PublishedParts] = [:]
+        /// Entries the core listed with parts that the disk could not hold (listed as
+        /// EXT-X-GAP instead), by variant and sequence number, with their durations: their
+        /// parts are GAP parts in every edge published from then on (`marked`).
+        var unwritten: [String: [Int: Double]] = [:]
     }
 
     private struct PublishedParts {
@@ -58,13 +60,9 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         var duration = 0.0
     }
 
-    /// Low-Latency HLS: what parts are listed (nil: the stream lists none).
-    let parts: PartLedger.Settings?
-
     init(recorder: StreamRecorder, registry: StreamRegistry, streamName: String, standIns: [String: StandIn], clock: SegmentClock,
          master: MasterAssembly, rates: [(name: String, rates: RungRates)], variantMetrics: [String: SidelineMetrics.Variant],
-         parts: PartLedger.Settings?, targetDuration: Int, logger: Logger) {
-        self.parts = parts
+         logger: Logger) {
         self.recorder = recorder
         self.registry = registry
         self.streamName = streamName
@@ -79,60 +77,46 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         self.logger = logger
         state.withLock { s in
             for (name, standIn) in standIns { s.formats[name] = standIn.format }
-            s.partLedger = PartLedger(keep: PartLedger.kept(targetDuration: targetDuration, segmentDuration: clock.segmentDuration))
         }
     }
 
-    /// A part of `variant`'s segment for `part.segment` is complete: listed (a new playlist
-    /// version, its bytes served from memory) when that slot is the one the variant lists next
-    /// and shows the camera (`PartLedger`). Called by the stream's serial runner, in the core's
-    /// order, as `list` is.
-    /// `entry`: the entry the core promised for the part's slot (`LiveStreamCore.partArrived`);
-    /// its header lines (date ranges, discontinuity, date) go before the parts, as they will
-    /// stand before the segment's EXTINF.
-    func partArrived(_ part: EncodedPart, of variant: String, entry: PlannedEntry) {
-        guard let parts, let target = recorder.variants[variant] else { return }
-        let playlist = target.playlist
-        guard !playlist.endList else { return }
-        let nextSequence = playlist.lastSequence + 1
-        let edge = state.withLock { s -> LowLatencyEdge? in
-            let listed = s.partLedger.partArrived(variant: variant, slot: part.segment,
-                                                  part: .init(index: part.index, duration: part.duration, independent: part.independent),
-                                                  nextSlot: entry.slot, camera: true)
-            guard listed else { return nil }
+    /// A part of `variant`'s segment the core listed (`LiveStreamCore.partArrived`): published
+    /// under its entry's sequence number with the edge the core decided (a new playlist
+    /// version, its bytes served from memory), and kept, joined with the segment's earlier
+    /// parts, for the entry that lists them if the encoder stops inside the segment.
+    func partArrived(_ part: EncodedPart, of variant: String, listing: PublishedEdge.PartListing) {
+        guard let edge = listing.edge, let target = recorder.variants[variant], !target.playlist.endList else { return }
+        let marked = state.withLock { s -> LowLatencyEdge in
             if s.publishedParts[variant]?.slot != part.segment { s.publishedParts[variant] = PublishedParts(slot: part.segment) }
             s.publishedParts[variant]!.bytes += part.bytes
             s.publishedParts[variant]!.duration += part.duration
-            var edge = s.partLedger.edge(of: variant, nextSequence: nextSequence, settings: parts)
-            edge.openProgramDateTime = entry.programDateTime
-            edge.openDiscontinuity = entry.discontinuity
-            edge.openDateRanges = entry.dateRanges
-            return edge
+            return Self.marked(edge, unwritten: s.unwritten[variant])
         }
-        guard let edge else { return }
-        registry.apply(.part(stream: streamName, variant: variant, .init(sequence: nextSequence, index: part.index, bytes: part.bytes), edge: edge))
+        registry.apply(.part(stream: streamName, variant: variant, .init(sequence: listing.sequence, index: part.index, bytes: part.bytes), edge: marked))
     }
 
-    /// After `variant`'s entry for `slot` was recorded as `sequence`: its parts move under it
-    /// (`real`) or leave the playlist (a fill); a GAP entry of `gap` seconds lists GAP parts.
-    /// The edge the publication carries; nil without parts.
-    private func edgeAfterListing(_ variant: String, slot: Int, sequence: Int, real: Bool, gap: Double? = nil) -> LowLatencyEdge? {
-        if let gap { return edgeAfterListingGaps(variant, [(slot, sequence, gap)]) }
-        guard let parts else { return nil }
-        return state.withLock { s in
-            s.partLedger.entryListed(variant: variant, slot: slot, sequence: sequence, real: real)
+    /// `edge` with the parts of entries the disk could not hold as GAP parts, as their entries are.
+    private static func marked(_ edge: LowLatencyEdge, unwritten: [Int: Double]?) -> LowLatencyEdge {
+        guard let unwritten, !unwritten.isEmpty else { return edge }
+        var edge = edge
+        let settings = PartLedger.Settings(partTarget: edge.partTarget, partsPerSegment: edge.partsPerSegment)
+        for (sequence, duration) in unwritten where edge.listedParts[sequence]?.contains(where: { !$0.gap }) == true {
+            edge.listedParts[sequence] = PartLedger.rendered(PartLedger.gapParts(duration: duration, settings: settings), of: sequence)
+        }
+        return edge
+    }
+
+    /// After `variant`'s entry `sequence` was recorded: the parts of its slot are not held any
+    /// more, and an entry the core meant as media that went down as EXT-X-GAP is remembered
+    /// (`unwritten`, the newest 64). The edge to publish it with.
+    private func edgeAfterListing(_ edge: LowLatencyEdge?, of variant: String, slot: Int, sequence: Int, unwritten duration: Double?) -> LowLatencyEdge? {
+        state.withLock { s in
             if let held = s.publishedParts[variant], held.slot <= slot { s.publishedParts[variant] = nil }
-            return s.partLedger.edge(of: variant, nextSequence: sequence + 1, settings: parts)
-        }
-    }
-
-    /// `edgeAfterListing` for GAP entries (one, or a batch for a long absence on the universal
-    /// grid): the ledger takes each under one lock, and the edge is made once, after the last.
-    private func edgeAfterListingGaps(_ variant: String, _ gaps: [(slot: Int, sequence: Int, duration: Double)]) -> LowLatencyEdge? {
-        guard let parts, let last = gaps.last else { return nil }
-        return state.withLock { s in
-            for gap in gaps { s.partLedger.gapListed(variant: variant, slot: gap.slot, sequence: gap.sequence, duration: gap.duration, settings: parts) }
-            return s.partLedger.edge(of: variant, nextSequence: last.sequence + 1, settings: parts)
+            if let duration, edge?.listedParts[sequence] != nil {
+                s.unwritten[variant, default: [:]][sequence] = duration
+                s.unwritten[variant] = s.unwritten[variant]?.filter { $0.key > sequence - 64 }
+            }
+            return edge.map { Self.marked($0, unwritten: s.unwritten[variant]) }
         }
     }
 
@@ -143,7 +127,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
 
     // MARK: PublishingSink
 
-    public func list(_ entry: PlannedEntry, in variant: String) {
+    public func list(_ entry: PlannedEntry, in variant: String, sequence: Int, edge: LowLatencyEdge?) {
         guard let target = recorder.variants[variant] else { return }
         var body: VariantRecorder.Body = .gap
         var duration = entry.duration
@@ -185,10 +169,10 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         case .real, .listedParts, .gap: break
         }
         let recorded = target.list(body, duration: duration, programDateTime: entry.programDateTime, discontinuity: entry.discontinuity, dateRanges: entry.dateRanges)
-        // The camera's own segment, written as cut: exactly its parts one after another.
-        let real = recorded.segmentWritten && ((entry.content == .real && material == .staged) || entry.content == .listedParts)
-        let edge = edgeAfterListing(variant, slot: entry.slot, sequence: recorded.playlist.playlist.lastSequence, real: real,
-                                    gap: recorded.segmentWritten ? nil : duration)
+        checkNumbering(recorded.playlist.playlist.lastSequence, against: sequence, of: variant)
+        // Meant as media, down as EXT-X-GAP (no file written): its parts are GAP parts too.
+        let edge = edgeAfterListing(edge, of: variant, slot: entry.slot, sequence: sequence,
+                                    unwritten: recorded.segmentWritten || entry.content == .gap ? nil : duration)
         if recorded.segmentWritten {
             registry.apply(.publish(.init(
                 .segment(recorded.name, file: .init(path: recorder.layout.segmentPath(variant, recorded.name), size: recorded.size, duration: duration, fill: entry.content.fillName)),
@@ -206,13 +190,22 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         reportDisk(recorded.diskError, variant: variant)
     }
 
-    public func listGaps(_ entries: [PlannedEntry], in variant: String) {
+    public func listGaps(_ entries: [PlannedEntry], in variant: String, firstSequence: Int, edge: LowLatencyEdge?) {
         guard let target = recorder.variants[variant], !entries.isEmpty else { return }
         let recorded = target.listGaps(entries.map { ($0.duration, $0.programDateTime, $0.discontinuity) })
-        let edge = edgeAfterListingGaps(variant, zip(entries, (recorded.playlist.playlist.lastSequence - entries.count + 1)...).map { ($0.slot, $1, $0.duration) })
+        checkNumbering(recorded.playlist.playlist.lastSequence, against: firstSequence + entries.count - 1, of: variant)
+        let edge = edgeAfterListing(edge, of: variant, slot: entries[entries.count - 1].slot, sequence: firstSequence + entries.count - 1, unwritten: nil)
         registry.apply(.publish(.init(.gaps(Set(recorded.names)), stream: streamName, variant: variant, playlist: recorded.playlist, edge: edge)))
         variantMetrics[variant]?.gapSegments.increment(by: recorded.names.count)
         reportDisk(recorded.diskError, variant: variant)
+    }
+
+    /// The recorder numbers entries as the core does (`PublishedEdge`); said loudly if not, as a
+    /// part would be listed under another entry's number.
+    private func checkNumbering(_ recorded: Int, against decided: Int, of variant: String) {
+        guard recorded != decided else { return }
+        logger.error("internal: the recording numbered an entry differently from the stream's core; its parts may be listed under the wrong entry",
+                     metadata: ["variant": "\(variant)", "recorded": "\(recorded)", "decided": "\(decided)"])
     }
 
     public func numberFrom(slot: Int) {
@@ -250,7 +243,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
 
     public func timelineChanged(_ timeline: StreamTimeline) {
         do {
-            try AtomicFile.write(Array(try JSONEncoder().encode(timeline)), to: recorder.layout.timelinePath)
+            try recorder.writeTimeline(Array(try JSONEncoder().encode(timeline)))
         } catch {
             logger.error("timeline map not written; a restart may continue the timestamps from an earlier point", metadata: ["error": "\(error)"])
         }

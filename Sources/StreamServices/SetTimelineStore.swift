@@ -50,7 +50,7 @@ public enum SetTimelineStore {
         let reader = RecordingReader(layout: layout)
         let playlists = stream.video.ladder.compactMap { rung in (try? reader.mediaPlaylist(rung.name)) ?? nil }
         guard let longest = playlists.max(by: { $0.segments.count < $1.segments.count }) else { return nil }
-        let timeline = FileManager.default.contents(atPath: layout.timelinePath).flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: $0) } ?? StreamTimeline()
+        let timeline = reader.timeline().flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: Data($0)) } ?? StreamTimeline()
         return SetTimeline.lastDated(longest.segments, timeline: timeline)
     }
 }

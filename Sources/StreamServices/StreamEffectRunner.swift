@@ -16,8 +16,8 @@ final class StreamEffectRunner: Sendable {
         case stage(EncodedSegment, variant: String)
         /// What the core decided (`PublishingEffect`).
         case publishing(PublishingEffect)
-        /// A part published under `entry`, the entry its slot's header lines promise.
-        case part(EncodedPart, variant: String, entry: PlannedEntry)
+        /// A part the core listed: under which entry, with which sequence number and edge.
+        case part(EncodedPart, variant: String, listing: PublishedEdge.PartListing)
         /// The stream ended: every playlist closes with EXT-X-ENDLIST.
         case end
     }

@@ -76,7 +76,7 @@ public final class StreamPublisher: Sendable {
                                     })
         let segmentClock = SegmentClock(frameRate: FrameRate(stream.video.frameRate), segmentDuration: configuration.segmentDuration)
         let writer = PlaylistWriter(recorder: recorder, registry: registry, streamName: stream.name, standIns: standIns, clock: segmentClock, master: master,
-                                    rates: rates, variantMetrics: variantMetrics, parts: parts, targetDuration: targetDuration, logger: logger)
+                                    rates: rates, variantMetrics: variantMetrics, logger: logger)
         self.writer = writer
         let restored = Self.restored(recorder)
         var grid = setTimeline
@@ -92,9 +92,10 @@ public final class StreamPublisher: Sendable {
                                               onVariantFailure: stream.onVariantFailure, onLateSegment: stream.onLateSegment,
                                               lateSegmentsReplaceFills: lateSegmentsReplaceFills, setTimeline: grid,
                                               pairStartsWithGaps: configuration.redundancy != nil,
-                                              standInsMatchTheEncoding: SlotPublisher.standInsJoinTheEncoding(isPushed: stream.isPushed, standInDurations: standIns.values.map(\.duration),
+                                              standInsMatchTheEncoding: SlotPublishingSettings.standInsJoinTheEncoding(isPushed: stream.isPushed, standInDurations: standIns.values.map(\.duration),
                                                                                                              segmentDuration: configuration.segmentDuration),
-                                              shed: Set(shed))
+                                              shed: Set(shed), parts: parts,
+                                              partEntriesKept: PartLedger.kept(targetDuration: targetDuration, segmentDuration: configuration.segmentDuration))
         var slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date())
         // Nothing else reaches the writer yet: the start's effects (the timeline, the GAP
         // entries of a set's passed slots, the master) are carried out here.
@@ -104,7 +105,7 @@ public final class StreamPublisher: Sendable {
             switch job {
             case let .stage(segment, variant): writer.stage(segment, for: variant)
             case let .publishing(effect): writer.carry([effect])
-            case let .part(part, variant, entry): writer.partArrived(part, of: variant, entry: entry)
+            case let .part(part, variant, listing): writer.partArrived(part, of: variant, listing: listing)
             case .end: writer.closeEveryPlaylist()
             }
         }
@@ -121,9 +122,11 @@ public final class StreamPublisher: Sendable {
     /// What the recording on disk holds, for the core to continue its timeline.
     private static func restored(_ recorder: StreamRecorder) -> SlotPublisher.Restored? {
         guard let longest = recorder.variants.values.max(by: { $0.count < $1.count }) else { return nil }
-        let timeline = FileManager.default.contents(atPath: recorder.layout.timelinePath).flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: $0) }
+        let timeline = RecordingReader(layout: recorder.layout).timeline().flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: Data($0)) }
         var restored = SlotPublisher.Restored(recorded: longest.playlist.segments, timeline: timeline)
         restored?.replaceable = recorder.variants.mapValues(\.playlist.replaceableEntries)
+        // The recorder's numbering, which it aligned across variants at start.
+        restored?.firstSequence = longest.playlist.mediaSequence
         return restored
     }
 
@@ -212,10 +215,11 @@ public final class StreamPublisher: Sendable {
             // part goes out under it, after what the core decided before it.
             let recovered = withCore { c, jobs in
                 let failed = c.slots.isFailed(variant)
-                if let entry = c.partArrived(variant: variant, slot: part.segment, index: part.index, programDateTime: part.segmentCaptured,
-                                             now: registry.clock()) {
+                let listed = PartLedger.Part(index: part.index, duration: part.duration, independent: part.independent)
+                if let listing = c.partArrived(variant: variant, slot: part.segment, part: listed, programDateTime: part.segmentCaptured, now: registry.clock()),
+                   listing.edge != nil {
                     jobs += c.takeEffects().map(StreamEffectRunner.Job.publishing)
-                    jobs.append(.part(part, variant: variant, entry: entry))
+                    jobs.append(.part(part, variant: variant, listing: listing))
                 }
                 return failed && !c.slots.isFailed(variant)
             }

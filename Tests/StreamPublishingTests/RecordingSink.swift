@@ -16,10 +16,20 @@ final class RecordingSink: PublishingSink, @unchecked Sendable {
     /// What `numberFrom(slot:)` said.
     var numberedFrom: Int?
 
-    func list(_ entry: PlannedEntry, in variant: String) { entries[variant, default: []].append(entry) }
-    func listGaps(_ gaps: [PlannedEntry], in variant: String) {
+    /// Each entry's media sequence number, and the edge each listing was published with.
+    var sequences: [String: [Int]] = [:]
+    var edges: [String: [LowLatencyEdge?]] = [:]
+
+    func list(_ entry: PlannedEntry, in variant: String, sequence: Int, edge: LowLatencyEdge?) {
+        entries[variant, default: []].append(entry)
+        sequences[variant, default: []].append(sequence)
+        edges[variant, default: []].append(edge)
+    }
+    func listGaps(_ gaps: [PlannedEntry], in variant: String, firstSequence: Int, edge: LowLatencyEdge?) {
         gapBatches[variant, default: []].append(gaps.count)
         entries[variant, default: []] += gaps
+        sequences[variant, default: []] += gaps.indices.map { firstSequence + $0 }
+        edges[variant, default: []].append(edge)
     }
     func numberFrom(slot: Int) { numberedFrom = slot }
     func masterChanged(listing variants: [String]) { masters.append(variants) }

@@ -121,7 +121,7 @@ struct StreamSimulation {
             case let .progress(variant):
                 core.encoderProgressed(variant: variant, now: at)
             case let .part(variant, slot, index):
-                if let entry = core.partArrived(variant: variant, slot: slot, index: index, programDateTime: date(of: slot, variant), now: at),
+                if let entry = core.partArrived(variant: variant, slot: slot, part: .init(index: index, duration: d / 4, independent: index == 0), programDateTime: date(of: slot, variant), now: at)?.entry,
                    published[variant, default: [:]][slot] == nil {
                     published[variant, default: [:]][slot] = entry
                 }

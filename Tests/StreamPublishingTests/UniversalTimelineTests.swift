@@ -194,10 +194,10 @@ import Testing
             #expect(listed.map(\.0) == [true, false, true], "\(listed)")
             #expect(listed.map(\.1) == (matches ? [false, false, false] : [false, true, true]), "matches \(matches): \(listed)")
         }
-        #expect(SlotPublisher.standInsJoinTheEncoding(isPushed: false, standInDurations: [2, 2], segmentDuration: 2))
-        #expect(!SlotPublisher.standInsJoinTheEncoding(isPushed: true, standInDurations: [2], segmentDuration: 2), "a pushed stream: the sender's encoder")
-        #expect(!SlotPublisher.standInsJoinTheEncoding(isPushed: false, standInDurations: [59 * 1001.0 / 30000], segmentDuration: 2), "29.97 fps: a frame short of its slot")
-        #expect(!SlotPublisher.standInsJoinTheEncoding(isPushed: false, standInDurations: [], segmentDuration: 2), "no stand-ins")
+        #expect(SlotPublishingSettings.standInsJoinTheEncoding(isPushed: false, standInDurations: [2, 2], segmentDuration: 2))
+        #expect(!SlotPublishingSettings.standInsJoinTheEncoding(isPushed: true, standInDurations: [2], segmentDuration: 2), "a pushed stream: the sender's encoder")
+        #expect(!SlotPublishingSettings.standInsJoinTheEncoding(isPushed: false, standInDurations: [59 * 1001.0 / 30000], segmentDuration: 2), "29.97 fps: a frame short of its slot")
+        #expect(!SlotPublishingSettings.standInsJoinTheEncoding(isPushed: false, standInDurations: [], segmentDuration: 2), "no stand-ins")
     }
 
     /// A run of the encoder starting on a box of a pair leaves its first slots GAP entries (the
