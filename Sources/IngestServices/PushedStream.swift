@@ -157,7 +157,7 @@ public final class PushedStream: Sendable {
 
     private func receivePlaylist(_ body: [UInt8], of variant: String) -> Result<IngestReceipt, Refusal> {
         let (plan, publisher) = current.withLock { ($0.plan, $0.publisher) }
-        let actions = core.withLock { $0.playlistUploaded(variant: variant, body: body, now: Date()) { publisher.beginPushSession() } }
+        let actions = core.withLock { $0.playlistUploaded(variant: variant, body: body, now: Date(), beginningSessionsOn: publisher) }
         for action in actions {
             switch action {
             case let .keepSession(persisted):

@@ -55,6 +55,15 @@ extension PushedStreamCore {
     }
 
     /// The upload's answer, from the core's last action.
+    /// `playlistUploaded`, with a push session begun on `publisher` when the playlist begins one
+    /// (the slot its first segment takes), and the playlist decided again with that slot.
+    /// Called under the core's lock, so both steps see the same state.
+    mutating func playlistUploaded(variant: String, body: [UInt8], now: Date, beginningSessionsOn publisher: StreamPublisher) -> [Action] {
+        let actions = playlistUploaded(variant: variant, body: body, now: now)
+        guard actions == [.beginSession] else { return actions }
+        return playlistUploaded(variant: variant, body: body, now: now, sessionSlot: publisher.beginPushSession())
+    }
+
     static func receipt(_ action: Action?) -> Result<IngestReceipt, Refusal> {
         switch action {
         case let .answer(created, message): .success(IngestReceipt(created: created, message: message))

@@ -16,7 +16,7 @@ import SidelineCore
 /// one stays in force).
 ///
 /// **Sessions.** A run of the remote encoder is a session: its first listed segment takes the
-/// slot the publishing core gives it (`startSession`, the same call a camera's pipeline run
+/// slot the publishing core gives it (`sessionSlot`, from the same call a camera's pipeline run
 /// makes), and every later segment of the session the slot its media sequence number says,
 /// so a segment that arrives late, or is retried, lands where it belongs on the timeline. Its
 /// timestamps are moved by one shift for the whole session, so they continue the stream's
@@ -235,9 +235,12 @@ public struct IngestLedger: Sendable {
 
     /// A media playlist of `variant` was uploaded. Returns the received segments it makes
     /// ready, in playlist order; they leave the received set. `now`: the wall clock, for a
-    /// session whose playlist carries no EXT-X-PROGRAM-DATE-TIME. `startSession`: called once
-    /// when a new session begins, returns the slot its first segment takes.
-    public mutating func playlistReceived(variant: String, text: String, now: Date, startSession: () -> Int) -> Result<[Listing], Rejection> {
+    /// session whose playlist carries no EXT-X-PROGRAM-DATE-TIME. `sessionSlot`: the slot a new
+    /// session's first segment takes, once the publisher began the session; while it is nil, a
+    /// playlist that begins one changes nothing and answers `.beginsSession`: the owner begins a
+    /// push session on the publisher (`StreamPublisher.beginPushSession`) and gives this
+    /// playlist again with the slot that gave.
+    public mutating func playlistReceived(variant: String, text: String, now: Date, sessionSlot: Int?) -> Result<PlaylistReceipt, Rejection> {
         guard var ledger = variants[variant] else { return .failure(.unknownVariant(variant, known: settings.variants)) }
         let playlist: MediaPlaylist
         do {
@@ -290,7 +293,7 @@ public struct IngestLedger: Sendable {
         }
         guard let firstFresh = fresh.first, let firstReceived = ledger.received[firstFresh.segment.uri] else {
             variants[variant] = ledger
-            return .success([])
+            return .success(.listed([]))
         }
         // Joins the session another variant began since this one last listed, or begins one.
         let joinable = session.map { !inCurrentSession && $0.number != ledger.session } ?? false
@@ -310,7 +313,9 @@ public struct IngestLedger: Sendable {
             return .failure(rejection)
         }
         if !joinable && !inCurrentSession {
-            var slot = startSession()
+            // Nothing is kept before the session's slot is known: asked again with it, this
+            // playlist comes here the same way.
+            guard var slot = sessionSlot else { return .success(.beginsSession) }
             let startDate = firstFresh.segment.programDateTime ?? now.addingTimeInterval(-firstReceived.duration)
             var start = settings.slotStart(slot)
             if let dated = firstFresh.segment.programDateTime, let placed = settings.setPlacement(of: dated, now: now) {
@@ -323,7 +328,7 @@ public struct IngestLedger: Sendable {
         }
         guard let current = session else {
             variants[variant] = ledger
-            return .success([])
+            return .success(.listed([]))
         }
         ledger.session = current.number
         var listings: [Listing] = []
@@ -340,7 +345,7 @@ public struct IngestLedger: Sendable {
             ledger.highestListed = max(ledger.highestListed ?? entry.sequence, entry.sequence)
         }
         variants[variant] = ledger
-        return .success(listings)
+        return .success(.listed(listings))
     }
 
     /// Whether `fresh` keeps a session's bounds: no sequence number more than a day of slots past

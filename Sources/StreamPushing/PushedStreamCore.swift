@@ -77,6 +77,10 @@ public struct PushedStreamCore: Sendable {
         case noteFormats([NotedFormat])
         /// Rungs the encoder leaves out: filled like a failed variant's until they come again.
         case notPushed([String])
+        /// The playlist begins a push session, and nothing was decided: begin one on the stream's
+        /// publisher (`StreamPublisher.beginPushSession`) and upload the playlist to the core
+        /// again with the slot that gave (`playlistUploaded(sessionSlot:)`).
+        case beginSession
         /// The answer: `created` for a segment kept under a new name (201), else 200.
         case answer(created: Bool, message: String)
         case refuse(Refusal)
@@ -136,18 +140,19 @@ public struct PushedStreamCore: Sendable {
     // MARK: Playlists
 
     /// A media playlist of `variant` uploaded: what it makes ready, in playlist order, after the
-    /// session to keep when it changed. `startSession`: the publisher begins a push session and
-    /// gives the slot its first segment takes (called once, when one begins).
-    public mutating func playlistUploaded(variant: String, body: [UInt8], now: Date, startSession: () -> Int) -> [Action] {
+    /// session to keep when it changed; or `.beginSession` alone, while `sessionSlot` is nil, for a
+    /// playlist that begins a push session (`IngestLedger.playlistReceived`).
+    public mutating func playlistUploaded(variant: String, body: [UInt8], now: Date, sessionSlot: Int? = nil) -> [Action] {
         guard let text = String(validating: body, as: UTF8.self) else {
             return [.refuse(.malformed("the playlist of variant '\(variant)' is not UTF-8 text").forOperators())]
         }
         let before = ledger.persisted
-        let decided = ledger.playlistReceived(variant: variant, text: text, now: now, startSession: startSession)
+        let decided = ledger.playlistReceived(variant: variant, text: text, now: now, sessionSlot: sessionSlot)
         let after = ledger.persisted
         var actions: [Action] = after != before ? [.keepSession(after)] : []
         switch decided {
-        case let .success(listings): actions.append(.publish(variant: variant, listings))
+        case .success(.beginsSession): return [.beginSession]
+        case let .success(.listed(listings)): actions.append(.publish(variant: variant, listings))
         case let .failure(rejection): actions.append(.refuse(refusal(rejection)))
         }
         return actions

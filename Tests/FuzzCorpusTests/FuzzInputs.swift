@@ -112,9 +112,10 @@ enum FuzzInputs {
                     _ = ledger.segmentReceived(variant: variant, name: entry.uri, inspection: inspection)
                 }
             }
-            let result = ledger.playlistReceived(variant: variant, text: text, now: now) {
+            var result = ledger.playlistReceived(variant: variant, text: text, now: now, sessionSlot: nil)
+            if case .success(.beginsSession) = result {
                 slot += 1
-                return slot
+                result = ledger.playlistReceived(variant: variant, text: text, now: now, sessionSlot: slot)
             }
             if case let .failure(rejection) = result { _ = rejection.description }
             // Once in a run, the server restarts: what it kept of the session is restored.

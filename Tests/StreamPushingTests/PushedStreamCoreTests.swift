@@ -146,6 +146,31 @@ import Testing
         #expect(core.playlistUploaded(variant: "720p", body: Self.playlist(["s0.ts", "s1.ts"]), now: Self.now) { 40 } == [.publish(variant: "720p", [])])
     }
 
+    /// The core asks for a session rather than calling out for one: the first answer to a
+    /// playlist that begins one is `.beginSession` alone, with nothing kept or changed, so the
+    /// same playlist decided again with the publisher's slot is decided from the same state.
+    @Test func aPlaylistThatBeginsASessionAsksForItAndChangesNothing() {
+        var core = Self.core()
+        Self.keep(["s0.ts", "s1.ts"], in: &core)
+        let before = core.ledger.persisted
+        #expect(core.playlistUploaded(variant: "720p", body: Self.playlist(["s0.ts", "s1.ts"]), now: Self.now) == [.beginSession])
+        #expect(core.ledger.persisted == before && core.ledger.session == nil, "nothing kept before the session's slot is known")
+        #expect(core.playlistUploaded(variant: "720p", body: Self.playlist(["s0.ts", "s1.ts"]), now: Self.now) == [.beginSession], "asked again, the same answer")
+        let actions = core.playlistUploaded(variant: "720p", body: Self.playlist(["s0.ts", "s1.ts"]), now: Self.now, sessionSlot: 40)
+        guard case let .publish(_, listings)? = actions.last else {
+            Issue.record("\(actions)")
+            return
+        }
+        #expect(listings.map(\.slot) == [40, 41])
+        // Within the session, no session is asked for.
+        Self.keep(["s2.ts"], in: &core)
+        guard case let .publish(_, more)? = core.playlistUploaded(variant: "720p", body: Self.playlist(["s0.ts", "s1.ts", "s2.ts"]), now: Self.now).last else {
+            Issue.record("a playlist within the session asked for one")
+            return
+        }
+        #expect(more.map(\.slot) == [42])
+    }
+
     @Test func aPlaylistThatIsNoTextOrNamesWhatWasNotReceivedIsRefused() {
         var core = Self.core()
         #expect(status(core.playlistUploaded(variant: "720p", body: [0xFF, 0xFE], now: Self.now) { 0 }.last) == 400)
