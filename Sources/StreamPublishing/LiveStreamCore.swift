@@ -62,7 +62,7 @@ public struct LiveStreamCore: Sendable {
     /// under, the sequence number and the edge it is listed with, or nil when it is not published
     /// (`SlotPublisher.partArrived`, `listPart`). Only the camera's segments have parts listed,
     /// never the slate's.
-    public mutating func partArrived(variant: String, slot: Int, part: PartLedger.Part, programDateTime: Date?, now: Double) -> PublishedEdge.PartListing? {
+    public mutating func partArrived(variant: String, slot: Int, part: PartLedger.Part, programDateTime: Date?, now: Double) -> EdgeLedger.PartListing? {
         guard !ended else { return nil }
         slots.encoderProgressed(variant: variant, now: now)
         guard inputLoss.showsCamera(segment: slot),

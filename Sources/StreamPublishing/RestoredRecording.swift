@@ -13,7 +13,7 @@ public struct RestoredRecording: Sendable, Equatable {
     /// Entries (indices) of each variant a late segment may still replace
     /// (`MediaPlaylist.replaceableEntries`); only used with `lateSegmentsReplaceFills`.
     public var replaceable: [String: [Int]] = [:]
-    /// The recorded playlists' EXT-X-MEDIA-SEQUENCE: entry 0's number (`PublishedEdge`).
+    /// The recorded playlists' EXT-X-MEDIA-SEQUENCE: entry 0's number (`EdgeLedger`).
     public var firstSequence = 0
 
     public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double, replaceable: [String: [Int]] = [:],

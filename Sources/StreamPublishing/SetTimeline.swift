@@ -96,7 +96,7 @@ public struct SetTimeline: SlotGrid, Sendable, Equatable, Codable {
 
     /// How many GAP entries keep this grid's slots before a skip: five minutes' worth, and no
     /// limit on the universal grid, where entry n must be slot n on every box whatever was
-    /// missed (the GAP entries of a long absence are written in one go: `PublishingSink.listGaps`).
+    /// missed (the GAP entries of a long absence are written in one go: `PublishingEffect.listGaps`).
     public var maximumGapSlots: Int { isUniversal ? .max : Int(Self.maximumGapSeconds / segmentDuration) }
 
     /// The one timeline of every box with `redundancy` (issue 35), for every stream, in a set

@@ -133,8 +133,8 @@ extension SlotPublisher {
                          duration: settings.segmentDuration)
         }
         var state = variants[name]!
-        let edge = published.listedGaps(entries, fromEntry: state.entries, in: name)
-        effects.append(.listGaps(entries, variant: name, firstSequence: published.sequence(ofEntry: state.entries), edge: edge))
+        let edge = edges.listedGaps(entries, fromEntry: state.entries, in: name)
+        effects.append(.listGaps(entries, variant: name, firstSequence: edges.sequence(ofEntry: state.entries), edge: edge))
         state.next = slots.upperBound
         state.entries += entries.count
         state.lastSource = .gap
@@ -171,8 +171,8 @@ extension SlotPublisher {
         if source != .gap { state.lastMediaSource = source }
         if !(settings.alignsDiscontinuities && source == .standIn && isTheGridsOwnFormat(.standIn)) { state.lastJudged = source }
         if let opened = state.opened, opened.entry.slot <= entry.slot { state.opened = nil }
-        let edge = published.listed(entry, asEntry: state.entries, in: name)
-        effects.append(.list(entry, variant: name, sequence: published.sequence(ofEntry: state.entries), edge: edge))
+        let edge = edges.listed(entry, asEntry: state.entries, in: name)
+        effects.append(.list(entry, variant: name, sequence: edges.sequence(ofEntry: state.entries), edge: edge))
         state.next = entry.slot + 1
         state.entries += 1
         state.lastSource = source

@@ -28,9 +28,9 @@ extension SlotPublisher {
 
     /// Lists `part` of `variant` under `entry` (what `partArrived` promised): its sequence
     /// number and the edge to publish it with, or nil when it is out of order.
-    public mutating func listPart(_ part: PartLedger.Part, of name: String, under entry: PlannedEntry) -> PublishedEdge.PartListing? {
+    public mutating func listPart(_ part: PartLedger.Part, of name: String, under entry: PlannedEntry) -> EdgeLedger.PartListing? {
         guard let entries = variants[name]?.entries else { return nil }
-        return published.partArrived(part, of: name, under: entry, entries: entries)
+        return edges.partArrived(part, of: name, under: entry, entries: entries)
     }
 
     /// `variant`'s encoder made pictures at `now` (a frame, a part, a segment): it is late, not

@@ -75,7 +75,7 @@ public struct SlotPublisher: Sendable {
     /// What the calls since the last `takeEffects()` decided, in order.
     var effects: [PublishingEffect] = []
     /// Each entry's sequence number and the parts listed at each variant's edge.
-    public internal(set) var published: PublishedEdge
+    public internal(set) var edges: EdgeLedger
     var variants: [String: VariantState]
     public private(set) var cadence: SlotCadence
     public internal(set) var timeline: StreamTimeline
@@ -113,7 +113,7 @@ public struct SlotPublisher: Sendable {
         self.cadence = SlotCadence(segmentDuration: settings.segmentDuration, grace: settings.grace)
         self.liveness = EncoderLiveness(stalledAfter: settings.stalledAfter)
         self.shedNow = settings.shed
-        published = PublishedEdge(firstSequence: restored?.firstSequence ?? 0, parts: settings.parts, kept: settings.partEntriesKept)
+        edges = EdgeLedger(firstSequence: restored?.firstSequence ?? 0, parts: settings.parts, kept: settings.partEntriesKept)
         self.timeline = restored?.timeline ?? StreamTimeline()
         let entries = restored?.entries ?? 0
         var next = timeline.slot(ofEntry: entries)
@@ -128,7 +128,7 @@ public struct SlotPublisher: Sendable {
                 // is slot n, and its media sequence numbers are slot numbers.
                 next = grid.firstSlot(startingAt: wallNow.addingTimeInterval(-settings.grace / 2))
                 timeline = StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: next)])
-                published.numberFrom(slot: next)
+                edges.numberFrom(slot: next)
                 effects.append(.numberFrom(slot: next))
             }
         } else if let restored, entries > 0, let last = restored.lastProgramDateTime {

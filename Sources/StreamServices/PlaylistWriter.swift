@@ -84,7 +84,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
     /// under its entry's sequence number with the edge the core decided (a new playlist
     /// version, its bytes served from memory), and kept, joined with the segment's earlier
     /// parts, for the entry that lists them if the encoder stops inside the segment.
-    func partArrived(_ part: EncodedPart, of variant: String, listing: PublishedEdge.PartListing) {
+    func partArrived(_ part: EncodedPart, of variant: String, listing: EdgeLedger.PartListing) {
         guard let edge = listing.edge, let target = recorder.variants[variant], !target.playlist.endList else { return }
         let marked = state.withLock { s -> LowLatencyEdge in
             if s.publishedParts[variant]?.slot != part.segment { s.publishedParts[variant] = PublishedParts(slot: part.segment) }
@@ -200,7 +200,7 @@ public final class PlaylistWriter: PublishingSink, Sendable {
         reportDisk(recorded.diskError, variant: variant)
     }
 
-    /// The recorder numbers entries as the core does (`PublishedEdge`); said loudly if not, as a
+    /// The recorder numbers entries as the core does (`EdgeLedger`); said loudly if not, as a
     /// part would be listed under another entry's number.
     private func checkNumbering(_ recorded: Int, against decided: Int, of variant: String) {
         guard recorded != decided else { return }

@@ -17,7 +17,7 @@ final class StreamEffectRunner: Sendable {
         /// What the core decided (`PublishingEffect`).
         case publishing(PublishingEffect)
         /// A part the core listed: under which entry, with which sequence number and edge.
-        case part(EncodedPart, variant: String, listing: PublishedEdge.PartListing)
+        case part(EncodedPart, variant: String, listing: EdgeLedger.PartListing)
         /// The stream ended: every playlist closes with EXT-X-ENDLIST.
         case end
     }

@@ -9,7 +9,7 @@ import Testing
 /// sequence number its segment is listed as and the edge it is published with, in the same
 /// call; the listing of its entry carries the same number and the parts moved under it. Rows
 /// on a two-rung stream with four parts a segment, clock injected.
-@Suite struct PublishedEdgeTests {
+@Suite struct EdgeLedgerTests {
     static let parts = PartLedger.Settings(partTarget: 0.5, partsPerSegment: 4)
     static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
     static let variants = ["720p", "360p"]
@@ -24,7 +24,7 @@ import Testing
     static func part(_ index: Int) -> PartLedger.Part { .init(index: index, duration: 0.5, independent: index == 0) }
 
     /// The first `count` parts of slot `slot` of `variant` at `now`: the listings the core gives them.
-    static func parts(of slot: Int, _ variant: String, in core: inout SlotPublisher, now: Double, count: Int = 4) -> [PublishedEdge.PartListing?] {
+    static func parts(of slot: Int, _ variant: String, in core: inout SlotPublisher, now: Double, count: Int = 4) -> [EdgeLedger.PartListing?] {
         (0..<count).map { index in
             core.partArrived(variant: variant, slot: slot, index: index, programDateTime: epoch.addingTimeInterval(Double(slot) * 2), now: now)
                 .flatMap { core.listPart(part(index), of: variant, under: $0) }

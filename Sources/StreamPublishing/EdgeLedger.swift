@@ -10,7 +10,7 @@ import HLSPlaylist
 /// Entry i of a variant (counted from the recording's first, earlier processes' included) is
 /// media sequence number `firstSequence + i`: an EVENT playlist never drops an entry, and the
 /// recorder aligns its variants at start (`StreamRecorder`), so this is the recorder's number.
-public struct PublishedEdge: Sendable, Equatable {
+public struct EdgeLedger: Sendable, Equatable {
     /// The sequence number of entry 0: 0, the recorded playlist's EXT-X-MEDIA-SEQUENCE, or the
     /// slot a new recording on the universal grid begins at (`numberFrom(slot:)`).
     public private(set) var firstSequence: Int
