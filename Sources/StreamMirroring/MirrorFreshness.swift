@@ -1,15 +1,25 @@
 import HLSPlaylist
+import SidelineCore
 
 /// Whether a mirror follows its upstream (EVENT playlists), serves what it holds as VOD
 /// because the upstream is unreachable or stale, or has the whole recording of an ended
 /// stream. Pure: the caller passes the times, read from one monotonic clock.
 public struct MirrorFreshness: Sendable, Equatable {
-    /// The upstream is stale after this many target durations without a new entry; RFC 8216
-    /// §6.3.4 lets a client give up on an unchanged playlist after 1.5 target durations.
+    /// The upstream is stale after this many target durations without a new entry, plus
+    /// `lateGrace`; RFC 8216 §6.3.4 lets a client give up on an unchanged playlist after 1.5
+    /// target durations.
     public var staleFactor: Double
+    /// How long past its due time the upstream waits for a late segment before it fills the slot
+    /// (its `late_grace`): a stalled camera's first stand-in comes one segment plus the grace
+    /// after the last entry, so a mirror that gave up at 1.5 target durations alone (3 s at the
+    /// defaults, the same instant) turned VOD, EXT-X-ENDLIST and all, for a moment in an upstream
+    /// stall, and a player on the mirror took the stream for ended. The upstream's own stale rule
+    /// counts the grace too (`StatusPolicy.staleAfter`).
+    public var lateGrace: Double
 
-    public init(staleFactor: Double = 1.5) {
+    public init(staleFactor: Double = 1.5, lateGrace: Double = LateSegmentFill.defaultGrace) {
         self.staleFactor = staleFactor
+        self.lateGrace = max(0, lateGrace)
     }
 
     public enum Mode: String, Sendable, Equatable {
@@ -51,7 +61,7 @@ public struct MirrorFreshness: Sendable, Equatable {
         if facts.upstreamEnded && facts.caughtUp { return .ended }
         // An ended upstream never advances again: while it answers, it is fresh.
         let reference = (facts.upstreamEnded ? facts.lastContact : facts.lastAdvance) ?? facts.since
-        return facts.now - reference > staleFactor * Double(facts.targetDuration) ? .offline : .following
+        return facts.now - reference > staleFactor * Double(facts.targetDuration) + lateGrace ? .offline : .following
     }
 
     /// What a mirrored media (or I-frame) playlist looks like in `mode`: the upstream's EVENT

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `sideline mirror` on loopback following a real `sideline serve`: it follows within a
-/// segment; when the primary stops, its playlists become VOD within 1.5 target durations and
+/// segment; when the primary stops, its playlists become VOD within 1.5 target durations and the late grace and
 /// ffmpeg plays the whole recording from it; when the primary returns, it catches up and is
 /// EVENT again with every segment byte-identical to the primary's; a restart of the mirror
 /// downloads nothing twice. The primary lists the mirror as a backup (redundant variant
@@ -82,9 +82,11 @@ import TestSupport
         let stopped = ContinuousClock.now
         let (offline, wentOffline) = try await waitFor(mirrorMedia, timeout: 10, "VOD") { $0.playlistType == .vod && $0.endList }
         let delay = stopped.duration(to: wentOffline)
-        // 1.5 target durations (3 s) from the primary's last new entry, which came before it
-        // exited; 0.3 s allows for the mirror's 100 ms tick and this test's 100 ms poll.
-        #expect(delay < .milliseconds(3300), "VOD \(delay) after the primary exited")
+        // 1.5 target durations and the late grace (4 s) from the primary's last new entry, which
+        // came before it exited (the stall a camera may have before its first stand-in, so a
+        // stall never turns the mirror VOD: scripts/drills/mirror-stall-probe.py); 0.3 s allows
+        // for the mirror's tick and this test's 100 ms poll.
+        #expect(delay < .milliseconds(4300), "VOD \(delay) after the primary exited")
         let primaryBefore = try MediaPlaylist.parse(try String(contentsOfFile: directory + "/primary/main/360p/index.m3u8", encoding: .utf8))
         // A stopping primary writes its last segment while it already answers 503 (draining),
         // so the mirror may go offline one segment short; it fetches it when the primary returns.
