@@ -11,48 +11,19 @@ after its last entry), so the mirror should follow throughout. Through each stal
 it reloads the mirror's media playlist every 50 ms and prints every answer that carries
 EXT-X-ENDLIST or is not 200, then per round the counts. Stops what it started.
 """
-import os, signal, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import os, signal, subprocess, sys, tempfile, time, urllib.request
 
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_server import ROOT, start, get  # noqa: E402
+
 port = int(sys.argv[1]) if len(sys.argv) > 1 else 18441
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-binary = sys.argv[3] if len(sys.argv) > 3 else os.path.join(root, ".build/debug/sideline")
+binary = sys.argv[3] if len(sys.argv) > 3 else os.path.join(ROOT, ".build/debug/sideline")
 token = "mirror-probe-0123456789"
-udp = 34577
 work = tempfile.mkdtemp(prefix="mirror-stall-probe-")
-config = os.path.join(work, "probe.yaml")
-with open(config, "w") as f:
-    f.write(f"""admin:
-  token: {token}
-  drills: true
-stream:
-  input: udp://127.0.0.1:{udp}
-  input_timeout: 8
-  loss_timeout: 1
-video:
-  ladder:
-    - {{name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}}
-    - {{name: 180p, width: 320, height: 180, bitrate: 250k, preset: ultrafast, profile: main}}
-""")
-started = []
-sender = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-stream_loop", "-1", "-i", os.path.join(root, "Samples/sample.mp4"),
-                           "-c", "copy", "-f", "mpegts", f"udp://127.0.0.1:{udp}?pkt_size=1316"], stdin=subprocess.DEVNULL)
-started.append(sender)
-server = subprocess.Popen([binary, "serve", "--config", config, "--host", "127.0.0.1", "--port", str(port), "--data-dir", os.path.join(work, "data")],
-                          stdout=open(os.path.join(work, "server.log"), "w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-started.append(server)
+started = list(start(work, port, 34577, token, binary))
 upstream = f"http://127.0.0.1:{port}/live/main/"
 mirror_base = f"http://127.0.0.1:{port + 1}/live/main/"
-
-
-def get(url):
-    try:
-        with urllib.request.urlopen(url, timeout=2) as answer:
-            return answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, b""
-    except OSError:
-        return -1, b""
 
 
 try:

@@ -9,44 +9,21 @@ and 8 s after, it reloads both media playlists every 50 ms and prints every answ
 200, then per round the count and the longest time without a new entry. The figures of
 Docs/status-codes.md, "The grace". Stops what it started.
 """
-import os, signal, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import os, signal, subprocess, sys, tempfile, time, urllib.request
 
-root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_server import start, get as fetch  # noqa: E402
+
 port = int(sys.argv[1]) if len(sys.argv) > 1 else 18431
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 token = "stale-probe-0123456789"
-udp = 34567
 work = tempfile.mkdtemp(prefix="stale-probe-")
-config = os.path.join(work, "probe.yaml")
-with open(config, "w") as f:
-    f.write(f"""admin:
-  token: {token}
-  drills: true
-stream:
-  input: udp://127.0.0.1:{udp}
-  input_timeout: 8
-  loss_timeout: 1
-video:
-  ladder:
-    - {{name: 360p, width: 640, height: 360, bitrate: 600k, preset: ultrafast, profile: main}}
-    - {{name: 180p, width: 320, height: 180, bitrate: 250k, preset: ultrafast, profile: main}}
-""")
-sender = subprocess.Popen(["ffmpeg", "-v", "error", "-re", "-stream_loop", "-1", "-i", os.path.join(root, "Samples/sample.mp4"),
-                           "-c", "copy", "-f", "mpegts", f"udp://127.0.0.1:{udp}?pkt_size=1316"], stdin=subprocess.DEVNULL)
-server = subprocess.Popen([os.path.join(root, ".build/debug/sideline"), "serve", "--config", config, "--host", "127.0.0.1",
-                           "--port", str(port), "--data-dir", os.path.join(work, "data")],
-                          stdout=open(os.path.join(work, "server.log"), "w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+sender, server = start(work, port, 34567, token)
 base = f"http://127.0.0.1:{port}/live/main/"
 
 
 def get(path):
-    try:
-        with urllib.request.urlopen(base + path, timeout=2) as answer:
-            return answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, b""
-    except OSError:
-        return -1, b""
+    return fetch(base + path)
 
 
 try:
