@@ -1,26 +1,26 @@
 import SidelineCore
 import Synchronization
 
-extension PushUploader {
-    /// How one upload's attempts ended.
-    enum Settled {
-        /// The server took it; the attempt that went through took this long.
-        case taken(seconds: Double)
-        /// `UploadRetry` ended the attempts (a segment deferred or dropped, a playlist's
-        /// segments to send again), with the server's last reason.
-        case ended(UploadRetry.Decision, reason: String)
-        /// Nothing is left to send (a playlist with no segment uploaded).
-        case nothingToSend
-        /// The drain deadline passed, or the task was cancelled.
-        case outOfTime
-    }
+/// How one upload's attempts ended.
+enum UploadSettled {
+    /// The server took it; the attempt that went through took this long.
+    case taken(seconds: Double)
+    /// `UploadRetry` ended the attempts (a segment deferred or dropped, a playlist's
+    /// segments to send again), with the server's last reason.
+    case ended(UploadRetry.Decision, reason: String)
+    /// Nothing is left to send (a playlist with no segment uploaded).
+    case nothingToSend
+    /// The drain deadline passed, or the task was cancelled.
+    case outOfTime
+}
 
+extension PushUploader {
     /// The one retry loop of push: PUTs what `body` gives (asked before each attempt; nil:
     /// nothing to send any more) until the server takes it, `UploadRetry` ends the attempts, or
     /// the drain deadline passes. A refusal retrying cannot fix throws. Waits come from
     /// `Backoff.uploadRetry`, on the injected sleep.
     func sendUntilSettled(_ upload: UploadRetry.Upload, path: String, contentType: String, watchesRate: Bool = false, resent: Bool = false,
-                          body: () -> [UInt8]?) async throws(PushRefusal) -> Settled {
+                          body: () -> [UInt8]?) async throws(PushRefusal) -> UploadSettled {
         var backoff = Backoff.uploadRetry
         let first = clock()
         while true {

@@ -1,6 +1,13 @@
 import HLSPlaylist
 import Synchronization
 
+/// What became of one segment's upload.
+enum SegmentUploadOutcome {
+    case uploaded(bytes: Int, seconds: Double)
+    case deferred
+    case dropped
+}
+
 extension PushUploader {
     /// Every rung's segment of `slot` still to send, each followed by its playlist; then what
     /// the upload times say about the link.
@@ -24,13 +31,7 @@ extension PushUploader {
         if bytes > 0 { adapt(bytes: bytes, seconds: seconds) }
     }
 
-    enum SegmentOutcome {
-        case uploaded(bytes: Int, seconds: Double)
-        case deferred
-        case dropped
-    }
-
-    func uploadSegment(_ variant: String, slot: Int) async throws(PushRefusal) -> SegmentOutcome {
+    func uploadSegment(_ variant: String, slot: Int) async throws(PushRefusal) -> SegmentUploadOutcome {
         guard let bytes = await store.queuedBytes(of: variant, slot: slot) else {
             // A store asked from a cancelled task may answer nothing: the file is still there.
             if Task.isCancelled { return .deferred }

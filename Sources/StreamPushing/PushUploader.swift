@@ -56,18 +56,8 @@ public final class PushUploader: Sendable {
         state = Mutex(State(queue: queue, follower: PushRateFollower(ladder: settings.ladder, rule: settings.rule)))
     }
 
-    /// What the status line shows.
-    public struct Snapshot: Sendable, Equatable {
-        /// Bits per second the last measured uploads went up at; nil before any.
-        public var uploadBitRate: Int?
-        public var plan: PushLadder.Plan
-        /// Segments held (every rung), and the oldest of them.
-        public var queued: Int
-        public var oldest: PushQueue.Segment?
-        /// Segments the server listed.
-        public var acknowledged: Int
-        public var lastFailure: String?
-    }
+    /// What the status line shows (`PushUploadSnapshot`).
+    public typealias Snapshot = PushUploadSnapshot
 
     public var snapshot: Snapshot {
         state.withLock { s in
