@@ -84,7 +84,7 @@ extension MediaPlaylist {
         let found = replacements
         guard !found.isEmpty else { return self }
         var applied = self
-        applied.narrowFillSpans(replaced: Set(segments.indices.filter { found[segments[$0].uri] != nil }))
+        FillSpans.narrow(&applied, replaced: Set(segments.indices.filter { found[segments[$0].uri] != nil }))
         for index in applied.segments.indices {
             applied.segments[index].dateRanges.removeAll { $0.classLabel == SegmentReplacement.dateRangeClass }
             guard let replacement = found[applied.segments[index].uri] else { continue }
@@ -103,7 +103,7 @@ extension MediaPlaylist {
     /// the next EXT-X-DISCONTINUITY that is not a fill's own.
     public var replaceableEntries: [Int] {
         let found = replacements
-        let filled = Set(fillSpans.flatMap(\.entries))
+        let filled = Set(FillSpans.spans(in: self).flatMap(\.entries))
         return segments.indices.filter { (segments[$0].gap || filled.contains($0)) && found[segments[$0].uri] == nil }
     }
 

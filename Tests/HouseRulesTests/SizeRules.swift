@@ -17,7 +17,7 @@ extension HouseRules {
     /// Types over `typeLimit` across their extensions (2026-12-07): module and type.
     static let typeDebts: [String: Int] = [
         "StreamPublishing.SlotPublisher": 701,
-        "HLSPlaylist.MediaPlaylist": 684,
+        "HLSPlaylist.MediaPlaylist": 449,
     ]
 
     /// `sizes`: a subject (target, file, type) and its lines; `debts`: the listed ones.

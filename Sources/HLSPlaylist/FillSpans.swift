@@ -4,7 +4,7 @@ import Foundation
 /// sibling-fill that say which entries were not the variant's own footage. A span opens with a
 /// range without END-DATE on its first entry and closes with the same ID and an END-DATE on
 /// the entry after its last. Pure.
-extension MediaPlaylist {
+enum FillSpans {
     static let fillClasses: Set<String> = [DateRange.standInClass, DateRange.siblingFillClass]
 
     /// One fill span: the range that opened it and the entries (indices) it covers.
@@ -18,10 +18,10 @@ extension MediaPlaylist {
     /// Every fill span, in the order they open: from the entry whose range opens it to the one
     /// before the entry carrying its END-DATE. A span left open by a stopped process ends at the
     /// last entry the process wrote before the next EXT-X-DISCONTINUITY that is not a fill's own.
-    var fillSpans: [FillSpan] {
+    static func spans(in playlist: MediaPlaylist) -> [FillSpan] {
         var spans: [FillSpan] = []
         var open: [String: Int] = [:]
-        for (index, entry) in segments.enumerated() {
+        for (index, entry) in playlist.segments.enumerated() {
             var openedHere: [String: Int] = [:]
             for range in entry.dateRanges where Self.fillClasses.contains(range.classLabel ?? "") {
                 if range.endDate == nil {
@@ -48,14 +48,14 @@ extension MediaPlaylist {
     /// covers only what is still filled, as one span per run of filled entries (the first keeps
     /// its ID when it starts where the span did; the others are named by their own start). The
     /// footage there is real now, and the metadata says so.
-    mutating func narrowFillSpans(replaced: Set<Int>) {
-        for span in fillSpans where !replaced.isDisjoint(with: span.entries) {
-            for index in segments.indices {
-                segments[index].dateRanges.removeAll { $0.id == span.opening.id && Self.fillClasses.contains($0.classLabel ?? "") }
+    static func narrow(_ playlist: inout MediaPlaylist, replaced: Set<Int>) {
+        for span in spans(in: playlist) where !replaced.isDisjoint(with: span.entries) {
+            for index in playlist.segments.indices {
+                playlist.segments[index].dateRanges.removeAll { $0.id == span.opening.id && Self.fillClasses.contains($0.classLabel ?? "") }
             }
             let kept = span.entries.filter { !replaced.contains($0) }
             for run in Self.runs(of: kept) {
-                guard let first = run.first, let last = run.last, let start = programDateTime(ofEntry: first) else { continue }
+                guard let first = run.first, let last = run.last, let start = playlist.programDateTime(ofEntry: first) else { continue }
                 var opening = span.opening
                 if first != span.entries.first {
                     let stamp = ProgramDateTime.format(span.opening.startDate)
@@ -63,12 +63,12 @@ extension MediaPlaylist {
                     opening.id = named + ProgramDateTime.format(start)
                     opening.startDate = start
                 }
-                segments[first].dateRanges.append(opening)
+                playlist.segments[first].dateRanges.append(opening)
                 // Closed on the entry after the run, unless the span was left open and ends here.
-                guard last != span.entries.last || span.closed, segments.indices.contains(last + 1), let end = programDateTime(ofEntry: last + 1) else { continue }
+                guard last != span.entries.last || span.closed, playlist.segments.indices.contains(last + 1), let end = playlist.programDateTime(ofEntry: last + 1) else { continue }
                 var closing = opening
                 closing.endDate = end
-                segments[last + 1].dateRanges.insert(closing, at: 0)
+                playlist.segments[last + 1].dateRanges.insert(closing, at: 0)
             }
         }
     }
