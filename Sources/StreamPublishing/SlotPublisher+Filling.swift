@@ -165,7 +165,7 @@ extension SlotPublisher {
     /// Lists `entry`; `span` is the fill span open after it (nil after a real segment or a GAP).
     mutating func commit(_ entry: PlannedEntry, source: EntrySource, span: FillSpan?, in name: String) {
         var state = variants[name]!
-        if case .real = source { state.filledBeforeOwn = nil } else if let filled = state.filledBeforeOwn { state.filledBeforeOwn = filled + 1 }
+        if case .real = source { (state.filledBeforeOwn, state.shedAt) = (nil, nil) } else if let filled = state.filledBeforeOwn { state.filledBeforeOwn = filled + 1 }
         // A skip is a timestamp jump: `discontinuity(of:at:from:)` counted it in the tag.
         state.skipped = false
         if source != .gap { state.lastMediaSource = source }

@@ -5,6 +5,13 @@ import SidelineCore
 /// How a variant's own segment comes into its playlist: its parts first (Low-Latency HLS), whose
 /// header lines fix the entry before it exists; the entry it gets; where its tag falls (a seam
 /// every variant shares); and what it keeps listing while it waits for one.
+/// A slot whose parts are published (Low-Latency HLS): the entry its header lines promise, and
+/// the source that made them (`SlotPublisher`'s, per variant).
+struct OpenedSlot {
+    var entry: PlannedEntry
+    var source: EntrySource
+}
+
 extension SlotPublisher {
     /// A part of `variant`'s segment for `slot` is ready (`now`: its encoder is alive). Returns
     /// the entry the slot will be, whose header (discontinuity, date ranges, date) the part is
@@ -53,6 +60,7 @@ extension SlotPublisher {
         guard variants[name] != nil, shedNow.insert(name).inserted else { return }
         variants[name]!.failed = true
         let level = variants.values.map(\.next).max() ?? 0
+        variants[name]!.shedAt = level
         while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
         announceMaster()
     }

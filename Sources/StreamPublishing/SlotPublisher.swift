@@ -44,6 +44,8 @@ public struct SlotPublisher: Sendable {
         var replaceable: Set<Int> = []
         /// Slots filled in this run of the encoder before its first segment (`startingFill`).
         var filledBeforeOwn: Int? = 0
+        /// The slot it was making when it was shed, until its own segments are listed again.
+        var shedAt: Int?
         /// The newest entry with pictures (not a GAP): what a change of source is judged against
         /// on the universal grid.
         var lastMediaSource: EntrySource?
@@ -53,13 +55,6 @@ public struct SlotPublisher: Sendable {
         /// The slot whose parts this variant has published, and the entry they promise: its
         /// header lines are out, so the slot's entry is that one, whatever comes.
         var opened: OpenedSlot?
-    }
-
-    /// A slot whose parts are published (Low-Latency HLS): the entry its header lines promise,
-    /// and the source that made them.
-    struct OpenedSlot {
-        var entry: PlannedEntry
-        var source: EntrySource
     }
 
     /// On a box of a redundant pair (`Settings.pairStartsWithGaps`), the slots a run of the
@@ -210,7 +205,7 @@ public struct SlotPublisher: Sendable {
                                         marks: SegmentMarks = SegmentMarks()) -> Refusal? {
         guard let level = variants[name]?.next else { return .unknownVariant }
         liveness.progressed(name, at: now)
-        guard slot >= level else { return .slotFilled(slot: slot) }
+        guard slot >= level else { return variants[name]!.shedAt.map { slot <= $0 } == true ? .unfinishedWhenShed(slot: slot) : .slotFilled(slot: slot) }
         if slot > level && (holding || settings.onLateSegment == .stale) && variants.values.allSatisfy({ $0.next == level }) {
             // Nothing filled the empty slots, on purpose: skip them (an angle of a set lists
             // them as GAP entries instead, so its entries stay on the set's slots).

@@ -6,5 +6,9 @@ public enum SlotRefusal: Sendable, Equatable {
     /// the tag coming back needs: the slot keeps the sibling's picture (or a GAP), and the
     /// variant's own segments come back at the seam every variant tags next.
     case awaitingSeam(slot: Int)
+    /// The segment its rung was making when the box shed it, closed only when the rung was
+    /// taken back (the input left it out mid-segment): its slot carries a sibling's copy. Not
+    /// late, and not counted as a late segment dropped.
+    case unfinishedWhenShed(slot: Int)
     case unknownVariant
 }

@@ -295,6 +295,8 @@ public final class StreamPublisher: Sendable {
         case let .refused(.awaitingSeam(slot)):
             logger.notice("variant is back; its own segments follow at the next slot every variant tags", metadata: ["variant": "\(variant)", "slot": "\(slot)"])
             noteRecovered(variant)
+        case let .refused(.unfinishedWhenShed(slot)):
+            logger.info("the segment a shed rung was making, closed as it came back; its slot carries a sibling's copy", metadata: ["variant": "\(variant)", "slot": "\(slot)"])
         case let .refused(refusal):
             variantMetrics[variant]?.lateSegmentsDropped.increment()
             logger.warning("segment came after its slot was filled; dropped", metadata: ["variant": "\(variant)", "slot": "\(segment.index)", "refusal": "\(refusal)"])

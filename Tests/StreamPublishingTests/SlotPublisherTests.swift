@@ -407,6 +407,34 @@ extension ShedRungTests {
     }
 }
 
+extension ShedRungTests {
+    /// The input leaves a shed rung out at once, mid-segment, so its muxer closes the segment
+    /// it was making only when the rung is taken back and gets frames again: minutes after its
+    /// slot was filled. The core tells it from a late segment (the capacity run logged one
+    /// "late" segment dropped at each shed and return); a late one stays `slotFilled`, and the
+    /// rung's own segments after it clear the mark.
+    @Test func theSegmentAShedRungWasMakingIsNotALateSegment() {
+        var drive = Drive()
+        drive.startWithFirstSegment(of: ["720p", "360p", "180p"])
+        drive.advance(1)
+        drive.core.shed("720p") // while slot 1 is being made
+        for slot in 1..<4 {
+            drive.advance(slot == 1 ? 1 : 2)
+            drive.deliver(slot, ["360p", "180p"])
+        }
+        drive.core.restore("720p")
+        drive.advance(2)
+        #expect(drive.deliver(1, ["720p"]) == [.unfinishedWhenShed(slot: 1)], "the segment it was making, closed as it came back")
+        drive.core.encoderProgressed(variant: "720p", now: drive.now)
+        drive.deliver(4, ["720p", "360p", "180p"])
+        #expect(drive.sink.shape("720p").hasSuffix("R"), "\(drive.sink.shape("720p"))")
+        drive.advance(4.5)
+        drive.deliver(6, ["360p", "180p"])
+        drive.advance(0.5)
+        #expect(drive.deliver(5, ["720p"]) == [.slotFilled(slot: 5)], "a late segment after its own came back is late")
+    }
+}
+
 /// A late rung is waited for; a slot before the current run's first is not its encoder's to make.
 @Suite struct LateRungTests {
     @Test func anAliveEncoderIsWaitedForButNotForSlotsBeforeItsRun() {
