@@ -42,7 +42,10 @@ public struct LiveStreamCore: Sendable {
     public mutating func takeEffects() -> [PublishingEffect] { slots.takeEffects() }
 
     /// A pipeline run begins at `now`: returns the slot its first segment takes.
+    /// After the end nothing is decided (an encoder still pushing, a pipeline restarted as the
+    /// stream ends): no entry may follow EXT-X-ENDLIST, so the run gets the next slot and no more.
     public mutating func beginRun(now: Double, standInMatchesRun: Bool = true) -> Int {
+        guard !ended else { return slots.frontier }
         inputLoss.beginRun()
         return slots.beginRun(now: now, standInMatchesRun: standInMatchesRun)
     }

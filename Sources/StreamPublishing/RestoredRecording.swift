@@ -13,8 +13,10 @@ public struct RestoredRecording: Sendable, Equatable {
     /// Entries (indices) of each variant a late segment may still replace
     /// (`MediaPlaylist.replaceableEntries`); only used with `lateSegmentsReplaceFills`.
     public var replaceable: [String: [Int]] = [:]
-    /// The recorded playlists' EXT-X-MEDIA-SEQUENCE: entry 0's number (`EdgeLedger`).
+    /// The recorded playlists' EXT-X-MEDIA-SEQUENCE: entry 0's number (`EdgeLedger`), and each
+    /// variant's own where the recording gives it.
     public var firstSequence = 0
+    public var variantFirstSequences: [String: Int] = [:]
 
     public init(entries: Int, timeline: StreamTimeline, lastProgramDateTime: Date?, lastDuration: Double, replaceable: [String: [Int]] = [:],
                 firstSequence: Int = 0) {

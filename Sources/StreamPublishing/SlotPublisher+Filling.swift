@@ -134,7 +134,7 @@ extension SlotPublisher {
         }
         var state = variants[name]!
         let edge = edges.listedGaps(entries, fromEntry: state.entries, in: name)
-        effects.append(.listGaps(entries, variant: name, firstSequence: edges.sequence(ofEntry: state.entries), edge: edge))
+        effects.append(.listGaps(entries, variant: name, firstSequence: edges.sequence(ofEntry: state.entries, in: name), edge: edge))
         state.next = slots.upperBound
         state.entries += entries.count
         state.lastSource = .gap
@@ -172,7 +172,7 @@ extension SlotPublisher {
         if !(settings.alignsDiscontinuities && source == .standIn && isTheGridsOwnFormat(.standIn)) { state.lastJudged = source }
         if let opened = state.opened, opened.entry.slot <= entry.slot { state.opened = nil }
         let edge = edges.listed(entry, asEntry: state.entries, in: name)
-        effects.append(.list(entry, variant: name, sequence: edges.sequence(ofEntry: state.entries), edge: edge))
+        effects.append(.list(entry, variant: name, sequence: edges.sequence(ofEntry: state.entries, in: name), edge: edge))
         state.next = entry.slot + 1
         state.entries += 1
         state.lastSource = source

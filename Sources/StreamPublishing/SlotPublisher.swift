@@ -108,7 +108,7 @@ public struct SlotPublisher: Sendable {
         self.cadence = SlotCadence(segmentDuration: settings.segmentDuration, grace: settings.grace)
         self.liveness = EncoderLiveness(stalledAfter: settings.stalledAfter)
         self.shedNow = settings.shed
-        edges = EdgeLedger(firstSequence: restored?.firstSequence ?? 0, parts: settings.parts, kept: settings.partEntriesKept)
+        edges = EdgeLedger(restored: restored, parts: settings.parts, kept: settings.partEntriesKept)
         self.timeline = restored?.timeline ?? StreamTimeline()
         let entries = restored?.entries ?? 0
         var next = timeline.slot(ofEntry: entries)

@@ -9,7 +9,8 @@ import Synchronization
 /// thread that queued them runs the queue once the lock is released: whoever holds the runner
 /// runs every job queued so far, so when `run()` returns, the caller's own jobs are done. Disk
 /// writes, playlist rendering and gzip no longer hold the core: a part, a tick or a segment of
-/// another rung decides while an earlier entry is written.
+/// another rung decides while an earlier entry is written. A caller still returns only once the
+/// queue it joined has run (what it decided is carried out by then, and `.replaces` needs it).
 final class StreamEffectRunner: Sendable {
     enum Job: Sendable {
         /// The segment the core is about to list as `variant`'s next real entry.

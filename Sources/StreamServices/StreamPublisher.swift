@@ -125,8 +125,10 @@ public final class StreamPublisher: Sendable {
         let timeline = RecordingReader(layout: recorder.layout).timeline().flatMap { try? JSONDecoder().decode(StreamTimeline.self, from: Data($0)) }
         var restored = SlotPublisher.Restored(recorded: longest.playlist.segments, timeline: timeline)
         restored?.replaceable = recorder.variants.mapValues(\.playlist.replaceableEntries)
-        // The recorder's numbering, which it aligned across variants at start.
+        // The recorder's numbering: each variant's own (the recorder aligns their entries, not
+        // their first numbers, which a recording normally has the same).
         restored?.firstSequence = longest.playlist.mediaSequence
+        restored?.variantFirstSequences = recorder.variants.mapValues(\.playlist.mediaSequence)
         return restored
     }
 

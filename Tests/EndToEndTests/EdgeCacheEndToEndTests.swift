@@ -40,7 +40,7 @@ import TestSupport
         error_log \(directory)/error.log warn;
         events { worker_connections 1024; }
         http {
-            log_format edge '$request_uri $status $upstream_cache_status $upstream_addr';
+            log_format edge '$request_uri $msec $status $upstream_cache_status $upstream_addr';
             access_log \(directory)/access.log edge;
             client_body_temp_path \(directory)/tmp;
             proxy_temp_path \(directory)/tmp;
@@ -252,25 +252,40 @@ import TestSupport
             #expect(report["fatal"] is NSNull && (report["parts"] as? Int ?? 0) >= 10, "hls.js through the edge: \(report["parts"] ?? "") parts, \(report["errors"] ?? "")")
         }
         let access = try String(contentsOfFile: directory + "/access.log", encoding: .utf8)
-        let edgeParts = access.split(separator: "\n").compactMap { line -> Substring? in
-            let target = line.split(separator: " ").first ?? ""
-            guard target.contains("/parts/"), !target.contains("009999"), let live = target.range(of: "/live/") else { return nil }
-            return target[live.lowerBound...]
+        let edgeRequests = access.split(separator: "\n").compactMap { line -> (path: Substring, at: Double)? in
+            let fields = line.split(separator: " ")
+            guard let target = fields.first, fields.count > 1, let at = Double(fields[1]),
+                  target.contains("/parts/"), !target.contains("009999"), let live = target.range(of: "/live/") else { return nil }
+            return (target[live.lowerBound...], at)
         }
+        let edgeParts = edgeRequests.map(\.path)
         // A part of the segment being made is kept a second (max-age=1, X-Accel-Expires: 1):
         // the players share it when they wait for it together, as they do once both are at the
         // live edge. While they join (each one's first parts, up to a second apart), one may
         // ask for a part the other fetched more than a second before: counted from two segments
-        // after the first part asked for.
+        // after the first part asked for. On a busy machine one player may stay more than a
+        // second behind the other (in a CI run of 2026-12-07 every part reached the origin
+        // twice; the log had no times then to say why): so each part's requests are grouped into those within a
+        // second of the group's first, and a part costs the origin one request per group. At
+        // least ten parts must have been asked for by both players within a second, so the
+        // sharing itself is always tested.
         func segment(of path: Substring) -> Int { Int(path.split(separator: "/").last?.split(separator: ".").first ?? "") ?? -1 }
         let firstSegment = edgeParts.map(segment).min() ?? 0
         var originCounts: [Substring: Int] = [:]
+        var groups: [Substring: Int] = [:]
+        var shared = 0
         for path in Set(edgeParts) where segment(of: path) >= firstSegment + 2 {
             originCounts[path] = server.log.components(separatedBy: "hb.request.path=\(path) ").count - 1
+            let times = edgeRequests.filter { $0.path == path }.map(\.at).sorted()
+            var starts: [Double] = []
+            for time in times where starts.last.map({ time - $0 > 1.0 }) ?? true { starts.append(time) }
+            groups[path] = starts.count
+            if times.count > starts.count { shared += 1 }
         }
         #expect(originCounts.count >= 10, "the players asked for parts at the live edge: \(originCounts.keys.sorted())")
-        #expect(edgeParts.count > Set(edgeParts).count, "the players asked for the same parts: \(edgeParts.count) requests, \(Set(edgeParts).count) parts")
-        #expect(originCounts.values.allSatisfy { $0 == 1 }, "one origin request per part: \(originCounts.filter { $0.value != 1 }.sorted { $0.key < $1.key })")
+        #expect(shared >= 10, "parts both players asked for within a second: \(shared) of \(originCounts.count)")
+        #expect(originCounts.allSatisfy { $0.value <= groups[$0.key] ?? 0 && $0.value >= 1 },
+                "one origin request per part and group of requests within a second: \(originCounts.filter { $0.value != 1 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value, groups[$0.key] ?? 0) })")
     }
 
     /// Sideline on the test pattern with one private stream (debug level, as

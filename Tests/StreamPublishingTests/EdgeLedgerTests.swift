@@ -64,6 +64,18 @@ import Testing
         let listing = Self.parts(of: first, "720p", in: &core, now: 101.5).first ?? nil
         #expect(listing?.sequence == 45, "entry 5 of a recording numbered from 40")
 
+        // Variants recorded with first numbers of their own keep them.
+        let apartSink = RecordingSink()
+        var apart = restored
+        apart.variantFirstSequences = ["720p": 40, "360p": 52]
+        @Carried(into: apartSink) var apartCore = Self.core(restored: apart, sink: apartSink, wallNow: Self.epoch.addingTimeInterval(10))
+        let apartFirst = apartCore.beginRun(now: 100)
+        #expect((Self.parts(of: apartFirst, "360p", in: &apartCore, now: 101.5).first ?? nil)?.sequence == 57, "entry 5 of a variant numbered from 52")
+        for variant in Self.variants {
+            apartCore.segmentArrived(variant: variant, slot: apartFirst, duration: 2, programDateTime: Self.epoch.addingTimeInterval(12), now: 102)
+        }
+        #expect(apartSink.sequences["720p"] == [45] && apartSink.sequences["360p"] == [57])
+
         let universalSink = RecordingSink()
         let today = Date(timeIntervalSince1970: 1_795_960_800)
         @Carried(into: universalSink) var universal = Self.core(sink: universalSink, grid: .universal(segmentDuration: 2), wallNow: today)

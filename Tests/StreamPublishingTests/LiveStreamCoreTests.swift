@@ -170,6 +170,11 @@ import Testing
         #expect(arrivals == [.afterEnd, .afterEnd])
         drive.advance(20)
         #expect(drive.sink.shape("720p") == "R", "no stand-in after EXT-X-ENDLIST")
+        // An encoder still pushing, or a pipeline restarted as the stream ends, begins a run:
+        // nothing is listed after EXT-X-ENDLIST, not even a slot whose parts were out.
+        _ = drive.core.partArrived(variant: "720p", slot: 1, part: .init(index: 0, duration: 0.5, independent: true), programDateTime: drive.wallNow, now: drive.now)
+        _ = drive.core.beginRun(now: drive.now)
+        #expect(drive.sink.shape("720p") == "R" && drive.sink.shape("360p") == "R", "a run begun after the end lists nothing")
     }
 
     /// A pushed backlog: a segment that comes after its stand-in is not listed, nothing is
