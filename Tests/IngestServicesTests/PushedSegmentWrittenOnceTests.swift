@@ -34,7 +34,10 @@ import Testing
     func stream(_ configuration: SidelineConfiguration) throws -> (PushedStreams, PushedStream, StreamRegistry) {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        let registry = StreamRegistry()
+        // The publisher's clock stands still: no slot falls due between two uploads however slow
+        // the machine (a loaded CI run took 18 s over this test, and the ticker filled the slot
+        // the restarted stream's segment was for: "came after its slot was filled").
+        let registry = StreamRegistry(clock: { 1_000 })
         let plan = ServePlan(configuration: configuration, stream: configuration.streams[0], realtime: true)
         let stream = try PushedStream(plan: plan, registry: registry, withStandIns: false, logger: logger)
         return (PushedStreams([stream]), stream, registry)
