@@ -33,6 +33,19 @@ public struct SlotCadence: Sendable, Equatable {
     /// When the slot counts as late and is filled.
     public func deadline(_ slot: Int) -> Double? { due(slot).map { $0 + grace } }
 
+    /// When an empty slot is filled: at its deadline while an encoder may still deliver it, at
+    /// its end when none can. `runFirstSlot`: the first slot of the running pipeline (its
+    /// encoders make nothing before it), nil before this process began a run. Before a run, a
+    /// slot that started more than half a grace ago is never a pipeline's first
+    /// (`firstSlot(startingAfter:notBefore:)`): a restarted server's missed slots are listed
+    /// as they end, so a player at the live edge is not left waiting out a grace for nothing.
+    public func fillTime(of slot: Int, runFirstSlot: Int?) -> Double? {
+        guard let start = start(of: slot) else { return nil }
+        let due = start + segmentDuration
+        guard let runFirstSlot else { return max(due, start + grace / 2) }
+        return slot < runFirstSlot ? due : due + grace
+    }
+
     /// Slot `slot`'s segment was published at `now`: its span ended then. Only a newer slot
     /// moves the anchor (the first variant to deliver a slot sets the pace for the others).
     public mutating func arrived(slot: Int, at now: Double) {

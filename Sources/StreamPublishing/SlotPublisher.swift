@@ -91,7 +91,7 @@ public struct SlotPublisher: Sendable {
     /// The latest tick's time: whether a failed rung's sibling is late or gone is judged by it.
     var lastTick: Double?
     /// The slot the current run's first segment takes (`beginRun`): its encoders make nothing
-    /// before it, however alive they are, so a slot before it is filled at its deadline.
+    /// before it, however alive they are, so a slot before it is filled as it ends.
     var runFirstSlot = Int.min
     /// Rungs shed now (`Settings.shed` at start, `shed(_:)` and `restore(_:)` after).
     public internal(set) var shedNow: Set<String>
@@ -127,15 +127,15 @@ public struct SlotPublisher: Sendable {
                 effects.append(.numberFrom(slot: next))
             }
         } else if let restored, entries > 0, let last = restored.lastProgramDateTime {
-            // Continue from the recorded end plus the time that passed: the first slot whose
-            // span starts no earlier than now (less half the grace).
+            // Continue from the recorded end: the slots missed since are filled as they end, or
+            // skipped to the first slot that starts no earlier than now (`RestartGap`).
             let lastSlot = timeline.slot(ofEntry: entries - 1)
             let end = last.addingTimeInterval(restored.lastDuration)
-            let passed = wallNow.timeIntervalSince(end) - settings.grace / 2
-            next = lastSlot + 1 + max(0, Int((passed / settings.segmentDuration).rounded(.up)))
+            let gap = RestartGap(settings: settings, lastSlot: lastSlot, passed: wallNow.timeIntervalSince(end))
             dateAnchor = (lastSlot, last)
-            cadence.anchor(slot: next, startingAt: now + end.addingTimeInterval(Double(next - lastSlot - 1) * settings.segmentDuration).timeIntervalSince(wallNow))
-            if next != timeline.slot(ofEntry: entries) {
+            cadence.anchor(slot: gap.current, startingAt: now + end.addingTimeInterval(Double(gap.current - lastSlot - 1) * settings.segmentDuration).timeIntervalSince(wallNow))
+            if gap.skips {
+                next = gap.current
                 timeline.skip(toSlot: next, atEntry: entries)
                 skippedOnRestart = true
             }
@@ -281,7 +281,7 @@ public struct SlotPublisher: Sendable {
             progress = false
             for name in order {
                 let slot = variants[name]!.next
-                guard let deadline = cadence.deadline(slot), now >= deadline else { continue }
+                guard let fillTime = cadence.fillTime(of: slot, runFirstSlot: run == 0 ? nil : runFirstSlot), now >= fillTime else { continue }
                 // An encoder whose frames come is late, not gone: its segment takes the slot when
                 // it comes. Only a stalled or failed one's slot is filled (or, while the stream is
                 // held stale, every slot, as GAP entries).

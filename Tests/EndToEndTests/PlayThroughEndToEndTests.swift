@@ -151,6 +151,7 @@ import TestSupport
         let started = Date()
         var before: [String: MediaPlaylist] = [:]
         var drilledAt: [Date] = []
+        var restart: RestartProbe?
         // Until the last drill's span (35 s from its start) is over, and a second more.
         let playFor = Self.drillAt + Double(drills.count) * Self.drillEvery + 1
         while Date().timeIntervalSince(started) < playFor {
@@ -168,15 +169,19 @@ import TestSupport
                     let answer = try await http(URL(string: path, relativeTo: master)!.absoluteURL, method: "POST", headers: ["Authorization": "Bearer \(Self.token)"])
                     #expect(answer.status == 202, "\(drill): \(String(decoding: answer.body, as: UTF8.self))")
                 default:
+                    let killedAt = Date()
                     kill(server.process.processIdentifier, SIGKILL)
                     server.process.waitUntilExit()
                     try await Task.sleep(for: .seconds(1))
                     server = try SidelineProcess(arguments: arguments)
+                    restart = RestartProbe(killedAt: killedAt, playlist: base.appendingPathComponent("360p/index.m3u8"))
                 }
             }
             try await Task.sleep(for: .milliseconds(500))
         }
         for watch in watches { watch.sample() }
+        let restartSeen = await restart?.finish() ?? "no restart"
+        print("play-through \(session) restart: \(restartSeen)")
 
         // Every player is still playing, and played at least 90% of the time around each drill
         // and over the whole session.
@@ -195,7 +200,7 @@ import TestSupport
                 // ffmpeg stalled in the stall drill in 3 of 8 full runs on 2026-12-07: the first
                 // stand-in came as the playlists turned stale (404), which ends ffmpeg's playback.
                 // The stale rule now counts the late grace (StatusPolicyTests).
-                #expect(spanRatio >= 0.9, "\(drill): \(watch.name) played \(spanRatio) s per wall second from 10 s before the drill to 35 s after its start: \(watch.samples.map { Int($0.played) }); what the server said: \(Self.notable((try? String(contentsOfFile: firstLogPath, encoding: .utf8)) ?? ""))")
+                #expect(spanRatio >= 0.9, "\(drill): \(watch.name) played \(spanRatio) s per wall second from 10 s before the drill to 35 s after its start: \(watch.samples.map { Int($0.played) }); the restart: \(restartSeen); what the server said: \(Self.notable((try? String(contentsOfFile: firstLogPath, encoding: .utf8)) ?? ""))\(drill == "restart" ? "; after the restart: " + Self.notable((try? String(contentsOfFile: server.logPath, encoding: .utf8)) ?? "") : "")")
             }
             let check = {
                 #expect(watch.player.process.isRunning, "\(session): \(watch.name) stopped: \(watch.player.log.suffix(1500))")

@@ -270,28 +270,93 @@ import Testing
         #expect(first == 2)
     }
 
-    /// kill -9 and restart 1 s later: the timeline continues from the recorded end plus the
-    /// time that passed, stand-ins hold the cadence until the pipeline delivers, and the
-    /// restored entries are followed by a discontinuity.
-    @Test func restartedProcessContinuesTheTimeline() {
+    /// kill -9 and restart 1 s later: the timeline continues from the recorded end, the slot
+    /// the server missed is filled as it ends (no encoder can make it: a grace would only keep
+    /// a player at the live edge waiting), stand-ins hold the cadence until the pipeline
+    /// delivers, and the restored entries are followed by a discontinuity. (Before 2026-12-08
+    /// the missed slot was skipped and the next waited out its grace: 6.9 s between two new
+    /// entries across a restart, and GStreamer's playbin stalled.)
+    @Test func restartedProcessFillsTheSlotItMissedAsItEnds() {
         let lastDate = Date(timeIntervalSince1970: 1_800_000_000 + 50)
         let restored = SlotPublisher.Restored(entries: 25, timeline: StreamTimeline(), lastProgramDateTime: lastDate, lastDuration: 2)
-        // The recording ended at wall 52; the process starts at wall 53.
+        // The recording ended at wall 52; the process starts at wall 53, in slot 25 (52..54).
         var drive = Drive(restored: restored, now: 53)
         #expect(drive.sink.masters == [all], "a restored recording is listed at once")
-        #expect(drive.core.nextSlot(of: "720p") == 26, "slot 25 began at 52, before now - grace/2")
+        #expect(drive.core.nextSlot(of: "720p") == 25)
         let first = drive.core.beginRun(now: drive.now)
-        #expect(first == 26)
-        #expect(drive.sink.timelines.last?.slot(ofEntry: 25) == 26)
-        // The camera is down: slot 26 (54..56) gets a stand-in at 57.
-        drive.advance(3.9)
+        #expect(first == 26, "slot 25 began at 52, before now - grace/2")
+        #expect(drive.sink.timelines.isEmpty, "no slot is skipped")
+        // Slot 25 is filled as it ends, at 54.
+        drive.advance(0.9)
         #expect(drive.sink.shape("720p") == "")
         drive.advance(0.2)
         #expect(drive.sink.shape("720p") == "|S")
-        #expect(drive.sink.entries["720p"]![0].programDateTime == Date(timeIntervalSince1970: 1_800_000_000 + 54))
+        #expect(drive.sink.entries["720p"]![0].programDateTime == Date(timeIntervalSince1970: 1_800_000_000 + 52))
+        // The camera is down: slot 26 (54..56), which the pipeline could still deliver, gets its
+        // stand-in at its deadline, 57.
+        drive.advance(2.8)
+        #expect(drive.sink.shape("720p") == "|S")
+        drive.advance(0.2)
+        #expect(drive.sink.shape("720p") == "|SS")
+        #expect(drive.sink.slots("720p") == [25, 26])
         // A pipeline opened at 57.1 s cannot deliver slot 27 (56..58 s) by its deadline.
         let second = drive.core.beginRun(now: drive.now)
         #expect(second == 28)
+        // Slot 27 is filled as it ends (58): the new run starts after it.
+        drive.advance(0.7)
+        #expect(drive.sink.slots("720p") == [25, 26])
+        drive.advance(0.2)
+        #expect(drive.sink.slots("720p") == [25, 26, 27])
+    }
+
+    /// A restart 6 s after the recording's end: the three slots that passed are listed at once,
+    /// in order, with their own dates; the one under way as it ends.
+    @Test func slotsThatPassedWhileNoProcessRanAreListedAtOnce() {
+        let restored = SlotPublisher.Restored(entries: 25, timeline: StreamTimeline(), lastProgramDateTime: Date(timeIntervalSince1970: 1_800_000_050),
+                                              lastDuration: 2)
+        var drive = Drive(restored: restored, now: 58.7)
+        drive.advance(0)
+        #expect(drive.sink.slots("360p") == [25, 26, 27], "slots 25..27 ended by 58")
+        #expect(drive.sink.shape("360p") == "|SSS")
+        #expect(drive.sink.entries["360p"]!.map { $0.programDateTime?.timeIntervalSince1970 } == [1_800_000_052, 1_800_000_054, 1_800_000_056])
+        _ = drive.core.beginRun(now: drive.now)
+        drive.advance(1.4)
+        #expect(drive.sink.slots("360p") == [25, 26, 27, 28], "slot 28 (58..60) began before the pipeline: filled at its end")
+    }
+
+    /// Past half a minute no player is still waiting: the slots are skipped, as they are when
+    /// nothing fills late slots.
+    @Test func aLongerOutageOrAStalePolicySkipsTheMissedSlots() {
+        let restored = SlotPublisher.Restored(entries: 25, timeline: StreamTimeline(), lastProgramDateTime: Date(timeIntervalSince1970: 1_800_000_050),
+                                              lastDuration: 2)
+        let long = Drive(restored: restored, now: 52 + 31)
+        #expect(long.core.nextSlot(of: "720p") == 41)
+        #expect(long.sink.timelines.last?.slot(ofEntry: 25) == 41)
+        var filled = Drive(restored: restored, now: 52 + 29)
+        #expect(filled.core.nextSlot(of: "720p") == 25)
+        filled.advance(0)
+        #expect(filled.sink.slots("720p") == Array(25...38))
+        var stale = Drive(late: .stale, restored: restored, now: 58.7)
+        #expect(stale.core.nextSlot(of: "720p") == 29)
+        stale.advance(0)
+        #expect(stale.sink.slots("720p") == [])
+    }
+
+    /// When an empty slot is filled: at its deadline while a running pipeline may still deliver
+    /// it, at its end before the run's first slot, and before any run once it started more
+    /// than half a grace ago.
+    @Test func aSlotNoEncoderCanDeliverIsFilledAsItEnds() {
+        var cadence = SlotCadence(segmentDuration: 2, grace: 1)
+        #expect(cadence.fillTime(of: 3, runFirstSlot: nil) == nil, "no anchor, no time")
+        cadence.anchor(slot: 3, startingAt: 10)
+        #expect(cadence.fillTime(of: 3, runFirstSlot: 3) == 13)
+        #expect(cadence.fillTime(of: 3, runFirstSlot: 4) == 12)
+        #expect(cadence.fillTime(of: 3, runFirstSlot: nil) == 12)
+        // A grace over twice the segment: the first slot of a run started at 12.5 may be slot 3.
+        var long = SlotCadence(segmentDuration: 2, grace: 5)
+        long.anchor(slot: 3, startingAt: 10)
+        #expect(long.fillTime(of: 3, runFirstSlot: nil) == 12.5)
+        #expect(long.firstSlot(startingAfter: 12.4, notBefore: 0) == 3)
     }
 
     /// A long outage of the server: the slots it was down for are skipped, not filled.
