@@ -49,13 +49,15 @@ enum FillSpans {
     /// its ID when it starts where the span did; the others are named by their own start). The
     /// footage there is real now, and the metadata says so.
     static func narrow(_ playlist: inout MediaPlaylist, replaced: Set<Int>) {
+        // Date ranges change below, never durations or dates.
+        let times = PlaylistTimes(playlist)
         for span in spans(in: playlist) where !replaced.isDisjoint(with: span.entries) {
             for index in playlist.segments.indices {
                 playlist.segments[index].dateRanges.removeAll { $0.id == span.opening.id && Self.fillClasses.contains($0.classLabel ?? "") }
             }
             let kept = span.entries.filter { !replaced.contains($0) }
             for run in Self.runs(of: kept) {
-                guard let first = run.first, let last = run.last, let start = playlist.programDateTime(ofEntry: first) else { continue }
+                guard let first = run.first, let last = run.last, let start = times.programDateTime(ofEntry: first) else { continue }
                 var opening = span.opening
                 if first != span.entries.first {
                     let stamp = ProgramDateTime.format(span.opening.startDate)
@@ -65,7 +67,7 @@ enum FillSpans {
                 }
                 playlist.segments[first].dateRanges.append(opening)
                 // Closed on the entry after the run, unless the span was left open and ends here.
-                guard last != span.entries.last || span.closed, playlist.segments.indices.contains(last + 1), let end = playlist.programDateTime(ofEntry: last + 1) else { continue }
+                guard last != span.entries.last || span.closed, playlist.segments.indices.contains(last + 1), let end = times.programDateTime(ofEntry: last + 1) else { continue }
                 var closing = opening
                 closing.endDate = end
                 playlist.segments[last + 1].dateRanges.insert(closing, at: 0)

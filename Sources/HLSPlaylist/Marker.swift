@@ -76,39 +76,11 @@ extension MediaPlaylist {
     public func placingByTime(_ markers: [Marker]) -> MediaPlaylist {
         guard !segments.isEmpty else { return self }
         var placed = self
-        let times = entryTimes()
+        let times = PlaylistTimes(self).entries
         for marker in markers.sorted(by: { $0.time < $1.time }) {
             let index = times.lastIndex { $0.date.map { $0 <= marker.time } ?? false } ?? 0
             placed.segments[index].dateRanges.append(marker.dateRange)
         }
         return placed
-    }
-
-    /// Seconds from the start of the recording to `date`, by the entries' program date-times;
-    /// nil when no entry has one. For the page, which seeks its player there.
-    public func offset(of date: Date) -> Double? {
-        offsets(of: [date])[0]
-    }
-
-    /// `offset(of:)` for several dates, walking the entries once.
-    public func offsets(of dates: [Date]) -> [Double?] {
-        let times = entryTimes()
-        return dates.map { date in
-            guard let entry = times.last(where: { $0.date.map { $0 <= date } ?? false }) ?? times.first(where: { $0.date != nil }),
-                  let entryDate = entry.date else { return nil }
-            return entry.start + date.timeIntervalSince(entryDate)
-        }
-    }
-
-    /// The wall-clock span the entries cover: from the first entry's date to the last entry's
-    /// end. Nil when no entry has a program date-time.
-    public var dateSpan: ClosedRange<Date>? {
-        let times = entryTimes()
-        guard let first = times.first(where: { $0.date != nil }), let firstDate = first.date,
-              let last = times.last, let lastDate = last.date else { return nil }
-        let start = firstDate.addingTimeInterval(-first.start)
-        let end = lastDate.addingTimeInterval(last.end - last.start)
-        // Dates a pusher or an upstream wrote may go back: the span is still a range, not a trap.
-        return min(start, end)...max(start, end)
     }
 }

@@ -89,7 +89,7 @@ public actor MarkerBook {
 
     /// The wall-clock span of the stream's recording: its best variant's entries.
     static func recordingSpan(of stream: StreamRegistry.Stream) -> ClosedRange<Date>? {
-        stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording?.dateSpan }.first
+        stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording.flatMap { PlaylistTimes($0).dateSpan } }.first
     }
 
     /// The sequence number of the first entry no variant has published a line of (variants

@@ -52,7 +52,8 @@ public struct MarkerRoutes: Sendable {
     func listing(of name: String) throws(Refusal) -> [Listed] {
         let stream = try MarkerBook.existing(registry, name)
         let recording = stream.variantOrder.lazy.compactMap { stream.variants[$0]?.recording }.first
-        let offsets = recording?.offsets(of: stream.markers.map(\.time)) ?? stream.markers.map { _ in nil }
+        let times = recording.map(PlaylistTimes.init)
+        let offsets = stream.markers.map { marker in times?.offset(of: marker.time) }
         return zip(stream.markers, offsets).map { Listed(marker: $0, offset: $1) }
     }
 

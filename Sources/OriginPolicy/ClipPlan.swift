@@ -17,8 +17,8 @@ public struct ClipPlan: Sendable, Equatable {
     /// segment file (nil when there is none). For the route and for `sideline export` alike.
     public static func plan(stream name: String, variant variantName: String, playlist: MediaPlaylist, window: TimeWindow,
                             file: (MediaSegment) -> String?) -> Result<ClipPlan, Refusal> {
-        let span: MediaPlaylist.WindowSpan
-        switch playlist.resolve(window) {
+        let span: WindowSpan
+        switch PlaylistTimes(playlist).resolve(window) {
         case let .success(resolved): span = resolved
         case let .failure(rejection): return .failure(.malformed(rejection.message))
         }

@@ -46,8 +46,8 @@ public struct SetClipPlan: Sendable, Equatable {
     /// be cut refuses the whole set clip, so a download always holds every angle.
     public static func plan(set: String, angles: [Recording], window: TimeWindow) -> Result<SetClipPlan, Refusal> {
         guard let first = angles.first else { return .failure(Refusal(.nothingRecorded, "set '\(set)' has no angle")) }
-        let span: MediaPlaylist.WindowSpan
-        switch first.playlist.resolve(window) {
+        let span: WindowSpan
+        switch PlaylistTimes(first.playlist).resolve(window) {
         case let .success(resolved): span = resolved
         case let .failure(rejection): return .failure(.malformed(rejection.message))
         }

@@ -260,7 +260,7 @@ public final class VariantRecorder: Sendable {
             let replaced = playlist.segments[index]
             guard playlist.replacements[replaced.uri] == nil else { return .failure(.alreadyReplaced(replaced.uri)) }
             // START-DATE: the entry's own date, or carried on from the last dated one before it.
-            guard let date = playlist.programDateTime(ofEntry: index) else { return .failure(.undated(replaced.uri)) }
+            guard let date = PlaylistTimes(playlist).programDateTime(ofEntry: index) else { return .failure(.undated(replaced.uri)) }
             let name = SegmentReplacement.fileName(replacing: replaced.uri)
             do throws(StoreError) {
                 try AtomicFile.write(bytes, to: layout.segmentPath(variant, name))

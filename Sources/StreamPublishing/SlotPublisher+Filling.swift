@@ -81,7 +81,7 @@ extension SlotPublisher {
             dateRanges.append(.fillSpan(open.classLabel, variantFilled: name, since: open.since, until: date ?? open.since))
         }
         if span == nil, let spanClass, let date {
-            span = FillSpan(classLabel: spanClass, since: date)
+            span = PublishedFillSpan(classLabel: spanClass, since: date)
             dateRanges.append(.fillSpan(spanClass, variantFilled: name, since: date))
         }
         let entry = PlannedEntry(slot: slot, content: content, discontinuity: tag,
@@ -163,13 +163,13 @@ extension SlotPublisher {
     }
 
     /// Lists `entry`; `span` is the fill span open after it (nil after a real segment or a GAP).
-    mutating func commit(_ entry: PlannedEntry, source: EntrySource, span: FillSpan?, in name: String) {
+    mutating func commit(_ entry: PlannedEntry, source: EntrySource, span: PublishedFillSpan?, in name: String) {
         var state = variants[name]!
         if case .real = source { (state.filledBeforeOwn, state.shedAt) = (nil, nil) } else if let filled = state.filledBeforeOwn { state.filledBeforeOwn = filled + 1 }
         // A skip is a timestamp jump: `discontinuity(of:at:from:)` counted it in the tag.
         state.skipped = false
         if source != .gap { state.lastMediaSource = source }
-        if !(settings.alignsDiscontinuities && source == .standIn && isTheGridsOwnFormat(.standIn)) { state.lastJudged = source }
+        if !(source == .standIn && discontinuities.standInJoinsUntagged) { state.lastJudged = source }
         if let opened = state.opened, opened.entry.slot <= entry.slot { state.opened = nil }
         let edge = edges.listed(entry, asEntry: state.entries, in: name)
         effects.append(.list(entry, variant: name, sequence: edges.sequence(ofEntry: state.entries, in: name), edge: edge))

@@ -95,7 +95,7 @@ extension SlotPublisher {
     mutating func discontinuity(of name: String, at slot: Int, from source: EntrySource, jump: Bool = false) -> Bool? {
         let state = variants[name]!
         let previous = settings.setTimeline?.isUniversal == true ? state.lastMediaSource : state.lastJudged
-        let needed = startsDiscontinuity(source, after: previous, jump: jump || (state.skipped && state.entries > 0))
+        let needed = discontinuities.startsDiscontinuity(source, after: previous, jump: jump || (state.skipped && state.entries > 0))
         guard settings.alignsDiscontinuities else { return needed }
         if let tag = seams.tag(slot: slot, needed: needed, frontier: frontier) { return tag }
         seams.declare(frontier)
@@ -107,7 +107,7 @@ extension SlotPublisher {
     /// entry in the rung they play (ffmpeg 5.1, playbin, Chromium: Docs/status-codes.md), and
     /// play through the card.
     func untaggedFill(of name: String) -> PlannedEntry.Content {
-        isTheGridsOwnFormat(.standIn) ? .standIn(copy: variants[name]!.standInsInRow) : .gap
+        discontinuities.isTheGridsOwnFormat(.standIn) ? .standIn(copy: variants[name]!.standInsInRow) : .gap
     }
 
     /// The first slot no variant has published: neither listed nor promised by its parts.

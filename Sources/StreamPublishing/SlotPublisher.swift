@@ -20,58 +20,21 @@ import SidelineCore
 /// what it decides is queued as `PublishingEffect`s, in order, which the owner takes after
 /// each call (`takeEffects()`) and carries out outside its lock, in the same order.
 public struct SlotPublisher: Sendable {
-    /// A run of fills of one kind, marked by an EXT-X-DATERANGE of its CLASS from `since`.
-    struct FillSpan {
-        var classLabel: String
-        var since: Date
-    }
-
-    struct VariantState {
-        /// The first slot not yet listed.
-        var next: Int
-        /// Entries listed (this process and earlier ones).
-        var entries: Int
-        var lastSource: EntrySource?
-        var failed = false
-        /// Consecutive stand-ins ending at the last entry.
-        var standInsInRow = 0
-        /// The fill span open after the last entry: its CLASS and when it began.
-        var openSpan: FillSpan?
-        /// Slots were skipped after the last entry: the next one follows a timestamp jump.
-        var skipped = false
-        /// Slots this process filled (stand-in, sibling's copy, GAP) that a late real segment
-        /// may still replace in the recording; only kept with `lateSegmentsReplaceFills`.
-        var replaceable: Set<Int> = []
-        /// Slots filled in this run of the encoder before its first segment (`startingFill`).
-        var filledBeforeOwn: Int? = 0
-        /// The slot it was making when it was shed, until its own segments are listed again.
-        var shedAt: Int?
-        /// The newest entry with pictures (not a GAP): what a change of source is judged against
-        /// on the universal grid.
-        var lastMediaSource: EntrySource?
-        /// Off the universal grid, the newest entry a change of source is judged against: any
-        /// but a stand-in in the rung's own format, which joins untagged and is passed over.
-        var lastJudged: EntrySource?
-        /// The slot whose parts this variant has published, and the entry they promise: its
-        /// header lines are out, so the slot's entry is that one, whatever comes.
-        var opened: OpenedSlot?
-    }
-
     /// On a box of a redundant pair (`Settings.pairStartsWithGaps`), the slots a run of the
     /// encoder leaves empty while it starts (the input opening, the first GOP) are GAP entries,
     /// not stand-ins, up to this many: the other box has those slots' pictures, which an edge
     /// asks it for on the GAP's 404, where a stand-in would show this box's card. Past them, the
-    /// policy's stand-ins (no discontinuity either: `startsDiscontinuity`).
+    /// policy's stand-ins (no discontinuity either: `DiscontinuityRule`).
     static let startingGapSlots = 3
 
     public let settings: Settings
-    /// Set by each run (`beginRun`): whether its stand-ins are its own format.
-    var standInMatchesRun = true
+    /// Where entries carry EXT-X-DISCONTINUITY (with each run's stand-in format).
+    var discontinuities: DiscontinuityRule
     /// What the calls since the last `takeEffects()` decided, in order.
     var effects: [PublishingEffect] = []
     /// Each entry's sequence number and the parts listed at each variant's edge.
     public internal(set) var edges: EdgeLedger
-    var variants: [String: VariantState]
+    var variants: [String: PublishedVariant]
     public private(set) var cadence: SlotCadence
     public internal(set) var timeline: StreamTimeline
     /// The latest real segment's slot and capture time: stand-ins are dated from it.
@@ -105,44 +68,20 @@ public struct SlotPublisher: Sendable {
     public init(settings: Settings, restored: Restored? = nil, now: Double, wallNow: Date) {
         precondition(!settings.variants.isEmpty)
         self.settings = settings
-        self.cadence = SlotCadence(segmentDuration: settings.segmentDuration, grace: settings.grace)
         self.liveness = EncoderLiveness(stalledAfter: settings.stalledAfter)
         self.shedNow = settings.shed
+        discontinuities = DiscontinuityRule(settings: settings)
         edges = EdgeLedger(restored: restored, parts: settings.parts, kept: settings.partEntriesKept)
-        self.timeline = restored?.timeline ?? StreamTimeline()
-        let entries = restored?.entries ?? 0
-        var next = timeline.slot(ofEntry: entries)
-        // Slots passed while no process ran: the next entry follows a timestamp jump.
-        var skippedOnRestart = false
-        if let grid = settings.setTimeline {
-            // An angle of a set: the set's grid, whatever this angle recorded or when it starts.
-            cadence.fix(slot: 0, startingAt: now + grid.epoch.timeIntervalSince(wallNow))
-            dateAnchor = (0, grid.epoch)
-            if grid.isUniversal && entries == 0 {
-                // A new recording on the universal grid begins at the slot of now: its entry n
-                // is slot n, and its media sequence numbers are slot numbers.
-                next = grid.firstSlot(startingAt: wallNow.addingTimeInterval(-settings.grace / 2))
-                timeline = StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: next)])
-                edges.numberFrom(slot: next)
-                effects.append(.numberFrom(slot: next))
-            }
-        } else if let restored, entries > 0, let last = restored.lastProgramDateTime {
-            // Continue from the recorded end: the slots missed since are filled as they end, or
-            // skipped to the first slot that starts no earlier than now (`RestartGap`).
-            let lastSlot = timeline.slot(ofEntry: entries - 1)
-            let end = last.addingTimeInterval(restored.lastDuration)
-            let gap = RestartGap(settings: settings, lastSlot: lastSlot, passed: wallNow.timeIntervalSince(end))
-            dateAnchor = (lastSlot, last)
-            cadence.anchor(slot: gap.current, startingAt: now + end.addingTimeInterval(Double(gap.current - lastSlot - 1) * settings.segmentDuration).timeIntervalSince(wallNow))
-            if gap.skips {
-                next = gap.current
-                timeline.skip(toSlot: next, atEntry: entries)
-                skippedOnRestart = true
-            }
+        let start = TimelineStart(settings: settings, restored: restored, now: now, wallNow: wallNow)
+        (cadence, timeline, dateAnchor) = (start.cadence, start.timeline, start.dateAnchor)
+        if let slot = start.numberedFrom {
+            edges.numberFrom(slot: slot)
+            effects.append(.numberFrom(slot: slot))
         }
+        let (entries, next) = (restored?.entries ?? 0, start.next)
         let source: EntrySource? = entries > 0 ? .restored : nil
         variants = Dictionary(uniqueKeysWithValues: settings.variants.map {
-            ($0, VariantState(next: next, entries: entries, lastSource: source, failed: settings.shed.contains($0), skipped: skippedOnRestart, lastMediaSource: source,
+            ($0, PublishedVariant(next: next, entries: entries, lastSource: source, failed: settings.shed.contains($0), skipped: start.skipped, lastMediaSource: source,
                               lastJudged: source))
         })
         if settings.lateSegmentsReplaceFills, let restored {
@@ -178,7 +117,7 @@ public struct SlotPublisher: Sendable {
     /// `standInMatchesRun`: whether this run's stand-ins are its own format (its audio is the
     /// stand-in's: a camera that lost or gained its sound is another number of tracks, tagged).
     public mutating func beginRun(now: Double, standInMatchesRun: Bool = true) -> Int {
-        self.standInMatchesRun = standInMatchesRun
+        discontinuities.standInMatchesRun = standInMatchesRun
         // The old encoders are gone: what they published parts of is listed as those parts.
         for name in settings.variants where variants[name]!.opened != nil { fill(name, slot: variants[name]!.next, aligning: true) }
         liveness.forgetAll()

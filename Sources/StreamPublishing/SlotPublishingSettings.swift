@@ -32,7 +32,7 @@ public struct SlotPublishingSettings: Sendable, Equatable {
     /// Whether a stand-in is encoded as the variant's own segments are
     /// (`standInsJoinTheEncoding`). On the universal grid such a stand-in, restamped onto its
     /// slot's timestamps, is no discontinuity while the run's audio is the stand-in's
-    /// (`startsDiscontinuity`, `beginRun(now:standInMatchesRun:)`).
+    /// (`DiscontinuityRule`, `beginRun(now:standInMatchesRun:)`).
     public var standInsMatchTheEncoding: Bool
     /// Silence after which a variant's encoder counts as stalled and its late slots are
     /// filled (`EncoderLiveness`); an encoder that reports progress is waited for.

@@ -50,7 +50,7 @@ enum FuzzInputs {
             _ = playlist.replaceableEntries
             _ = LiveMediaPlaylist(playlist).text(control: offered)
             _ = playlist.segmentsExceedingTargetDuration
-            _ = playlist.dateSpan
+            _ = PlaylistTimes(playlist).dateSpan
             // A low-latency edge as read (parts by any sequence number, a hint, reports), through
             // both renderers: the full one and the incremental one, which slices the text it keeps.
             if let edge = (try? MediaPlaylist.parseLive(text))?.edge {
@@ -61,11 +61,11 @@ enum FuzzInputs {
             let marker = Marker(id: "m", label: "goal", time: now, duration: 12, created: now, listedBefore: playlist.mediaSequence + 1)
             _ = playlist.placingByTime([marker]).render()
             _ = playlist.placingLive([marker]).render()
-            _ = playlist.offsets(of: [now, .distantPast, .distantFuture])
+            _ = [now, .distantPast, .distantFuture].map(PlaylistTimes(playlist).offset(of:))
             for window in [TimeWindow(start: .offset(1), end: .offset(10)), TimeWindow(start: .date(now), end: nil), TimeWindow(start: .offset(1e300), end: nil)] {
                 _ = playlist.vodRendition(covering: window).map { $0.render() }
             }
-            _ = (0..<min(playlist.segments.count, 4)).map { playlist.programDateTime(ofEntry: $0) }
+            _ = (0..<min(playlist.segments.count, 4)).map { PlaylistTimes(playlist).programDateTime(ofEntry: $0) }
         }
         if let master = try? MultivariantPlaylist.parse(text) {
             _ = master.render()

@@ -93,9 +93,9 @@ import Testing
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PROGRAM-DATE-TIME:8140-11-21T19:00:00.000Z\n#EXTINF:2,\na.ts\n"
             + "#EXT-X-PROGRAM-DATE-TIME:2026-11-21T19:00:02.000Z\n#EXTINF:2,\nb.ts\n"
         let playlist = try MediaPlaylist.parse(text)
-        let span = try #require(playlist.dateSpan)
+        let span = try #require(PlaylistTimes(playlist).dateSpan)
         #expect(span.lowerBound <= span.upperBound)
-        _ = playlist.offsets(of: [span.lowerBound, span.upperBound])
+        _ = [span.lowerBound, span.upperBound].map(PlaylistTimes(playlist).offset(of:))
         _ = playlist.vodRendition(covering: TimeWindow(start: .date(span.lowerBound), end: .date(span.upperBound)))
     }
 

@@ -96,9 +96,9 @@ import Testing
 
     @Test func offsetsAndSpansComeFromProgramDateTimes() throws {
         let recording = playlist(count: 3)
-        #expect(recording.offset(of: Self.start.addingTimeInterval(3.25)) == 3.25)
-        #expect(recording.dateSpan == Self.start...Self.start.addingTimeInterval(6))
-        let span = try recording.resolve(TimeWindow(start: .offset(3), end: .offset(5))).get()
+        #expect(PlaylistTimes(recording).offset(of: Self.start.addingTimeInterval(3.25)) == 3.25)
+        #expect(PlaylistTimes(recording).dateSpan == Self.start...Self.start.addingTimeInterval(6))
+        let span = try PlaylistTimes(recording).resolve(TimeWindow(start: .offset(3), end: .offset(5))).get()
         #expect(span.entries == 1...2 && span.start == 1 && span.end == 3)
         #expect(span.startDate == Self.start.addingTimeInterval(3))
     }

@@ -71,10 +71,10 @@ import Testing
     @Test func anUndatedEntrysDateIsCarriedOn() {
         var playlist = recording()
         playlist.segments[3].programDateTime = nil
-        #expect(playlist.programDateTime(ofEntry: 3) == Self.start.addingTimeInterval(6))
-        #expect(playlist.programDateTime(ofEntry: 1) == Self.start.addingTimeInterval(2))
-        #expect(MediaPlaylist(targetDuration: 2, segments: [MediaSegment(uri: "a.ts", duration: 2)]).programDateTime(ofEntry: 0) == nil)
-        #expect(playlist.programDateTime(ofEntry: 9) == nil)
+        #expect(PlaylistTimes(playlist).programDateTime(ofEntry: 3) == Self.start.addingTimeInterval(6))
+        #expect(PlaylistTimes(playlist).programDateTime(ofEntry: 1) == Self.start.addingTimeInterval(2))
+        #expect(PlaylistTimes(MediaPlaylist(targetDuration: 2, segments: [MediaSegment(uri: "a.ts", duration: 2)])).programDateTime(ofEntry: 0) == nil)
+        #expect(PlaylistTimes(playlist).programDateTime(ofEntry: 9) == nil)
     }
 
     @Test func anEntryIsReplacedOnceTheFirstReplacementWins() {
