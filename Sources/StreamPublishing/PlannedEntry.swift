@@ -124,3 +124,16 @@ extension DateRange {
         return DateRange(id: "\(prefix)-\(variantFilled)-" + ProgramDateTime.format(start), classLabel: classLabel, startDate: start, endDate: end)
     }
 }
+
+extension PlannedEntry.Content {
+    /// The source a fill of this content counts as, and the CLASS of the span it belongs to
+    /// (nil source for the variant's own segment, which no fill is).
+    var fillSourceAndSpan: (EntrySource?, String?) {
+        switch self {
+        case .real, .listedParts: (nil, nil)
+        case let .sibling(sibling): (.sibling(sibling), DateRange.siblingFillClass)
+        case .standIn: (.standIn, DateRange.standInClass)
+        case .gap: (.gap, nil)
+        }
+    }
+}

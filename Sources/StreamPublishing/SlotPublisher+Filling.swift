@@ -61,14 +61,14 @@ extension SlotPublisher {
             }
         }
         guard var content else { return false }
-        var (source, spanClass) = Self.sourceAndSpan(of: content)
+        var (source, spanClass) = content.fillSourceAndSpan
         guard source != nil else { return false }
         var tag = discontinuity(of: name, at: slot, from: source!)
         if tag == nil {
             // A change of source a sibling's published slot cannot show aligned: what needs no tag
             // here (the rung's own card, else a GAP entry), the change at the seam declared.
             content = untaggedFill(of: name)
-            (source, spanClass) = Self.sourceAndSpan(of: content)
+            (source, spanClass) = content.fillSourceAndSpan
             tag = discontinuity(of: name, at: slot, from: source ?? .gap) ?? false
         }
         guard let source, let tag else { return false }
@@ -88,17 +88,6 @@ extension SlotPublisher {
                                  dateRanges: dateRanges, programDateTime: date, duration: settings.segmentDuration)
         commit(entry, source: source, span: span, in: name)
         return true
-    }
-
-    /// The source a fill's content counts as, and the CLASS of the span it belongs to (nil
-    /// source for the variant's own segment, which no fill is).
-    static func sourceAndSpan(of content: PlannedEntry.Content) -> (EntrySource?, String?) {
-        switch content {
-        case .real, .listedParts: (nil, nil)
-        case let .sibling(sibling): (.sibling(sibling), DateRange.siblingFillClass)
-        case .standIn: (.standIn, DateRange.standInClass)
-        case .gap: (.gap, nil)
-        }
     }
 
     /// An angle of a set: every variant lists GAP entries up to slot `slot`, so entry n stays

@@ -42,9 +42,10 @@ public struct SlotPublishingSettings: Sendable, Equatable {
     /// entry where no sibling has the slot), so a player already on one plays on.
     public var shed: Set<String>
     /// Whether EXT-X-DISCONTINUITY falls only on seams every variant tags (`SeamSchedule`), so
-    /// discontinuity sequences align across variants. Off in the server for now: with it,
-    /// GStreamer 1.22's playbin3 stopped in the variant-failure drill (PlayThroughEndToEndTests,
-    /// 2026-12-07: 0.45 played s per wall s, then nothing), where each rung's own tags play.
+    /// discontinuity sequences align across variants (RFC 8216bis §6.2.2). On in the server
+    /// since 2026-12-08: playbin3 had stopped in the variant-failure drill with it, because the
+    /// entry after a failed encoder's cut segment went untagged over a hole in its timestamps
+    /// (`SlotPublisher.variantFailed` now declares that seam as the encoder fails).
     public var alignsDiscontinuities: Bool
     /// Low-Latency HLS: what parts are listed (nil: none), and how many of the newest entries
     /// keep theirs listed (`PartLedger.kept`).

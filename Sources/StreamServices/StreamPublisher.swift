@@ -94,7 +94,7 @@ public final class StreamPublisher: Sendable {
                                               pairStartsWithGaps: configuration.redundancy != nil,
                                               standInsMatchTheEncoding: SlotPublishingSettings.standInsJoinTheEncoding(isPushed: stream.isPushed, standInDurations: standIns.values.map(\.duration),
                                                                                                              segmentDuration: configuration.segmentDuration),
-                                              shed: Set(shed), parts: parts,
+                                              shed: Set(shed), alignsDiscontinuities: true, parts: parts,
                                               partEntriesKept: PartLedger.kept(targetDuration: targetDuration, segmentDuration: configuration.segmentDuration))
         var slots = SlotPublisher(settings: settings, restored: restored, now: registry.clock(), wallNow: Date())
         // Nothing else reaches the writer yet: the start's effects (the timeline, the GAP

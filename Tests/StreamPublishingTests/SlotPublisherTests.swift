@@ -359,6 +359,33 @@ import Testing
         #expect(long.firstSlot(startingAfter: 12.4, notBefore: 0) == 3)
     }
 
+    /// Aligned tags, and an encoder that fails with its slot's parts out: the parts are its
+    /// entry, cut where it stopped, so its next entry follows a hole in its timestamps and must
+    /// carry EXT-X-DISCONTINUITY. The seam for it is declared as it fails, while every sibling
+    /// is still on that slot, so the next slot is tagged in every variant. (Before 2026-12-08 the
+    /// seam came only when the cut was listed at the slot's deadline, a slot later: the entry
+    /// after the hole went untagged, and GStreamer 1.22's hlsdemux2, which checks a fragment's
+    /// first timestamp against the playlist, re-synced in a loop until it gave up: "Couldn't
+    /// download fragments", PlayThroughEndToEndTests' failure drill with alignment on.)
+    @Test func anEncoderFailingWithItsPartsOutTagsTheNextSlotEverywhere() {
+        var drive = Drive(aligns: true)
+        drive.startWithFirstSegment(of: ["720p", "360p", "180p"])
+        for name in ["720p", "360p", "180p"] {
+            _ = drive.core.partArrived(variant: name, slot: 1, index: 0, programDateTime: drive.wallNow, now: drive.now)
+        }
+        drive.advance(0.4)
+        drive.core.variantFailed("720p")
+        drive.advance(1.6)
+        drive.deliver(1, ["360p", "180p"])
+        drive.advance(2)
+        drive.deliver(2, ["360p", "180p"])
+        drive.advance(2)
+        drive.deliver(3, ["360p", "180p"])
+        #expect(drive.sink.shape("720p").hasPrefix("RP|C"), "the cut, then its sibling's copy after a tag: \(drive.sink.shape("720p"))")
+        #expect(drive.sink.shape("360p").hasPrefix("RR|R"), "\(drive.sink.shape("360p"))")
+        #expect(drive.sink.shape("180p").hasPrefix("RR|R"), "\(drive.sink.shape("180p"))")
+    }
+
     /// A long outage of the server: the slots it was down for are skipped, not filled.
     @Test func restartAfterHoursSkipsInsteadOfFilling() {
         let lastDate = Date(timeIntervalSince1970: 1_800_000_000)
