@@ -72,7 +72,7 @@ extension SlotPublisher {
             tag = discontinuity(of: name, at: slot, from: source ?? .gap) ?? false
         }
         guard let source, let tag else { return false }
-        let date = slotDates.fix(slot, proposed: self.date(ofSlot: slot))
+        let date = slotDates.fix(slot, proposed: dateAnchor?.date(ofSlot: slot, every: settings.segmentDuration))
         var dateRanges: [DateRange] = []
         // The span this entry belongs to: the open one if it is of the same kind, else a new one
         // (a GAP belongs to none; without a date to start it, none can open).
@@ -118,7 +118,7 @@ extension SlotPublisher {
         guard !slots.isEmpty else { return }
         let entries = slots.map { slot in
             PlannedEntry(slot: slot, content: .gap, discontinuity: seams.contains(slot), dateRanges: [],
-                         programDateTime: slotDates.date(of: slot) ?? date(ofSlot: slot),
+                         programDateTime: slotDates.date(of: slot) ?? dateAnchor?.date(ofSlot: slot, every: settings.segmentDuration),
                          duration: settings.segmentDuration)
         }
         var state = variants[name]!
@@ -169,14 +169,11 @@ extension SlotPublisher {
         if settings.lateSegmentsReplaceFills && entry.content != .real { state.replaceable.insert(entry.slot) }
         state.openSpan = span
         variants[name] = state
-        forgetListedSlots()
-    }
-
-    /// Seams and dates of slots every variant has listed are not needed any more.
-    mutating func forgetListedSlots() {
-        guard let listed = variants.values.map(\.next).min() else { return }
-        seams.forget(before: listed)
-        slotDates.forget(before: listed)
+        // Seams and dates of slots every variant has listed are not needed any more.
+        if let listed = variants.values.map(\.next).min() {
+            seams.forget(before: listed)
+            slotDates.forget(before: listed)
+        }
     }
 
     /// How a failed variant's slots are filled: a shed rung is not encoded and has no stand-in,
@@ -207,13 +204,5 @@ extension SlotPublisher {
         guard let listing, listing != announcedMaster else { return }
         announcedMaster = listing
         effects.append(.master(listing: listing))
-    }
-}
-
-extension SlotPublisher {
-    /// The program date-time of `slot`: the anchor's date moved by whole slots (nil before any
-    /// entry was dated).
-    func date(ofSlot slot: Int) -> Date? {
-        dateAnchor.map { $0.date.addingTimeInterval(Double(slot - $0.slot) * settings.segmentDuration) }
     }
 }

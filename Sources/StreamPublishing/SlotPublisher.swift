@@ -38,7 +38,7 @@ public struct SlotPublisher: Sendable {
     public private(set) var cadence: SlotCadence
     public internal(set) var timeline: StreamTimeline
     /// The latest real segment's slot and capture time: stand-ins are dated from it.
-    var dateAnchor: (slot: Int, date: Date)?
+    var dateAnchor: DateAnchor?
     /// Pipeline runs started so far; each is a new encoder.
     public private(set) var run = 0
     /// When the current run started, and when a real segment was last accepted (monotonic).
@@ -182,7 +182,7 @@ public struct SlotPublisher: Sendable {
             commit(entry, source: source, span: nil, in: name)
         }
         cadence.arrived(slot: slot, at: now)
-        if let listedDate, dateAnchor.map({ slot >= $0.slot }) ?? true { dateAnchor = (slot, listedDate) }
+        if let listedDate, dateAnchor.map({ slot >= $0.slot }) ?? true { dateAnchor = DateAnchor(slot: slot, date: listedDate) }
         lastAccepted = now
         // Failed variants that take this one's segments catch up to it.
         for failed in settings.variants where variants[failed]!.failed && variants[failed]!.next <= slot {
@@ -199,12 +199,8 @@ public struct SlotPublisher: Sendable {
     public mutating func variantFailed(_ name: String) {
         guard variants[name] != nil, !variants[name]!.failed else { return }
         variants[name]!.failed = true
-        if let opened = variants[name]!.opened, opened.entry.slot == variants[name]!.next {
-            // It stopped inside a slot whose parts are out: they are its entry now, and the hole
-            // after them needs a tag, on a seam declared while its siblings are on that slot.
-            fill(name, slot: opened.entry.slot, aligning: true)
-            if settings.alignsDiscontinuities { seams.declare(frontier) }
-        }
+        // It stopped inside a slot whose parts are out: they are its entry now.
+        if let opened = variants[name]!.opened, opened.entry.slot == variants[name]!.next { cutAtParts(name) }
         let level = variants.values.map(\.next).max() ?? 0
         if fillPolicy(of: name) != .standin {
             while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
@@ -226,6 +222,13 @@ public struct SlotPublisher: Sendable {
             progress = false
             for name in order {
                 let slot = variants[name]!.next
+                // Silent inside a slot whose parts are out, and the slot is over: cut it now, while
+                // its siblings finish the slot (with seams; else at its deadline, as any slot).
+                if settings.alignsDiscontinuities, variants[name]!.opened?.entry.slot == slot, let due = cadence.due(slot), now >= due, liveness.isStalled(name, now: now) {
+                    cutAtParts(name)
+                    progress = true
+                    continue
+                }
                 guard let fillTime = cadence.fillTime(of: slot, runFirstSlot: run == 0 ? nil : runFirstSlot), now >= fillTime else { continue }
                 // An encoder whose frames come is late, not gone: its segment takes the slot when
                 // it comes. Only a stalled or failed one's slot is filled (or, while the stream is

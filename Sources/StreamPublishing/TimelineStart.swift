@@ -9,7 +9,7 @@ struct TimelineStart {
     var next: Int
     var timeline: StreamTimeline
     var cadence: SlotCadence
-    var dateAnchor: (slot: Int, date: Date)?
+    var dateAnchor: DateAnchor?
     /// Slots that passed while no process ran were skipped: the next entry follows a jump.
     var skipped = false
     /// A new recording on the universal grid begins at the slot of now: its entry n is slot n,
@@ -25,7 +25,7 @@ struct TimelineStart {
         if let grid = settings.setTimeline {
             // An angle of a set: the set's grid, whatever this angle recorded or when it starts.
             cadence.fix(slot: 0, startingAt: now + grid.epoch.timeIntervalSince(wallNow))
-            dateAnchor = (0, grid.epoch)
+            dateAnchor = DateAnchor(slot: 0, date: grid.epoch)
             if grid.isUniversal && entries == 0 {
                 next = grid.firstSlot(startingAt: wallNow.addingTimeInterval(-settings.grace / 2))
                 timeline = StreamTimeline(runs: [.init(firstEntry: 0, firstSlot: next)])
@@ -37,7 +37,7 @@ struct TimelineStart {
             let lastSlot = timeline.slot(ofEntry: entries - 1)
             let end = last.addingTimeInterval(restored.lastDuration)
             let gap = RestartGap(settings: settings, lastSlot: lastSlot, passed: wallNow.timeIntervalSince(end))
-            dateAnchor = (lastSlot, last)
+            dateAnchor = DateAnchor(slot: lastSlot, date: last)
             let currentStarts = end.addingTimeInterval(Double(gap.current - lastSlot - 1) * settings.segmentDuration)
             cadence.anchor(slot: gap.current, startingAt: now + currentStarts.timeIntervalSince(wallNow))
             if gap.skips {
@@ -46,5 +46,16 @@ struct TimelineStart {
                 skipped = true
             }
         }
+    }
+}
+
+/// The newest dated slot (`SlotPublisher`): slots with no date of their own (stand-ins, copies,
+/// GAP entries) are dated on from it, whole segments apart.
+struct DateAnchor {
+    let slot: Int
+    let date: Date
+
+    func date(ofSlot other: Int, every segmentDuration: Double) -> Date {
+        date.addingTimeInterval(Double(other - slot) * segmentDuration)
     }
 }

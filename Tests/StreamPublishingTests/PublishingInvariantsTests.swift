@@ -49,6 +49,26 @@ import Testing
         return found
     }
 
+    /// Entries after a hole in a rung's timestamps that carry no tag: what follows a segment
+    /// cut at its published parts (its encoder stopped inside it) must carry
+    /// EXT-X-DISCONTINUITY by its first entry with pictures. Untagged, GStreamer's hlsdemux2
+    /// re-syncs in a loop and gives up.
+    static func untaggedHoles(in run: StreamSimulation) -> [String] {
+        var found: [String] = []
+        let entries = run.sink.entries
+        for variant in run.variants {
+            let listed = entries[variant] ?? []
+            for (index, entry) in listed.enumerated() where entry.content == .listedParts && (run.partsPublished[variant]?[entry.slot] ?? 0) < run.partsPerSegment {
+                let after = listed[(index + 1)...].prefix { $0.content == .gap }.count + index + 1
+                guard after < listed.count else { continue }
+                if !listed[(index + 1)...after].contains(where: \.discontinuity) {
+                    found.append("\(variant) slot \(listed[after].slot): untagged after the hole of slot \(entry.slot)'s cut segment")
+                }
+            }
+        }
+        return found
+    }
+
     /// A run of 90 slots (three minutes) with episodes drawn from `seed`.
     static func run(seed: UInt64, stalledAfter: Double = EncoderLiveness.defaultStalledAfter) -> StreamSimulation {
         var random = SplitMix64(state: seed)
@@ -92,6 +112,25 @@ import Testing
         for variant in run.variants {
             let real = run.sink.entries[variant]?.filter { $0.content == .real }.count ?? 0
             #expect(real > 45, "seed \(seed): \(variant) listed \(real) own segments of 90")
+        }
+    }
+
+    /// A failed rung's hole is tagged in every run (the seam is declared as it fails); a rung
+    /// that falls silent near its slot's end, judged stalled only after its siblings opened the
+    /// next slot, still leaves one untagged entry after its hole (issue 44, not mended: it needs
+    /// the cut entry timed to its whole slot, or a seam before silence is known).
+    @Test(arguments: 1...40)
+    func aHoleInARungIsTagged(seed: UInt64) {
+        let run = Self.run(seed: seed)
+        // The slot each failure fell in: its hole is tagged, always.
+        let failedSlots = run.episodes.compactMap { episode -> String? in
+            guard case .failure = episode.kind else { return nil }
+            return "\(episode.variant) slot \(Int(episode.start / run.d) + 1):"
+        }
+        let failedHoles = Self.untaggedHoles(in: run).filter { line in failedSlots.contains { line.hasPrefix($0) } }
+        #expect(failedHoles.isEmpty, "seed \(seed): \(failedHoles)")
+        withKnownIssue("a rung silent near its slot's end leaves one untagged entry after its hole", isIntermittent: true) {
+            #expect(Self.untaggedHoles(in: run).isEmpty, "seed \(seed): \(Self.untaggedHoles(in: run).prefix(4))")
         }
     }
 

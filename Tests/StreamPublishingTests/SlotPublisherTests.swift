@@ -375,7 +375,10 @@ import Testing
         }
         drive.advance(0.4)
         drive.core.variantFailed("720p")
-        drive.advance(1.6)
+        for _ in 0..<4 {
+            for name in ["360p", "180p"] { drive.core.encoderProgressed(variant: name, now: drive.now) }
+            drive.advance(0.4)
+        }
         drive.deliver(1, ["360p", "180p"])
         drive.advance(2)
         drive.deliver(2, ["360p", "180p"])

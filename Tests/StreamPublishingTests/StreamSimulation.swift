@@ -35,6 +35,8 @@ struct StreamSimulation {
     let sink = RecordingSink()
     /// The header each part went out under, by variant and slot (the first part's).
     var published: [String: [Int: PlannedEntry]] = [:]
+    /// How many parts of each slot each variant published.
+    var partsPublished: [String: [Int: Int]] = [:]
     /// Every refused segment: variant, slot, when it came.
     var refused: [(variant: String, slot: Int, at: Double, arrival: LiveStreamCore.Arrival)] = []
     /// When each rung's segment for a slot came, for the slots it made.
@@ -125,6 +127,7 @@ struct StreamSimulation {
                    published[variant, default: [:]][slot] == nil {
                     published[variant, default: [:]][slot] = entry
                 }
+                if published[variant]?[slot] != nil { partsPublished[variant, default: [:]][slot, default: 0] += 1 }
             case let .segment(variant, slot):
                 made[variant, default: [:]][slot] = at
                 let arrival = core.segmentArrived(variant: variant, slot: slot, duration: d, programDateTime: date(of: slot, variant), now: at)
