@@ -222,13 +222,6 @@ public struct SlotPublisher: Sendable {
             progress = false
             for name in order {
                 let slot = variants[name]!.next
-                // Silent inside a slot whose parts are out, and the slot is over: cut it now, while
-                // its siblings finish the slot (with seams; else at its deadline, as any slot).
-                if settings.alignsDiscontinuities, variants[name]!.opened?.entry.slot == slot, let due = cadence.due(slot), now >= due, liveness.isStalled(name, now: now) {
-                    cutAtParts(name)
-                    progress = true
-                    continue
-                }
                 guard let fillTime = cadence.fillTime(of: slot, runFirstSlot: run == 0 ? nil : runFirstSlot), now >= fillTime else { continue }
                 // An encoder whose frames come is late, not gone: its segment takes the slot when
                 // it comes. Only a stalled or failed one's slot is filled (or, while the stream is

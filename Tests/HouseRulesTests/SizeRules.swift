@@ -16,7 +16,7 @@ extension HouseRules {
 
     /// Types over `typeLimit` across their extensions (2026-12-07): module and type.
     static let typeDebts: [String: Int] = [
-        "StreamPublishing.SlotPublisher": 591,
+        "StreamPublishing.SlotPublisher": 584,
     ]
 
     /// `sizes`: a subject (target, file, type) and its lines; `debts`: the listed ones.
