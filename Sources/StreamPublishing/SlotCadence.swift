@@ -40,10 +40,9 @@ public struct SlotCadence: Sendable, Equatable {
     /// (`firstSlot(startingAfter:notBefore:)`): a restarted server's missed slots are listed
     /// as they end, so a player at the live edge is not left waiting out a grace for nothing.
     public func fillTime(of slot: Int, runFirstSlot: Int?) -> Double? {
-        guard let start = start(of: slot) else { return nil }
-        let due = start + segmentDuration
+        guard let start = start(of: slot), let due = due(slot) else { return nil }
         guard let runFirstSlot else { return max(due, start + grace / 2) }
-        return slot < runFirstSlot ? due : due + grace
+        return slot < runFirstSlot ? due : deadline(slot)
     }
 
     /// Slot `slot`'s segment was published at `now`: its span ended then. Only a newer slot

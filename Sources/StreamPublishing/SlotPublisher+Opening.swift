@@ -115,13 +115,6 @@ extension SlotPublisher {
         variants.values.map { max($0.next, ($0.opened?.entry.slot ?? -1) + 1) }.max() ?? 0
     }
 
-    /// Lists `name`'s next slot as the parts it published (its encoder stopped inside it): the
-    /// hole after them is tagged on a seam declared now, while its siblings are on that slot.
-    mutating func cutAtParts(_ name: String) {
-        fill(name, slot: variants[name]!.next, aligning: true)
-        if settings.alignsDiscontinuities { seams.declare(frontier) }
-    }
-
     /// `variant`'s encoder is back for `slot`, but the slot cannot take its tag: it lists what it
     /// showed before (its sibling's copy, if that sibling has the slot, else a GAP entry).
     mutating func keepSource(of name: String, slot: Int) {

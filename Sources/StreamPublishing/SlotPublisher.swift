@@ -199,8 +199,12 @@ public struct SlotPublisher: Sendable {
     public mutating func variantFailed(_ name: String) {
         guard variants[name] != nil, !variants[name]!.failed else { return }
         variants[name]!.failed = true
-        // It stopped inside a slot whose parts are out: they are its entry now.
-        if let opened = variants[name]!.opened, opened.entry.slot == variants[name]!.next { cutAtParts(name) }
+        if let opened = variants[name]!.opened, opened.entry.slot == variants[name]!.next {
+            // It stopped inside a slot whose parts are out: they are its entry now, and the hole
+            // after them is tagged on a seam declared while its siblings are on that slot.
+            fill(name, slot: opened.entry.slot, aligning: true)
+            if settings.alignsDiscontinuities { seams.declare(frontier) }
+        }
         let level = variants.values.map(\.next).max() ?? 0
         if fillPolicy(of: name) != .standin {
             while variants[name]!.next < level { fill(name, slot: variants[name]!.next, aligning: true) }
